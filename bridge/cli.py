@@ -1,0 +1,131 @@
+"""The ``vbridge`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import pathlib
+import signal
+import sys
+import time
+
+from bridge import crdgen, errors
+from bridge.k8s import client, kubeconfigs
+from bridge.localcluster import binaries, cluster
+from bridge.nodesim import nodes, simulator
+
+__all__ = ["main"]
+
+
+def _say(msg: str) -> None:
+    print(msg, flush=True)
+
+
+async def _serve(kubeconfig: pathlib.Path, specs: list[nodes.NodeSpec], run_seconds: float | None) -> None:
+    async with client.Client(kubeconfigs.load(kubeconfig), connections=32) as api:
+        sim = simulator.Simulator(api, specs, default_run_seconds=run_seconds)
+        task = asyncio.create_task(sim.run())
+        while sim.stats.nodes < len(specs) and not task.done():
+            await asyncio.sleep(0.1)
+        if task.done():
+            await task
+        _say(f"{len(specs)} simulated nodes are Ready.")
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    _say("volcano-bridge: preparing the control-plane binaries (built from Go modules on first use)...")
+    bins = binaries.ensure()
+    workdir = pathlib.Path(args.workdir).resolve() if args.workdir else None
+    if workdir:
+        workdir.mkdir(parents=True, exist_ok=True)
+    lc = cluster.LocalCluster(workdir, bins=bins, ports=cluster.Ports(apiserver=args.port))
+    t0 = time.monotonic()
+    _say("starting etcd, kube-apiserver and kube-controller-manager...")
+    with lc:
+        _say(f"control plane ready in {time.monotonic() - t0:.1f} s at {lc.server}")
+        specs = nodes.pool(args.nodes, cpu=args.node_cpu, memory=args.node_memory, gpus=args.node_gpus)
+        _say(
+            f"\n  kubeconfig: {lc.kubeconfig}\n"
+            f"  try:        export KUBECONFIG={lc.kubeconfig}\n"
+            f"              {bins.folder / 'kubectl'} get nodes,queues\n"
+            f"  logs:       {lc.workdir / 'logs'}\n"
+            "  stop:       Ctrl-C\n"
+        )
+        asyncio.run(_serve(lc.kubeconfig, specs, args.run_seconds))
+        _say("stopping...")
+    return 0
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    bins = binaries.ensure(extras=not args.no_extras)
+    _say(f"control plane: {bins.folder}")
+    for name, folder in bins.extras.items():
+        _say(f"{name}: {folder}")
+    return 0
+
+
+def cmd_crds(args: argparse.Namespace) -> int:
+    folder = pathlib.Path(args.dir)
+    if args.check:
+        stale = crdgen.check(folder)
+        if stale:
+            _say(f"out of date: {', '.join(stale)}; run `vbridge crds --write`")
+            return 1
+        _say("CRDs are up to date")
+        return 0
+    for path in crdgen.write(folder):
+        _say(f"wrote {path}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="vbridge", description="Volcano gang scheduling for unchanged workloads.")
+    sub = p.add_subparsers(dest="command", required=True)
+    up = sub.add_parser("up", help="run a local control plane with simulated nodes until Ctrl-C")
+    up.add_argument("--nodes", type=int, default=4)
+    up.add_argument("--node-cpu", default="16")
+    up.add_argument("--node-memory", default="64Gi")
+    up.add_argument("--node-gpus", type=int, default=0)
+    up.add_argument(
+        "--run-seconds",
+        type=float,
+        default=None,
+        help="finish pods after this many seconds unless their annotation says otherwise",
+    )
+    up.add_argument("--port", type=int, default=None, help="kube-apiserver port (default: a free one)")
+    up.add_argument("--workdir", default=None, help="keep certificates, logs and etcd data here")
+    up.set_defaults(func=cmd_up)
+    build = sub.add_parser("build", help="build (or find cached) Go binaries")
+    build.add_argument("--no-extras", action="store_true", help="skip kwok and helm")
+    build.set_defaults(func=cmd_build)
+    crds = sub.add_parser("crds", help="generate the CRDs from the models")
+    crds.add_argument("--dir", default="crds")
+    mode = crds.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", default=True)
+    mode.add_argument("--check", action="store_true")
+    crds.set_defaults(func=cmd_crds)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except errors.BridgeError as exc:
+        print(f"vbridge: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,67 @@
+"""The error hierarchy of volcano-bridge.
+
+Every error the project raises on purpose derives from :class:`BridgeError`, so callers can
+catch one type and the command line can print one clear line instead of a traceback::
+
+    BridgeError
+    ├── ConfigError            bad input from the user: a file, a flag, a manifest
+    ├── ControlPlaneError      the local control plane could not start or stop
+    │   ├── BinaryMissingError     a Go-built binary is not where it should be
+    │   ├── PortInUseError         a port we were told to use is taken
+    │   └── StartupError           a process exited or never became ready (carries its log tail)
+    └── ApiError               the kube-apiserver answered with an error status
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ApiError",
+    "BinaryMissingError",
+    "BridgeError",
+    "ConfigError",
+    "ControlPlaneError",
+    "PortInUseError",
+    "StartupError",
+]
+
+
+class BridgeError(Exception):
+    """Base of every error volcano-bridge raises on purpose."""
+
+
+class ConfigError(BridgeError):
+    """The user's input (a file, a flag, a manifest) cannot be used as given."""
+
+
+class ControlPlaneError(BridgeError):
+    """The local control plane could not be started, reached or stopped."""
+
+
+class BinaryMissingError(ControlPlaneError):
+    """A Go-built binary is missing; the message says how to build it."""
+
+
+class PortInUseError(ControlPlaneError):
+    """A port the caller asked for is already taken by another process."""
+
+
+class StartupError(ControlPlaneError):
+    """A component exited early or never became ready.
+
+    ``log_tail`` holds the last lines the component wrote, so the cause is visible
+    without hunting for log files.
+    """
+
+    def __init__(self, message: str, *, log_tail: str = "") -> None:
+        super().__init__(message + (f"\n--- last log lines ---\n{log_tail}" if log_tail else ""))
+        self.log_tail = log_tail
+
+
+class ApiError(BridgeError):
+    """The kube-apiserver answered a request with an error status."""
+
+    def __init__(self, status: int, reason: str, message: str) -> None:
+        super().__init__(f"{status} {reason}: {message}")
+        self.status = status
+        self.reason = reason
+        self.message = message

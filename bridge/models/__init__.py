@@ -1,0 +1,10 @@
+"""Pydantic models of the Volcano objects volcano-bridge owns.
+
+Pure data: no I/O. Field names are Python snake_case with the Kubernetes camelCase names as
+aliases, so ``Model.model_validate(api_object)`` and ``model.model_dump(by_alias=True)``
+round-trip API bodies. Unknown fields are kept, never dropped. Each resource module exposes a
+``CRD`` record (:class:`bridge.models.base.CrdInfo`) from which ``bridge.crdgen`` writes
+the CRD manifests in ``crds/``.
+"""
+
+__all__ = ["base", "podgroup", "queue"]
