@@ -60,3 +60,18 @@ def api_client(control_plane: cluster.LocalCluster) -> Iterator[k8s.ApiClient]:
         yield api
     finally:
         api.close()
+
+
+@pytest.fixture
+def namespace(api_client: k8s.ApiClient, request: pytest.FixtureRequest) -> Iterator[str]:
+    """A fresh namespace per test, named after it; deleted afterwards (the namespace controller runs)."""
+    import re
+    import uuid
+
+    name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:40].strip("-") + "-" + uuid.uuid4().hex[:5]
+    core = k8s.CoreV1Api(api_client)
+    core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=name)))
+    try:
+        yield name
+    finally:
+        core.delete_namespace(name)
