@@ -10,6 +10,7 @@ start; children also die with us (parent-death signal), so a crashed test leaves
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
 import pathlib
@@ -17,6 +18,7 @@ import shutil
 import socket
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import yaml
@@ -185,7 +187,7 @@ class LocalCluster:
             log=logs / "kube-controller-manager.log",
         )
         self._run(kcm)
-        asyncio.run(self._bootstrap(conn))
+        _run_sync(lambda: self._bootstrap(conn))
         kcm.check_alive()
 
     def _run(self, proc: processes.Process) -> None:
@@ -259,6 +261,17 @@ async def apply_crds(api: client.Client, documents: list[dict[str, Any]], timeou
             if time.monotonic() > deadline:
                 raise errors.StartupError(f"CRD {name} not Established after {timeout:.0f} s")
             await asyncio.sleep(0.1)
+
+
+def _run_sync(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run a coroutine to completion, also when the caller is itself inside an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(make())
+        return
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, make()).result()
 
 
 def _http_ok(url: str) -> bool:
