@@ -5,6 +5,9 @@ catch one type and the command line can print one clear line instead of a traceb
 
     BridgeError
     ├── ConfigError            bad input from the user: a file, a flag, a manifest
+    ├── InvalidObjectError     an object we are asked to admit or translate cannot be used
+    │   ├── QuantityError          a malformed resource quantity or Spark memory string
+    │   └── QueueError             the queue does not exist, is not Open, or is not for this namespace
     ├── ControlPlaneError      the local control plane could not start or stop
     │   ├── BinaryMissingError     a Go-built binary is not where it should be
     │   ├── PortInUseError         a port we were told to use is taken
@@ -20,7 +23,10 @@ __all__ = [
     "BridgeError",
     "ConfigError",
     "ControlPlaneError",
+    "InvalidObjectError",
     "PortInUseError",
+    "QuantityError",
+    "QueueError",
     "StartupError",
 ]
 
@@ -31,6 +37,25 @@ class BridgeError(Exception):
 
 class ConfigError(BridgeError):
     """The user's input (a file, a flag, a manifest) cannot be used as given."""
+
+
+class InvalidObjectError(BridgeError):
+    """An object cannot be admitted or translated as it is; the message says what to change.
+
+    Admission answers it with a denial (HTTP 400 inside the AdmissionReview), never a crash.
+    """
+
+    code = 400
+
+
+class QuantityError(InvalidObjectError):
+    """A resource quantity or a Spark memory string is malformed."""
+
+
+class QueueError(InvalidObjectError):
+    """The job's queue does not exist, is not Open, or does not admit the job's namespace."""
+
+    code = 403
 
 
 class ControlPlaneError(BridgeError):

@@ -1,0 +1,116 @@
+"""The Kubeflow family base: TFJob, PyTorchJob, MPIJob (v1 and v2beta1) share all logic here.
+
+Rules (training-operator's, without its gang flag): PodGroup named after the job; minMember =
+Σ replicas of the gang roles, or ``runPolicy.schedulingPolicy.minAvailable``; minResources =
+the requests of the first minMember pods, roles ordered by PriorityClass value (then by the
+kind's role order); minTaskMember = how many of those first pods each role contributes. Each
+replica template is stamped with schedulerName, ``scheduling.k8s.io/group-name`` and
+``volcano.sh/task-spec``, so no operator flag is needed.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from bridge import errors, keys, podgroups, podresources
+from bridge.adapters import base
+
+__all__ = ["KubeflowAdapter"]
+
+
+class KubeflowAdapter:
+    registration: ClassVar[base.Registration]
+    replica_field: ClassVar[str]
+    roles: ClassVar[tuple[str, ...]]  # the kind's role order, used to break priority ties
+
+    # -- hooks a kind may override -------------------------------------------------------------
+
+    def gang_roles(self, spec: Mapping[str, Any], replicas: Mapping[str, int]) -> list[str]:
+        """Roles whose pods make up the gang."""
+        return list(replicas)
+
+    def default_min_member(self, spec: Mapping[str, Any], replicas: Mapping[str, int]) -> int:
+        return sum(replicas[r] for r in self.gang_roles(spec, replicas))
+
+    # -- shared logic -----------------------------------------------------------------------------
+
+    def _replicas(self, specs: Mapping[str, Any]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for role, rs in specs.items():
+            if not isinstance(rs, Mapping):
+                raise errors.InvalidObjectError(f"{self.replica_field}.{role} must be an object")
+            count = rs.get("replicas", 1)
+            if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+                raise errors.InvalidObjectError(
+                    f"{self.replica_field}.{role}.replicas must be a non-negative integer, got {count!r}"
+                )
+            out[role] = count
+        return out
+
+    def _order(self, roles: list[str], specs: Mapping[str, Any], ctx: base.Context) -> list[str]:
+        def rank(role: str) -> tuple[int, int, str]:
+            pc = ((specs[role].get("template") or {}).get("spec") or {}).get("priorityClassName", "")
+            known = self.roles.index(role) if role in self.roles else len(self.roles)
+            return (-ctx.priorities.get(pc, 0), known, role)
+
+        return sorted(roles, key=rank)
+
+    def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
+        meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+        specs = spec.get(self.replica_field)
+        if not isinstance(specs, Mapping) or not specs:
+            raise errors.InvalidObjectError(f"{self.registration.kind} needs spec.{self.replica_field} with roles")
+        if (meta.get("labels") or {}).get(keys.OPT_IN_LABEL) == "disabled":
+            return None
+        replicas = self._replicas(specs)
+        policy = (spec.get("runPolicy") or {}).get("schedulingPolicy") or {}
+        min_member = policy.get("minAvailable", self.default_min_member(spec, replicas))
+        if not isinstance(min_member, int) or min_member < 0:
+            raise errors.InvalidObjectError(
+                f"schedulingPolicy.minAvailable must be a non-negative integer, got {min_member!r}"
+            )
+        name = meta.get("name") or ""
+        queue = ctx.queue(field=policy.get("queue"), annotations=meta.get("annotations"))
+
+        ordered = self._order(self.gang_roles(spec, replicas), specs, ctx)
+        taken: dict[str, int] = {}
+        left = min_member
+        for role in ordered:
+            n = min(left, replicas[role])
+            if n:
+                taken[role] = n
+            left -= n
+        resources = policy.get("minResources") or podresources.total(
+            podresources.scale(
+                podresources.pod_requests(((specs[r].get("template") or {}).get("spec") or {}), what=r), n
+            )
+            for r, n in taken.items()
+        )
+        priority = policy.get("priorityClass") or next(
+            (
+                pc
+                for r in ordered
+                if (pc := ((specs[r].get("template") or {}).get("spec") or {}).get("priorityClassName"))
+            ),
+            None,
+        )
+        desired = copy.deepcopy(obj)
+        for role, rs in desired["spec"][self.replica_field].items():
+            template = rs.setdefault("template", {})
+            tmeta = template.setdefault("metadata", {})
+            tmeta.setdefault("annotations", {}).update({keys.GROUP_NAME: name, keys.TASK_SPEC: role.lower()})
+            pod_spec = template.setdefault("spec", {})
+            if pod_spec.get("schedulerName") in (None, "", "default-scheduler"):
+                pod_spec["schedulerName"] = ctx.scheduler_name
+        group = podgroups.build(
+            name=name,
+            namespace=meta.get("namespace") or ctx.namespace,
+            min_member=min_member,
+            queue=queue,
+            min_resources=resources,
+            min_task_member={r.lower(): n for r, n in taken.items()},
+            priority_class=priority,
+        )
+        return base.Translation(desired=desired, podgroup=group)

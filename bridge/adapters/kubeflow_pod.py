@@ -1,0 +1,47 @@
+"""Pods of Kubeflow jobs that arrive without our stamps.
+
+A job created before the bridge was installed, or an operator that rewrites templates, makes
+pods that lack the group annotation. They are recognised by the operators' labels
+(``training.kubeflow.org/job-name`` plus ``replica-type`` or ``job-role``) and given the same
+result as a stamped template: schedulerName, ``scheduling.k8s.io/group-name: <job>`` and
+``volcano.sh/task-spec: <role>``. The job's PodGroup is made by the reconciler from the job.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from bridge import keys
+from bridge.adapters import base
+
+__all__ = ["KubeflowPodAdapter"]
+
+
+class KubeflowPodAdapter:
+    registration = base.Registration(
+        name="kubeflow.org/pod",
+        group="",
+        versions=("v1",),
+        kind="Pod",
+        plural="pods",
+        failure_policy="Ignore",
+        why="pods are everyone's: a bridge outage must never block pod creation cluster-wide; "
+        "stamped job templates already carry the same result",
+        object_selector=(keys.KF_JOB_NAME,),
+    )
+
+    def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
+        meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+        labels = meta.get("labels") or {}
+        job = labels.get(keys.KF_JOB_NAME)
+        role = labels.get(keys.KF_REPLICA_TYPE) or labels.get("training.kubeflow.org/job-role")
+        annotations = meta.get("annotations") or {}
+        if not job or not role or keys.GROUP_NAME in annotations:
+            return None
+        if spec.get("schedulerName") not in (None, "", "default-scheduler", ctx.scheduler_name):
+            return None  # the user chose another scheduler on purpose
+        desired = copy.deepcopy(obj)
+        desired["metadata"].setdefault("annotations", {}).update({keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower()})
+        desired.setdefault("spec", {})["schedulerName"] = ctx.scheduler_name
+        return base.Translation(desired=desired, podgroup=None)

@@ -1,0 +1,32 @@
+"""MPIJob ``kubeflow.org/v2beta1`` (mpi-operator).
+
+With ``launcherCreationPolicy: WaitForWorkersReady`` the launcher is created only after the
+workers run, so it must not count in the gang (counting it deadlocks: mpi-operator#608). With
+``AtStartup`` (the default) the gang is workers + 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bridge.adapters import base, kubeflow
+
+
+class MPIJobAdapter(kubeflow.KubeflowAdapter):
+    registration = base.Registration(
+        name="kubeflow.org/mpijob",
+        group="kubeflow.org",
+        versions=("v2beta1",),
+        kind="MPIJob",
+        plural="mpijobs",
+        failure_policy="Fail",
+        why="an unstamped MPIJob would start piecemeal; denying is safer than a silent no-gang",
+    )
+    replica_field = "mpiReplicaSpecs"
+    roles = ("Launcher", "Worker")
+
+    def gang_roles(self, spec: Mapping[str, Any], replicas: Mapping[str, int]) -> list[str]:
+        if spec.get("launcherCreationPolicy") == "WaitForWorkersReady":
+            return [r for r in replicas if r != "Launcher"]
+        return list(replicas)

@@ -1,0 +1,43 @@
+"""Every adapter, listed explicitly. The webhook configuration and the chart are generated from this."""
+
+from __future__ import annotations
+
+from bridge.adapters import (
+    base,
+    kubeflow_pod,
+    mpi_job,
+    mpi_job_v1,
+    pytorch_job,
+    spark_application,
+    spark_pod,
+    tf_job,
+)
+
+__all__ = ["ADAPTERS", "by_path", "for_object"]
+
+ADAPTERS: tuple[base.Adapter, ...] = (
+    spark_application.SparkApplicationAdapter(),
+    tf_job.TFJobAdapter(),
+    pytorch_job.PyTorchJobAdapter(),
+    mpi_job_v1.MPIJobV1Adapter(),
+    mpi_job.MPIJobAdapter(),
+    spark_pod.SparkPodAdapter(),
+    kubeflow_pod.KubeflowPodAdapter(),
+)
+
+
+def by_path(path: str) -> base.Adapter | None:
+    return next((a for a in ADAPTERS if a.registration.path == path), None)
+
+
+def for_object(obj: dict[str, object]) -> list[base.Adapter]:
+    """Adapters that may handle ``obj`` by its apiVersion and kind (used offline and by the reconciler)."""
+    api_version = str(obj.get("apiVersion", ""))
+    group, _, version = api_version.rpartition("/")
+    return [
+        a
+        for a in ADAPTERS
+        if a.registration.kind == obj.get("kind")
+        and a.registration.group == group
+        and version in a.registration.versions
+    ]

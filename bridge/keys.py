@@ -1,0 +1,24 @@
+"""Annotation, label and scheduling-gate keys: Volcano's, Spark's, the operators', and ours."""
+
+GROUP_NAME = "scheduling.k8s.io/group-name"  # the only key Volcano's scheduler reads
+QUEUE_NAME = "scheduling.volcano.sh/queue-name"
+TASK_SPEC = "volcano.sh/task-spec"
+PREEMPTABLE = "volcano.sh/preemptable"
+
+# Ours.
+OPT_IN_LABEL = "vbridge.io/gang-scheduling"  # on a Namespace: "enabled" gang-schedules every Spark app in it
+ALLOWED_NAMESPACES = "vbridge.io/allowed-namespaces"  # on a Queue: comma-separated namespace patterns
+TEMPLATE_ANNOTATION = "vbridge.io/podgroup-template"  # on a pod or Namespace: a podgroup_templates/ name
+MANAGED_BY = "vbridge.io/managed-by"  # label on the PodGroups we create
+SPARK_GATE = "vbridge.io/podgroup"  # scheduling gate on a spark-submit driver until its group is complete
+
+# Spark (spark-submit) and the spark-operator.
+SPARK_APP_SELECTOR = "spark-app-selector"
+SPARK_ROLE = "spark-role"
+SPARK_OPERATOR_APP = "sparkoperator.k8s.io/app-name"
+SPARK_OPERATOR_LAUNCHED = "sparkoperator.k8s.io/launched-by-spark-operator"
+
+# Kubeflow operators.
+KF_JOB_NAME = "training.kubeflow.org/job-name"
+KF_REPLICA_TYPE = "training.kubeflow.org/replica-type"
+KF_OPERATOR = "training.kubeflow.org/operator-name"

@@ -1,0 +1,61 @@
+"""Which queue a job goes to, and whether it may. Pure: cluster facts come in a Context.
+
+Precedence: the job's own field > the job's ``scheduling.volcano.sh/queue-name`` annotation >
+the namespace's annotation > ``default``. A queue that does not exist, is not Open, or does not
+list the job's namespace in its ``vbridge.io/allowed-namespaces`` annotation is refused with a
+message naming the queues the namespace may use (Volcano drops such jobs silently).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+from collections.abc import Mapping
+
+from bridge import errors, keys
+
+__all__ = ["QueueFacts", "check", "resolve"]
+
+DEFAULT = "default"
+
+
+@dataclasses.dataclass(frozen=True)
+class QueueFacts:
+    state: str = "Open"  # an unset status counts as Open: Volcano's controller opens new queues
+    allowed: tuple[str, ...] = ()  # namespace patterns; empty means every namespace
+
+    @classmethod
+    def from_api(cls, queue: Mapping[str, object]) -> QueueFacts:
+        meta = queue.get("metadata") or {}
+        status = queue.get("status") or {}
+        annotations = (meta.get("annotations") if isinstance(meta, dict) else None) or {}
+        raw = annotations.get(keys.ALLOWED_NAMESPACES, "")
+        state = status.get("state") if isinstance(status, dict) else None
+        return cls(state=state or "Open", allowed=tuple(p.strip() for p in raw.split(",") if p.strip()))
+
+    def admits(self, namespace: str) -> bool:
+        return not self.allowed or any(fnmatch.fnmatchcase(namespace, p) for p in self.allowed)
+
+
+def resolve(
+    *, field: str | None, job_annotations: Mapping[str, str] | None, namespace_annotations: Mapping[str, str] | None
+) -> str:
+    return (
+        field
+        or (job_annotations or {}).get(keys.QUEUE_NAME)
+        or (namespace_annotations or {}).get(keys.QUEUE_NAME)
+        or DEFAULT
+    )
+
+
+def check(name: str, *, namespace: str, queues: Mapping[str, QueueFacts]) -> None:
+    """Raise :class:`errors.QueueError` unless ``namespace`` may submit to queue ``name`` now."""
+    usable = sorted(q for q, f in queues.items() if f.state == "Open" and f.admits(namespace))
+    hint = f"; queues open to namespace {namespace!r}: {', '.join(usable) or 'none'}"
+    facts = queues.get(name)
+    if facts is None:
+        raise errors.QueueError(f"queue {name!r} does not exist{hint}")
+    if facts.state != "Open":
+        raise errors.QueueError(f"queue {name!r} is {facts.state}, not Open: it takes no new jobs{hint}")
+    if not facts.admits(namespace):
+        raise errors.QueueError(f"queue {name!r} does not admit namespace {namespace!r}{hint}")

@@ -1,0 +1,214 @@
+"""Write the golden case inputs (run once; expected values are then generated and reviewed)."""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+import yaml
+
+from tests.builders import kubeflow as kf
+from tests.builders import spark
+
+GOLDEN = pathlib.Path(__file__).parent / "golden"
+TEAM = {"namespace": "team-a"}
+
+
+def case(name: str, inp: dict[str, Any], context: dict[str, Any] | None = None, adapter: str | None = None) -> None:
+    body: dict[str, Any] = {"input": inp}
+    if adapter:
+        body["adapter"] = adapter
+    body["context"] = {**TEAM, **(context or {})}
+    body["expected"] = None
+    (GOLDEN / f"{name}.yaml").write_text(yaml.safe_dump(body, sort_keys=False, width=120))
+
+
+def main() -> None:
+    GOLDEN.mkdir(exist_ok=True)
+    seed = yaml.safe_load(pathlib.Path("examples/sparkapplication-pi-volcano.yaml").read_text())
+    seed["metadata"]["namespace"] = "team-a"
+    case("spark-app-seed-volcano", seed)
+    plain = yaml.safe_load(pathlib.Path("examples/sparkapplication-pi.yaml").read_text())
+    plain["metadata"]["namespace"] = "team-a"
+    case("spark-app-not-opted-in", plain)
+    case("spark-app-namespace-opt-in", plain, {"namespaceLabels": {"vbridge.io/gang-scheduling": "enabled"}})
+    case(
+        "spark-app-python-overhead",
+        spark.app(
+            batchScheduler="volcano",
+            type="Python",
+            mainApplicationFile="local:///opt/spark/examples/pi.py",
+            driver={"memory": "1g"},
+            executor={"memory": "2g", "instances": 3, "coreRequest": "500m"},
+        ),
+    )
+    case(
+        "spark-app-dynamic-allocation",
+        spark.app(
+            batchScheduler="volcano",
+            executor={"instances": 1},
+            dynamicAllocation={"enabled": True, "initialExecutors": 2, "minExecutors": 3, "maxExecutors": 10},
+        ),
+    )
+    case(
+        "spark-app-options-queue-priority-resources",
+        spark.app(
+            batchScheduler="volcano",
+            batchSchedulerOptions={
+                "queue": "spark",
+                "priorityClassName": "high",
+                "resources": {"cpu": "10", "memory": "20Gi"},
+            },
+        ),
+        {"queues": {"default": {}, "spark": {}}},
+    )
+    case(
+        "spark-app-explicit-overhead-and-factor",
+        spark.app(
+            batchScheduler="volcano",
+            memoryOverheadFactor="0.2",
+            driver={"memory": "4g"},
+            executor={"memory": "8g", "memoryOverhead": "1g", "gpu": {"name": "nvidia.com/gpu", "quantity": 1}},
+        ),
+    )
+    case("spark-app-client-mode-executors-only", spark.app(batchScheduler="volcano", mode="client"))
+    case("spark-app-queue-missing", spark.app(batchScheduler="volcano", batchSchedulerOptions={"queue": "nope"}))
+    case(
+        "spark-app-queue-closed",
+        spark.app(batchScheduler="volcano", batchSchedulerOptions={"queue": "old"}),
+        {"queues": {"default": {}, "old": {"state": "Closed"}}},
+    )
+    case(
+        "spark-app-queue-foreign-namespace",
+        spark.app(batchScheduler="volcano", batchSchedulerOptions={"queue": "finance"}),
+        {"queues": {"default": {}, "finance": {"allowed": ["finance-*"]}, "shared": {}}},
+    )
+    case(
+        "spark-app-queue-from-namespace-annotation",
+        spark.app(batchScheduler="volcano"),
+        {"namespaceAnnotations": {"scheduling.volcano.sh/queue-name": "team"}, "queues": {"default": {}, "team": {}}},
+    )
+    case("spark-app-yunikorn-not-ours", spark.app(batchScheduler="yunikorn"))
+    case("spark-app-negative-instances", spark.app(batchScheduler="volcano", executor={"instances": -2}))
+    case("spark-app-bad-memory", spark.app(batchScheduler="volcano", executor={"memory": "lots"}))
+
+    tf = yaml.safe_load(pathlib.Path("examples/tfjob-v1.yaml").read_text())
+    tf["metadata"]["namespace"] = "team-a"
+    case("tfjob-seed-v1", tf)
+    case(
+        "tfjob-priority-order-min-available",
+        {
+            **kf.tfjob(
+                "ranked",
+                Worker=kf.replica(4, kf.container("tensorflow", "2", "4Gi")),
+                PS=kf.replica(2, kf.container("tensorflow", "1", "2Gi"), priority_class="high"),
+                Chief=kf.replica(1, kf.container("tensorflow", "1", "1Gi", limits=True)),
+            ),
+        }
+        | {
+            "spec": {
+                **kf.tfjob(
+                    "ranked",
+                    Worker=kf.replica(4, kf.container("tensorflow", "2", "4Gi")),
+                    PS=kf.replica(2, kf.container("tensorflow", "1", "2Gi"), priority_class="high"),
+                    Chief=kf.replica(1, kf.container("tensorflow", "1", "1Gi", limits=True)),
+                )["spec"],
+                "runPolicy": {"schedulingPolicy": {"minAvailable": 4, "queue": "research"}},
+            }
+        },
+        {"priorities": {"high": 1000}, "queues": {"default": {}, "research": {}}},
+    )
+    case(
+        "tfjob-queue-from-job-annotation",
+        kf.job(
+            "TFJob",
+            "annotated",
+            "tfReplicaSpecs",
+            {"Worker": kf.replica(2, kf.container("tensorflow", "1", "1Gi"))},
+            annotations={"scheduling.volcano.sh/queue-name": "batch"},
+        ),
+        {"queues": {"default": {}, "batch": {}}},
+    )
+    case("tfjob-negative-replicas", kf.tfjob("bad", Worker=kf.replica(-1)))
+    case("tfjob-no-replica-specs", kf.job("TFJob", "empty", "tfReplicaSpecs", {}))
+    case(
+        "pytorchjob-elastic",
+        yaml.safe_load(pathlib.Path("examples/pytorchjob-elastic.yaml").read_text())
+        | {"metadata": {"name": "elastic-example", "namespace": "team-a"}},
+    )
+    case(
+        "pytorchjob-master-workers-gpu",
+        kf.pytorchjob(
+            "ddp",
+            Master=kf.replica(1, kf.container("pytorch", "2", "8Gi", gpu=1)),
+            Worker=kf.replica(3, kf.container("pytorch", "2", "8Gi", gpu=1)),
+        ),
+    )
+    mpi = yaml.safe_load(pathlib.Path("examples/mpijob-v2beta1.yaml").read_text())
+    mpi["metadata"]["namespace"] = "team-a"
+    case("mpijob-v2beta1-at-startup", mpi)
+    waiting = yaml.safe_load(pathlib.Path("examples/mpijob-v2beta1.yaml").read_text())
+    waiting["metadata"] = {"name": "waits", "namespace": "team-a"}
+    waiting["spec"]["launcherCreationPolicy"] = "WaitForWorkersReady"
+    case("mpijob-v2beta1-wait-for-workers-ready", waiting)
+    case(
+        "mpijob-v1-launcher-counts",
+        kf.mpijob(
+            "legacy",
+            version="v1",
+            Launcher=kf.replica(1, kf.container("launcher", "1", "2Gi", limits=True)),
+            Worker=kf.replica(2, kf.container("worker", "2", "4Gi", limits=True)),
+        ),
+    )
+
+    case("spark-pod-driver-unannotated-is-gated", spark.submit_pod("driver"), adapter="spark.apache.org/pod")
+    case(
+        "spark-pod-driver-feature-step-annotated",
+        spark.submit_pod(
+            "driver", annotations={"scheduling.k8s.io/group-name": "spark-0123456789abcdef0123456789abcdef-podgroup"}
+        ),
+        adapter="spark.apache.org/pod",
+    )
+    case("spark-pod-executor-client-mode", spark.submit_pod("executor"), adapter="spark.apache.org/pod")
+    case(
+        "spark-pod-default-scheduler-not-ours",
+        spark.submit_pod("driver", scheduler="default-scheduler"),
+        adapter="spark.apache.org/pod",
+    )
+    case(
+        "spark-pod-operator-launched",
+        spark.submit_pod(
+            "driver",
+            scheduler="default-scheduler",
+            operator_app="pi",
+            annotations={"scheduling.k8s.io/group-name": "spark-pi-pg"},
+        ),
+        adapter="spark.apache.org/pod",
+    )
+    gated = spark.submit_pod("driver")
+    case(
+        "spark-pod-driver-with-conf-and-template",
+        gated,
+        {
+            "conf": {
+                "spark.executor.instances": "4",
+                "spark.executor.memory": "2g",
+                "spark.executor.cores": "2",
+                "spark.kubernetes.scheduler.volcano.podGroupTemplateFile": "/opt/templates/high.yaml",
+            },
+            "template": {
+                "metadata": {"labels": {"team": "a"}},
+                "spec": {"queue": "spark", "priorityClassName": "high", "minMember": 1},
+            },
+            "queues": {"default": {}, "spark": {}},
+        },
+        adapter="spark.apache.org/pod",
+    )
+    case("kubeflow-pod-unstamped", kf.operator_pod("mnist", "worker"), adapter="kubeflow.org/pod")
+    stamped = kf.operator_pod("mnist", "ps")
+    stamped["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": "mnist"}
+    case("kubeflow-pod-already-stamped", stamped, adapter="kubeflow.org/pod")
+
+
+if __name__ == "__main__":
+    main()

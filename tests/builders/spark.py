@@ -1,0 +1,79 @@
+"""Builders for SparkApplications and spark-submit pods."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+APP: dict[str, Any] = {
+    "apiVersion": "sparkoperator.k8s.io/v1beta2",
+    "kind": "SparkApplication",
+    "metadata": {"name": "pi", "namespace": "team-a"},
+    "spec": {
+        "type": "Scala",
+        "mode": "cluster",
+        "image": "spark:3.5.3",
+        "mainClass": "org.apache.spark.examples.SparkPi",
+        "mainApplicationFile": "local:///opt/spark/examples/jars/spark-examples.jar",
+        "sparkVersion": "3.5.3",
+        "driver": {"cores": 1, "memory": "512m", "serviceAccount": "spark"},
+        "executor": {"cores": 1, "instances": 2, "memory": "512m"},
+    },
+}
+
+
+def app(**spec: Any) -> dict[str, Any]:
+    body = copy.deepcopy(APP)
+    for key, value in spec.items():
+        if isinstance(value, dict) and isinstance(body["spec"].get(key), dict):
+            body["spec"][key].update(value)
+        elif value is None:
+            body["spec"].pop(key, None)
+        else:
+            body["spec"][key] = value
+    return body
+
+
+def submit_pod(
+    role: str,
+    *,
+    app_id: str = "spark-0123456789abcdef0123456789abcdef",
+    scheduler: str = "volcano",
+    annotations: dict[str, str] | None = None,
+    operator_app: str | None = None,
+) -> dict[str, Any]:
+    """A pod as spark-submit creates it (driver or executor)."""
+    labels = {"spark-app-selector": app_id, "spark-role": role, "spark-app-name": "pi", "spark-version": "3.5.3"}
+    if role == "executor":
+        labels["spark-exec-id"] = "1"
+    if operator_app:
+        labels.update(
+            {"sparkoperator.k8s.io/app-name": operator_app, "sparkoperator.k8s.io/launched-by-spark-operator": "true"}
+        )
+    name = "pi-abc-driver" if role == "driver" else "pi-abc-exec-1"
+    spec: dict[str, Any] = {
+        "schedulerName": scheduler,
+        "containers": [
+            {
+                "name": f"spark-kubernetes-{role}",
+                "image": "spark:3.5.3",
+                "resources": {"requests": {"cpu": "1", "memory": "896Mi"}, "limits": {"memory": "896Mi"}},
+            }
+        ],
+    }
+    if role == "driver":
+        spec["volumes"] = [
+            {
+                "name": "spark-conf-volume-driver",
+                "configMap": {
+                    "name": "spark-drv-abc-conf-map",
+                    "items": [{"key": "spark.properties", "path": "spark.properties"}],
+                },
+            }
+        ]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "team-a", "labels": labels, "annotations": annotations or {}},
+        "spec": spec,
+    }
