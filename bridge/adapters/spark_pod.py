@@ -9,10 +9,10 @@ spark-operator launched it for an application we stamped.
   ``<appId>-podgroup``. Executors, including client-mode ones with no driver pod, are grouped by
   ``spark-app-selector`` under that same name, so they are never left without a group.
 - Timing: Spark writes the driver's conf ConfigMap only after the driver pod exists, so at the
-  driver's admission the executor count and sizes are unknown. An unannotated driver is admitted
-  with the scheduling gate ``vbridge.io/podgroup``; the reconciler builds the complete PodGroup
-  from the conf (``ctx.conf``) and the chosen template (``ctx.template``), then lifts the gate.
-  A driver is never scheduled against a half-built group.
+  driver's admission the executor count and sizes are unknown. Every driver of ours is admitted
+  with the scheduling gate ``vbridge.io/podgroup``; the reconciler builds (or, when Spark or the
+  operator made it, completes) the PodGroup from the conf (``ctx.conf``) and the chosen template
+  (``ctx.template``), then lifts the gate. A driver is never scheduled against a half-built group.
 
 With ``ctx.conf`` known, ``translate`` also returns the PodGroup: the template's fields as the
 user set them, with what it left out filled in (minMember 1, minResources = this driver's
@@ -103,10 +103,10 @@ class SparkPodAdapter:
         if name is None:
             name = group_name(sparkconf.app_id(obj))
             desired["metadata"].setdefault("annotations", {})[keys.GROUP_NAME] = name
-            if role == "driver" and ctx.conf is None:
-                gates = desired["spec"].setdefault("schedulingGates", [])
-                if not any(g.get("name") == keys.SPARK_GATE for g in gates):
-                    gates.append({"name": keys.SPARK_GATE})
+        if role == "driver" and ctx.conf is None:
+            gates = desired["spec"].setdefault("schedulingGates", [])
+            if not any(g.get("name") == keys.SPARK_GATE for g in gates):
+                gates.append({"name": keys.SPARK_GATE})
         group = None
         if role == "driver" and ctx.conf is not None and name == group_name(sparkconf.app_id(obj)):
             group = self._group(obj, name, ctx)

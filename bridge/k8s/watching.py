@@ -4,6 +4,7 @@
 events. After a 410 Gone (the resourceVersion fell out of etcd's window) it lists again and
 reports only the difference against what it has reported so far: objects that changed as
 ``MODIFIED`` (or ``ADDED``), objects that vanished as ``DELETED``; unchanged ones stay silent.
+After each list it yields ``("SYNCED", {})``, so a cache knows when it holds the whole set.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ async def watch(
                 namespace, _, name = key.partition("/")
                 del known[key]
                 yield "DELETED", {"metadata": {"namespace": namespace or None, "name": name}}
+            yield "SYNCED", {}
         try:
             async for event in api.stream_lines(
                 path,

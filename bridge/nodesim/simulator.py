@@ -106,6 +106,8 @@ class Simulator:
     def _on_event(self, kind: str, pod: dict[str, Any]) -> None:
         meta, spec = pod.get("metadata", {}), pod.get("spec", {})
         uid = meta.get("uid", "")
+        if kind == "SYNCED":
+            return
         if kind == "DELETED":
             self._forget(uid)
             return

@@ -1,0 +1,88 @@
+"""One AdmissionReview in, one answer out. Errors map to answers here and nowhere else."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Protocol
+
+from bridge import errors, patching
+from bridge.adapters import base
+from webhooks import reviews
+
+__all__ = ["FactsView", "answer_error", "handle"]
+
+log = logging.getLogger(__name__)
+
+
+class FactsView(Protocol):
+    """What admission needs to know about the cluster (kept current by ``webhooks.facts``)."""
+
+    def context(self, namespace: str, *, scheduler_name: str) -> base.Context: ...
+
+
+def answer_error(uid: str, exc: Exception, *, adapter: base.Adapter | None, api_version: str) -> bytes:
+    """The single mapping from errors to admission answers.
+
+    - bad objects and queue refusals: a denial carrying the error's message and code;
+    - anything unexpected (a bug of ours): for kinds registered ``Ignore`` (pods) the object is
+      allowed with a warning, so a bridge defect never blocks pod creation; for ``Fail`` kinds
+      it is denied with the message, as the apiserver would if we were down.
+    """
+    if isinstance(exc, errors.InvalidObjectError):
+        return reviews.deny(uid, code=exc.code, message=f"volcano-bridge: {exc}", api_version=api_version)
+    log.exception("admission failed unexpectedly")
+    message = f"volcano-bridge internal error: {type(exc).__name__}: {exc}"
+    if adapter is not None and adapter.registration.failure_policy == "Ignore":
+        return reviews.allow(uid, warnings=(message + " (admitted without gang scheduling)",), api_version=api_version)
+    return reviews.deny(uid, code=500, message=message, api_version=api_version)
+
+
+def _uid_of(raw: bytes) -> str:
+    """Best effort: the request uid of a body that failed to parse, so the answer still matches."""
+    import orjson
+
+    try:
+        body = orjson.loads(raw)
+        uid = body.get("request", {}).get("uid", "") if isinstance(body, dict) else ""
+        return uid if isinstance(uid, str) else ""
+    except (orjson.JSONDecodeError, AttributeError):
+        return ""
+
+
+def handle(raw: bytes, adapter: base.Adapter | None, facts: FactsView, *, scheduler_name: str = "volcano") -> bytes:
+    try:
+        request = reviews.parse(raw)
+    except errors.InvalidObjectError as exc:
+        return answer_error(_uid_of(raw), exc, adapter=adapter, api_version="admission.k8s.io/v1")
+    try:
+        return _handle(request, adapter, facts, scheduler_name)
+    except Exception as exc:  # mapped to an answer: never a crash, never a 500
+        return answer_error(request.uid, exc, adapter=adapter, api_version=request.api_version)
+
+
+def _handle(request: reviews.Request, adapter: base.Adapter | None, facts: FactsView, scheduler_name: str) -> bytes:
+    if adapter is None:  # a path we do not serve (a kind whose adapter is gone): never block it
+        return reviews.allow(request.uid, api_version=request.api_version)
+    reg = adapter.registration
+    if request.operation not in reg.operations:
+        return reviews.allow(request.uid, api_version=request.api_version)
+    if request.kind != reg.kind or request.group != reg.group or request.version not in reg.versions:
+        warning = (
+            f"volcano-bridge does not handle {request.group or 'core'}/{request.version} {request.kind}; "
+            "admitted without gang scheduling"
+        )
+        return reviews.allow(request.uid, warnings=(warning,), api_version=request.api_version)
+    obj = dict(request.object)
+    if not isinstance(obj.get("metadata"), Mapping):
+        raise errors.InvalidObjectError(f"{reg.kind} has no metadata")
+    if not obj["metadata"].get("namespace") and request.namespace:
+        obj["metadata"] = {**obj["metadata"], "namespace": request.namespace}
+    ctx = facts.context(request.namespace, scheduler_name=scheduler_name)
+    result = adapter.translate(obj, ctx)
+    if result is None:
+        return reviews.allow(request.uid, api_version=request.api_version)
+    if request.namespace and not request.object.get("metadata", {}).get("namespace"):
+        result.desired["metadata"].pop("namespace", None)  # do not add what the user left to the request
+    patch = patching.diff(request.object, result.desired)
+    return reviews.allow(request.uid, patch=patch, warnings=result.warnings, api_version=request.api_version)

@@ -1,0 +1,91 @@
+"""The MutatingWebhookConfiguration, generated from the adapter registry. Pure."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from typing import Any
+
+from bridge import keys
+from bridge.adapters import base, registry
+
+__all__ = ["NAME", "build", "webhook_name"]
+
+NAME = "volcano-bridge"
+TIMEOUT_SECONDS = 5  # admission must answer in milliseconds; 5 s bounds the damage of a stall
+_NOT_MIRROR = "!has(object.metadata.annotations) || !('kubernetes.io/config.mirror' in object.metadata.annotations)"
+
+
+def webhook_name(reg: base.Registration) -> str:
+    """A fully qualified webhook name, e.g. ``tfjob.kubeflow.org.vbridge.io``."""
+    group, _, kind = reg.name.partition("/")
+    return f"{kind}.{group}.vbridge.io"
+
+
+def _client_config(
+    reg: base.Registration, *, url: str | None, service: tuple[str, str, int] | None, ca_bundle: bytes
+) -> dict[str, Any]:
+    cfg: dict[str, Any] = {"caBundle": base64.b64encode(ca_bundle).decode()}
+    if url:
+        cfg["url"] = url.rstrip("/") + reg.path
+    elif service:
+        namespace, name, port = service
+        cfg["service"] = {"namespace": namespace, "name": name, "port": port, "path": reg.path}
+    else:
+        raise ValueError("either url or service is required")
+    return cfg
+
+
+def build(
+    *,
+    ca_bundle: bytes,
+    url: str | None = None,
+    service: tuple[str, str, int] | None = None,
+    exclude_namespaces: Sequence[str] = ("kube-system",),
+    adapters: Sequence[base.Adapter] = registry.ADAPTERS,
+    name: str = NAME,
+) -> dict[str, Any]:
+    webhooks = []
+    for adapter in adapters:
+        reg = adapter.registration
+        hook: dict[str, Any] = {
+            "name": webhook_name(reg),
+            "admissionReviewVersions": ["v1"],
+            "clientConfig": _client_config(reg, url=url, service=service, ca_bundle=ca_bundle),
+            "rules": [
+                {
+                    "apiGroups": [reg.group],
+                    "apiVersions": list(reg.versions),
+                    "operations": list(reg.operations),
+                    "resources": [reg.plural],
+                    "scope": "Namespaced",
+                }
+            ],
+            "failurePolicy": reg.failure_policy,
+            "matchPolicy": "Equivalent",
+            "sideEffects": "None",
+            "timeoutSeconds": TIMEOUT_SECONDS,
+            "reinvocationPolicy": "Never",
+            "namespaceSelector": {
+                "matchExpressions": [
+                    {
+                        "key": "kubernetes.io/metadata.name",
+                        "operator": "NotIn",
+                        "values": sorted(set(exclude_namespaces)),
+                    },
+                ]
+            },
+        }
+        if reg.object_selector:
+            hook["objectSelector"] = {
+                "matchExpressions": [{"key": k, "operator": "Exists"} for k in reg.object_selector]
+            }
+        if reg.kind == "Pod":
+            hook["matchConditions"] = [{"name": "not-a-mirror-pod", "expression": _NOT_MIRROR}]
+        webhooks.append(hook)
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": name, "labels": {keys.MANAGED_BY: "volcano-bridge"}},
+        "webhooks": webhooks,
+    }

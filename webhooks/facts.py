@@ -1,0 +1,97 @@
+"""Cluster facts admission consults: namespaces, queues, priority classes, kept current by watches."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from bridge import queues
+from bridge.adapters import base
+from bridge.k8s import client, paths, watching
+
+__all__ = ["Facts"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass
+class _Namespace:
+    labels: dict[str, str]
+    annotations: dict[str, str]
+
+
+class Facts:
+    """A read-mostly cache: the watch loops write, admission reads ``context`` without awaiting."""
+
+    def __init__(self) -> None:
+        self.namespaces: dict[str, _Namespace] = {}
+        self.queues: dict[str, queues.QueueFacts] = {}
+        self.priorities: dict[str, int] = {}
+        self._synced: dict[str, bool] = {"namespaces": False, "queues": False, "priorityclasses": False}
+
+    @property
+    def synced(self) -> bool:
+        return all(self._synced.values())
+
+    def context(self, namespace: str, *, scheduler_name: str) -> base.Context:
+        ns = self.namespaces.get(namespace) or _Namespace({}, {})
+        return base.Context(
+            namespace=namespace,
+            namespace_labels=ns.labels,
+            namespace_annotations=ns.annotations,
+            queues=self.queues,
+            priorities=self.priorities,
+            scheduler_name=scheduler_name,
+        )
+
+    async def run(self, api: client.Client) -> None:
+        """Watch until cancelled; each source is marked synced after its first full list."""
+        await asyncio.gather(
+            self._follow(api, "namespaces", paths.resource("v1", "namespaces"), self._namespace),
+            self._follow(api, "queues", paths.resource("scheduling.volcano.sh/v1beta1", "queues"), self._queue),
+            self._follow(
+                api, "priorityclasses", paths.resource("scheduling.k8s.io/v1", "priorityclasses"), self._priority
+            ),
+        )
+
+    async def _follow(
+        self, api: client.Client, source: str, path: str, apply: Callable[[str, dict[str, Any]], None]
+    ) -> None:
+        while True:
+            try:
+                async for kind, obj in watching.watch(api, path):
+                    if kind == "SYNCED":
+                        self._synced[source] = True
+                    else:
+                        apply(kind, obj)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("watch of %s failed; retrying", source)
+                await asyncio.sleep(1)
+
+    def _namespace(self, kind: str, obj: dict[str, Any]) -> None:
+        meta = obj.get("metadata") or {}
+        if kind == "DELETED":
+            self.namespaces.pop(meta.get("name", ""), None)
+        else:
+            self.namespaces[meta["name"]] = _Namespace(
+                dict(meta.get("labels") or {}), dict(meta.get("annotations") or {})
+            )
+
+    def _queue(self, kind: str, obj: dict[str, Any]) -> None:
+        name = (obj.get("metadata") or {}).get("name", "")
+        if kind == "DELETED":
+            self.queues = {k: v for k, v in self.queues.items() if k != name}
+        else:
+            self.queues = {**self.queues, name: queues.QueueFacts.from_api(obj)}  # swap: readers see whole maps
+
+    def _priority(self, kind: str, obj: dict[str, Any]) -> None:
+        name = (obj.get("metadata") or {}).get("name", "")
+        if kind == "DELETED":
+            self.priorities = {k: v for k, v in self.priorities.items() if k != name}
+        else:
+            self.priorities = {**self.priorities, name: int(obj.get("value", 0))}

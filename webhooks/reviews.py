@@ -1,0 +1,102 @@
+"""AdmissionReview v1: parse a request, build a response. Pure."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from bridge import errors
+
+__all__ = ["MAX_BODY", "Request", "allow", "deny", "parse"]
+
+MAX_BODY = 3 * 1024 * 1024  # the apiserver's own request limit for objects is about this size
+
+
+class ReviewError(errors.InvalidObjectError):
+    """The body is not a usable AdmissionReview."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    uid: str
+    api_version: str  # of the AdmissionReview, echoed back
+    operation: str
+    namespace: str
+    group: str
+    version: str
+    kind: str
+    object: dict[str, Any]
+    dry_run: bool
+
+
+def _field(body: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
+    value = body.get(key)
+    if not isinstance(value, kind):
+        raise ReviewError(f"{where}.{key} must be a {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def parse(raw: bytes) -> Request:
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ReviewError(f"body is not JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise ReviewError("body must be a JSON object (an AdmissionReview)")
+    if body.get("kind") != "AdmissionReview":
+        raise ReviewError(f"kind must be AdmissionReview, got {body.get('kind')!r}")
+    request = _field(body, "request", dict, "AdmissionReview")
+    kind = _field(request, "kind", dict, "request")
+    obj = request.get("object")
+    if obj is not None and not isinstance(obj, dict):
+        raise ReviewError("request.object must be an object")
+    return Request(
+        uid=_field(request, "uid", str, "request"),
+        api_version=str(body.get("apiVersion") or "admission.k8s.io/v1"),
+        operation=str(request.get("operation", "")),
+        namespace=str(request.get("namespace") or ""),
+        group=str(kind.get("group", "")),
+        version=str(kind.get("version", "")),
+        kind=str(kind.get("kind", "")),
+        object=obj or {},
+        dry_run=bool(request.get("dryRun")),
+    )
+
+
+def _review(api_version: str, response: dict[str, Any]) -> bytes:
+    return orjson.dumps({"apiVersion": api_version, "kind": "AdmissionReview", "response": response})
+
+
+def allow(
+    uid: str,
+    *,
+    patch: list[dict[str, Any]] | None = None,
+    warnings: tuple[str, ...] = (),
+    api_version: str = "admission.k8s.io/v1",
+) -> bytes:
+    response: dict[str, Any] = {"uid": uid, "allowed": True}
+    if patch:
+        response["patchType"] = "JSONPatch"
+        response["patch"] = base64.b64encode(orjson.dumps(patch)).decode()
+    if warnings:
+        response["warnings"] = [w[:256] for w in warnings]
+    return _review(api_version, response)
+
+
+def deny(uid: str, *, code: int, message: str, api_version: str = "admission.k8s.io/v1") -> bytes:
+    return _review(
+        api_version,
+        {
+            "uid": uid,
+            "allowed": False,
+            "status": {
+                "code": code,
+                "message": message,
+                "reason": "Forbidden" if code == 403 else "Invalid" if code == 422 else "BadRequest",
+            },
+        },
+    )

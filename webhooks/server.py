@@ -1,0 +1,141 @@
+"""The HTTPS admission server: uvicorn (uvloop, httptools) with a small raw ASGI app.
+
+Routes: ``POST /mutate/<adapter>`` (AdmissionReview v1), ``GET /healthz``, ``GET /readyz``
+(ready once the cluster facts are synced). Bodies are capped at 3 MiB on the bytes actually
+read, and a client that stalls mid-body gets 408 after ``read_timeout`` seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import pathlib
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from typing import Any
+
+import uvicorn
+
+from bridge.adapters import registry
+from webhooks import admission, reviews
+
+__all__ = ["App", "Settings", "serve", "server"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+_JSON = [(b"content-type", b"application/json")]
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 9443
+    certfile: pathlib.Path | None = None
+    keyfile: pathlib.Path | None = None
+    scheduler_name: str = "volcano"
+    read_timeout: float = 5.0
+
+
+class App:
+    def __init__(self, facts: Any, settings: Settings) -> None:
+        self.facts = facts
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        if scope["type"] != "http":
+            return
+        path, method = scope["path"], scope["method"]
+        if method == "GET" and path == "/healthz":
+            await _reply(send, 200, b'{"status":"ok"}')
+        elif method == "GET" and path == "/readyz":
+            ready = getattr(self.facts, "synced", True)
+            await _reply(send, 200 if ready else 503, b'{"ready":true}' if ready else b'{"ready":false}')
+        elif method == "POST" and path.startswith("/mutate/"):
+            body = await _read_body(receive, send, self.settings.read_timeout)
+            if body is not None:
+                answer = admission.handle(
+                    body, registry.by_path(path), self.facts, scheduler_name=self.settings.scheduler_name
+                )
+                await _reply(send, 200, answer)
+        else:
+            await _reply(send, 404, b'{"error":"not found"}')
+
+
+async def _read_body(receive: Receive, send: Send, timeout: float) -> bytes | None:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        try:
+            message = await asyncio.wait_for(receive(), timeout)
+        except TimeoutError:
+            await _reply(send, 408, b'{"error":"request body not received in time"}')
+            return None
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > reviews.MAX_BODY:
+            await _reply(send, 413, b'{"error":"AdmissionReview larger than 3 MiB"}')
+            return None
+        chunks.append(chunk)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def _reply(send: Send, status: int, body: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [*_JSON, (b"content-length", str(len(body)).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield  # the embedding program owns SIGINT/SIGTERM
+
+
+def server(app: App) -> uvicorn.Server:
+    s = app.settings
+    config = uvicorn.Config(
+        app,
+        host=s.host,
+        port=s.port,
+        ssl_certfile=str(s.certfile) if s.certfile else None,
+        ssl_keyfile=str(s.keyfile) if s.keyfile else None,
+        loop="uvloop",
+        http="httptools",
+        log_level="warning",
+        access_log=False,
+        lifespan="off",
+        timeout_keep_alive=60,
+        h11_max_incomplete_event_size=reviews.MAX_BODY,
+    )
+    return _Server(config)
+
+
+async def serve(app: App, *, started: asyncio.Event | None = None) -> None:
+    """Serve until cancelled, then close the listening socket and open connections."""
+    srv = server(app)
+    task = asyncio.create_task(srv.serve())
+    try:
+        while not srv.started and not task.done():
+            await asyncio.sleep(0.01)
+        if started is not None:
+            started.set()
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        srv.should_exit = True
+        await task
+        raise
