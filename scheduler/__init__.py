@@ -1,8 +1,36 @@
-"""The bundled gang scheduler (planned, issue 4).
+"""The bundled gang scheduler core (Volcano semantics), pure: ``(snapshot, config, now) -> plan``.
 
-Contract: the core is pure, ``(snapshot, config, now) -> plan``; a plan is an ordered list of
-allocate/pipeline/evict operations committed all-or-nothing; I/O (cache, binder, status
-writers) lives in separate modules around the core.
+Contract for the I/O layer:
+
+- ``building.build(nodes=, pods=, podgroups=, queues=, priorityclasses=, scheduler_name=)``
+  turns API dicts (as the kube-apiserver returns them) into an immutable ``snapshot.Snapshot``;
+- ``config.parse(conf_yaml, scheduler_name=, overcommit_factor=, spark_reservation_timeout=)``
+  reads ``volcano-scheduler.conf`` (``config.default()`` gives Volcano's defaults);
+- ``cycle.schedule(snapshot, config, now) -> plan.Plan`` runs the configured actions.
+
+A ``plan.Plan`` holds ordered operations (``Allocate`` = bind, ``Pipeline`` = nominate, wait
+for releasing resources, ``Evict`` = delete a victim) from committed Statements only, plus
+verdicts to write: PodGroup phase, conditions and counts, Queue state and counts, and a pod
+event (and PodScheduled condition) for every pod of ours that was not bound, with the reason.
+Nothing here reads a clock, the environment, randomness or globals, or performs I/O; the
+cache, binder and status writers live around it.
 """
 
-__all__: list[str] = []
+__all__ = [
+    "actions",
+    "building",
+    "config",
+    "cycle",
+    "errors",
+    "placement",
+    "plan",
+    "plugins",
+    "podspec",
+    "quantity",
+    "resources",
+    "session",
+    "snapshot",
+    "spark",
+    "statement",
+    "verdicts",
+]

@@ -18,7 +18,7 @@ from kubernetes import config as k8s_config
 from bridge import errors
 from bridge.localcluster import binaries, cluster
 from bridge.nodesim import nodes
-from tests.support import simthread
+from tests.support import bridgethread, simthread
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -47,6 +47,16 @@ def control_plane(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFact
 def sim_nodes(control_plane: cluster.LocalCluster) -> Iterator[simthread.SimThread]:
     specs = nodes.pool(4, cpu="8", memory="32Gi", gpus=2)
     thread = simthread.SimThread(control_plane.kubeconfig, specs).start()
+    try:
+        yield thread
+    finally:
+        thread.stop()
+
+
+@pytest.fixture(scope="session")
+def bridge(control_plane: cluster.LocalCluster) -> Iterator[bridgethread.BridgeThread]:
+    """Our webhook server and reconcilers, registered through a MutatingWebhookConfiguration."""
+    thread = bridgethread.BridgeThread(control_plane).start()
     try:
         yield thread
     finally:

@@ -136,6 +136,8 @@ async def serve(app: App, *, started: asyncio.Event | None = None) -> None:
             started.set()
         await asyncio.shield(task)
     except asyncio.CancelledError:
-        srv.should_exit = True
-        await task
+        srv.should_exit = True  # a graceful shutdown: close the listener and open connections
+        while not task.done():
+            with contextlib.suppress(asyncio.CancelledError):  # a second cancel must not cut it short
+                await asyncio.shield(task)
         raise

@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
-__all__ = ["Pki", "issue", "make_pki"]
+__all__ = ["KeyPair", "Pki", "issue", "issue_from", "make_pki"]
 
 _VALID = datetime.timedelta(days=365)
 
@@ -149,3 +149,13 @@ def make_pki(folder: pathlib.Path) -> Pki:
         sa_key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
     )
     return Pki(ca=ca, serving=serving, admin=admin, sa_public=sa_public, sa_private=sa_private)
+
+
+def issue_from(ca: KeyPair, folder: pathlib.Path, stem: str, *, common_name: str, hosts: tuple[str, ...]) -> KeyPair:
+    """A serving certificate signed by the CA stored in ``ca`` (e.g. a local cluster's)."""
+    ca_cert = x509.load_pem_x509_certificate(ca.cert.read_bytes())
+    ca_key = serialization.load_pem_private_key(ca.key.read_bytes(), password=None)
+    if not isinstance(ca_key, ec.EllipticCurvePrivateKey):
+        raise TypeError("the local CA key is expected to be an EC key")
+    folder.mkdir(parents=True, exist_ok=True)
+    return issue(folder, stem, ca_cert=ca_cert, ca_key=ca_key, common_name=common_name, hosts=hosts)

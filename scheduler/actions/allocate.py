@@ -1,0 +1,99 @@
+"""allocate: place pending tasks of admitted jobs, gang by gang, committing whole gangs only.
+
+Queues take turns by queue order (lowest share first), re-evaluated after every job; jobs in
+a queue go by job order (priority, then not-ready gangs first, then creation). Per task:
+queue allocatable, held Spark capacity, predicates, best-scored node; idle → Allocate, only
+future-idle (idle + releasing) → Pipeline. Then the job's statement is committed if the job is
+ready, kept if it is pipelined (its resources stay reserved this cycle, nothing is bound),
+otherwise discarded. A job whose members already run is ready on its own, so a new member
+(a replacement, an elastic extra) is placed and bound alone.
+
+Unlike Volcano, a ready job places all its remaining tasks in one turn instead of being
+re-queued per task; the proportion plugin's allocatable check still caps it at its share.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scheduler import placement, session, snapshot, statement
+from scheduler.plugins import tiers
+
+__all__ = ["execute"]
+
+ADMITTED = ("Inqueue", "Running", "Unknown")
+
+
+def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
+    placer = placement.Placer(ssn, plugins)
+    enqueue_on = "enqueue" in ssn.config.actions
+    by_queue: dict[str, list[str]] = {}
+    for key, info in ssn.snapshot.jobs.items():
+        if ssn.phase[key] == "Pending" and not enqueue_on:
+            ssn.phase[key] = "Inqueue"  # Volcano: without enqueue every job counts as admitted
+        if ssn.phase[key] not in ADMITTED or info.queue not in ssn.snapshot.queues:
+            continue
+        if not any(not ssn.task(t).best_effort for t in ssn.pending_tasks(key)):
+            continue
+        invalid = plugins.job_valid(key)
+        if invalid is not None:
+            ssn.invalid[key] = invalid
+            continue
+        by_queue.setdefault(info.queue, []).append(key)
+    for jobs in by_queue.values():
+        jobs.sort(key=plugins.job_order, reverse=True)
+    while by_queue:
+        queue = min(by_queue, key=plugins.queue_order)
+        jobs = by_queue[queue]
+        if plugins.overused(queue):
+            for job in jobs:
+                ssn.job_errors[job] = f"queue {queue} is overused"
+            del by_queue[queue]
+            continue
+        job = jobs.pop()
+        if not jobs:
+            del by_queue[queue]
+        allocate_job(ssn, plugins, placer, job)
+
+
+def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.Placer, job: str) -> None:
+    info = ssn.job(job)
+    stmt = statement.Statement(ssn)
+    failed: dict[tuple[object, object], str] = {}  # same request+placement fails the same way
+    for key in ssn.pending_tasks(job):
+        task = ssn.task(key)
+        if task.best_effort:
+            continue
+        shape = (task.request, task.placement)
+        if shape in failed:
+            ssn.fit_errors[key] = failed[shape]
+            continue
+        # Nodes first, then the queue: when both refuse, "Insufficient cpu" is the clearer answer.
+        choice = placer.place(task)
+        reason = placer.explain(task) if choice is None else blocked(ssn, plugins, info.queue, task)
+        if choice is None or reason:
+            failed[shape] = ssn.fit_errors[key] = reason
+            continue
+        kind, row = choice
+        if kind == placement.ALLOCATE:
+            stmt.allocate(key, row)
+        else:
+            stmt.pipeline(key, row)
+    if plugins.job_ready(job):
+        stmt.commit()
+    elif not plugins.job_pipelined(job):
+        stmt.discard()
+
+
+def blocked(ssn: session.Session, plugins: tiers.Tiers, queue: str, task: snapshot.Task) -> str:
+    """Why the task may not take resources regardless of nodes, or "" if it may."""
+    if not plugins.allocatable(queue, task):
+        return f"queue {queue} would exceed its deserved share"
+    held = ssn.held_against(task.job)
+    if held.any():
+        req = ssn.vector(task.request)
+        asked = (req > 0) & (held > 0)
+        if np.any(ssn.free_total[asked] - req[asked] < held[asked]):
+            holders = ", ".join(sorted(j for j in ssn.holds if j != task.job))
+            return f"capacity is held for the executors of Spark application(s) {holders}"
+    return ""

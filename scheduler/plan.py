@@ -1,0 +1,125 @@
+"""The output of one cycle: operations to carry out and verdicts to write. Pure values.
+
+``operations`` is ordered as the committed Statements were: the binder carries them out in
+that order. ``Allocate`` binds a pod; ``Pipeline`` nominates a node whose resources are being
+released (set ``status.nominatedNodeName``, bind in a later cycle); ``Evict`` deletes a victim.
+Verdicts are desired status, computed fresh each cycle; the I/O layer diffs and writes them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+__all__ = [
+    "Allocate",
+    "Condition",
+    "Evict",
+    "Invalid",
+    "Operation",
+    "Pipeline",
+    "Plan",
+    "PodGroupVerdict",
+    "PodVerdict",
+    "QueueVerdict",
+]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Allocate:
+    pod: str  # namespace/name
+    uid: str
+    node: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pipeline:
+    pod: str
+    uid: str
+    node: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Evict:
+    pod: str
+    uid: str
+    node: str
+    reason: str  # Preempted | Reclaimed
+    message: str
+
+
+Operation = Allocate | Pipeline | Evict
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Condition:
+    type: str  # Unschedulable | Scheduled
+    status: str  # "True" | "False"
+    reason: str
+    message: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Invalid:
+    """Why a job cannot be scheduled at all (gang's JobValid); becomes an Unschedulable condition."""
+
+    reason: str  # NotEnoughTasks | NotEnoughPodsOfTask
+    message: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PodGroupVerdict:
+    key: str  # namespace/name
+    phase: str  # Pending | Inqueue | Running | Unknown | Completed
+    conditions: tuple[Condition, ...]
+    running: int
+    succeeded: int
+    failed: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class QueueVerdict:
+    name: str
+    state: str  # Open | Closed | Closing | Unknown
+    pending: int
+    inqueue: int
+    running: int
+    unknown: int
+    completed: int
+    allocated: Mapping[str, str]  # ResourceList of what the queue's pods hold
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PodVerdict:
+    """An event for a pod; unless ``reason`` is Scheduled, also PodScheduled=False/Unschedulable."""
+
+    pod: str
+    event_type: str  # Normal | Warning
+    reason: str  # Scheduled | FailedScheduling | Unschedulable
+    message: str
+
+    @property
+    def condition(self) -> Condition | None:
+        if self.reason == "Scheduled":
+            return None
+        return Condition("PodScheduled", "False", "Unschedulable", self.message)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Plan:
+    operations: tuple[Operation, ...]
+    podgroups: tuple[PodGroupVerdict, ...]
+    queues: tuple[QueueVerdict, ...]
+    pods: tuple[PodVerdict, ...]
+
+    def binds(self) -> dict[str, str]:
+        return {op.pod: op.node for op in self.operations if isinstance(op, Allocate)}
+
+    def evictions(self) -> tuple[str, ...]:
+        return tuple(op.pod for op in self.operations if isinstance(op, Evict))
+
+    def pipelined(self) -> dict[str, str]:
+        return {op.pod: op.node for op in self.operations if isinstance(op, Pipeline)}
+
+    def podgroup(self, key: str) -> PodGroupVerdict:
+        return next(v for v in self.podgroups if v.key == key)

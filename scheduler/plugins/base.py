@@ -1,0 +1,75 @@
+"""The plugin interface: typed hooks that return values; ``None`` means "no opinion".
+
+A plugin object lives for one cycle and reads the session; it never writes status and never
+changes session state (only statements do). Node hooks take an index array ``rows`` and must
+answer for exactly those rows, looking only at each row's own state: the placement cache
+relies on this to refresh just the rows that changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler import config, plan, snapshot
+
+if TYPE_CHECKING:
+    from scheduler import session
+
+__all__ = ["Invalid", "Plugin", "Rows"]
+
+Rows = npt.NDArray[np.intp]
+Mask = npt.NDArray[np.bool_]
+Scores = npt.NDArray[np.float64]
+
+
+Invalid = plan.Invalid  # why a job cannot be scheduled at all (gang's JobValid)
+
+
+class Plugin:
+    name = ""
+
+    def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
+        self.option = option
+        self.session = ssn
+
+    def job_valid(self, job: str) -> Invalid | None:
+        return None
+
+    def job_ready(self, job: str) -> bool | None:
+        return None
+
+    def job_pipelined(self, job: str) -> bool | None:
+        return None
+
+    def job_order(self, job: str) -> tuple[Any, ...] | None:
+        """A sort key; keys are compared in tier order, so the first plugin that differs wins."""
+        return None
+
+    def queue_order(self, queue: str) -> tuple[Any, ...] | None:
+        return None
+
+    def predicate(self, task: snapshot.Task, rows: Rows) -> list[tuple[str, Mask]]:
+        """(reason, passes) per check, for the given rows."""
+        return []
+
+    def node_score(self, task: snapshot.Task, rows: Rows) -> Scores | None:
+        return None
+
+    def victims(
+        self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
+    ) -> list[snapshot.Task] | None:
+        """The candidates this plugin allows to be evicted (``action`` is preempt or reclaim)."""
+        return None
+
+    def enqueueable(self, job: str) -> bool | None:
+        return None
+
+    def allocatable(self, queue: str, task: snapshot.Task) -> bool | None:
+        return None
+
+    def overused(self, queue: str) -> bool | None:
+        return None

@@ -1,0 +1,198 @@
+"""proportion: queue fair shares by weight, capped by capability and request, floored by guarantee.
+
+Deserved shares are water-filled once per cycle over the queues that have jobs: each round
+every unsatisfied queue receives ``remaining × weight / Σ weight``, capped by its real
+capability (``total − others' guarantees``, and ``spec.capability``, whose missing dimensions
+mean "no cap") and by its request (allocated + pending), floored at its guarantee.
+
+Unlike Volcano (#5814) a queue's ``spec.deserved`` is honoured: on the dimensions it lists, the
+queue's deserved is exactly that amount (clamped into [guarantee, real capability]); only the
+part it is not requesting right now is lent to the water-filling of the other queues, and
+reclaim returns it when the queue asks.
+
+``share = max over dimensions of allocated / deserved`` orders queues (lower first); a queue is
+overused when allocated ≥ deserved in every dimension; a task is allocatable while the queue's
+allocated + request stays within deserved; reclaim takes only from queues above deserved and
+never below guarantee.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler import config, resources, session, snapshot
+from scheduler.plugins import base, overcommit
+
+__all__ = ["Proportion", "water_fill"]
+
+Vector = npt.NDArray[np.float64]
+EPS = 1e-6  # deserved shares are fractional; allow for float rounding in comparisons
+
+
+def _capability(queue: snapshot.Queue, dims: tuple[str, ...]) -> Vector:
+    cap = np.full(len(dims), np.inf)
+    if queue.capability is not None:
+        for i, name in enumerate(dims):
+            if name in queue.capability.names():
+                cap[i] = queue.capability.get(name)
+    return cap
+
+
+def water_fill(
+    *,
+    total: Vector,
+    weights: dict[str, float],
+    real_capability: dict[str, Vector],
+    request: dict[str, Vector],
+    guarantee: dict[str, Vector],
+    fixed: dict[str, Vector],
+    fixed_mask: dict[str, npt.NDArray[np.bool_]],
+) -> dict[str, Vector]:
+    """Deserved share per queue (see the module docstring)."""
+    deserved = {q: np.where(fixed_mask[q], fixed[q], 0.0) for q in weights}
+    remaining = total - sum((np.minimum(deserved[q], request[q]) for q in weights), np.zeros_like(total))
+    met: set[str] = set()
+    for _ in range(1000):  # converges in a few rounds; the bound only guards against float cycling
+        active = [q for q in weights if q not in met]
+        total_weight = sum(weights[q] for q in active)
+        if total_weight <= 0:
+            break
+        before = remaining.copy()
+        increased, decreased = np.zeros_like(total), np.zeros_like(total)
+        for q in active:
+            old = deserved[q]
+            new = old + np.maximum(remaining, 0) * (weights[q] / total_weight)
+            new = np.maximum(np.minimum(np.minimum(new, real_capability[q]), request[q]), guarantee[q])
+            new = np.where(fixed_mask[q], old, new)
+            deserved[q] = new
+            free = ~fixed_mask[q]
+            if np.all(request[q][free] <= new[free] + EPS) or np.allclose(new, old):
+                met.add(q)
+            increased += np.maximum(new - old, 0)
+            decreased += np.maximum(old - new, 0)
+        remaining = remaining - increased + decreased
+        if np.all(remaining <= EPS) or np.allclose(remaining, before):
+            break
+    return deserved
+
+
+class Proportion(base.Plugin):
+    name = "proportion"
+
+    def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
+        super().__init__(option, ssn)
+        snap, dims = ssn.snapshot, ssn.dims
+        active = sorted({job.queue for job in snap.jobs.values() if job.queue in snap.queues})
+        request = {q: ssn.allocated_of_queue(q).copy() for q in active}
+        for task in snap.tasks.values():
+            queue = snap.jobs[task.job].queue
+            if task.status is snapshot.TaskStatus.PENDING and queue in request:
+                request[queue] += ssn.vector(task.request)
+        total = snap.allocatable.sum(axis=0)
+        guarantee = {q: resources.vector(snap.queues[q].guarantee, dims) for q in active}
+        guaranteed = sum(guarantee.values(), np.zeros(len(dims)))
+        self.real_capability = {
+            q: np.minimum(total - guaranteed + guarantee[q], _capability(snap.queues[q], dims)) for q in active
+        }
+        fixed_mask, fixed = {}, {}
+        for q in active:
+            spec = snap.queues[q].deserved
+            names = spec.names() if spec is not None else ()
+            fixed_mask[q] = np.array([name in names for name in dims], dtype=bool)
+            wanted = resources.vector(spec, dims) if spec is not None else np.zeros(len(dims))
+            fixed[q] = np.maximum(np.minimum(wanted, self.real_capability[q]), guarantee[q])
+        self.guarantee = guarantee
+        self._promised: dict[str, Vector] | None = None
+        self._permitted: str | None = None
+        self.deserved = water_fill(
+            total=total,
+            weights={q: float(snap.queues[q].weight) for q in active},
+            real_capability=self.real_capability,
+            request=request,
+            guarantee=guarantee,
+            fixed=fixed,
+            fixed_mask=fixed_mask,
+        )
+
+    def share(self, queue: str) -> float:
+        deserved = self.deserved.get(queue)
+        if deserved is None:
+            return 0.0
+        allocated = self.session.allocated_of_queue(queue)
+        ratios = np.where(deserved > 0, allocated / np.where(deserved > 0, deserved, 1), np.where(allocated > 0, 1, 0))
+        return float(ratios.max(initial=0.0))
+
+    def queue_order(self, queue: str) -> tuple[Any, ...]:
+        return (-self.session.snapshot.queues[queue].priority, self.share(queue))
+
+    def overused(self, queue: str) -> bool:
+        deserved = self.deserved.get(queue)
+        if deserved is None:
+            return False
+        allocated = self.session.allocated_of_queue(queue)
+        return bool(allocated.any() and np.all(deserved <= allocated + EPS))
+
+    def allocatable(self, queue: str, task: snapshot.Task) -> bool:
+        deserved = self.deserved.get(queue)
+        if deserved is None:
+            return True
+        req = self.session.vector(task.request)
+        asked = req > 0
+        after = self.session.allocated_of_queue(queue)[asked] + req[asked]
+        return bool(np.all(after <= deserved[asked] + EPS))
+
+    def enqueueable(self, job: str) -> bool:
+        ssn = self.session
+        info = ssn.job(job)
+        queue = ssn.snapshot.queues.get(info.queue)
+        if queue is None or queue.state != "Open":
+            return False
+        if info.min_resources is None:
+            return True
+        inqueue = self._inqueue(info.queue)
+        want = ssn.vector(info.min_resources)
+        asked = want > 0
+        total = want + ssn.allocated_of_queue(info.queue) + inqueue
+        if np.all(total[asked] <= self.real_capability[info.queue][asked] + EPS):
+            self._permitted = job
+            return True
+        return False
+
+    def _inqueue(self, queue: str) -> Vector:
+        """What admitted jobs of ``queue`` still reserve, kept as a running total per queue."""
+        ssn = self.session
+        if self._promised is None:
+            self._promised = {q: np.zeros(len(ssn.dims)) for q in self.deserved}
+            for key, job in ssn.snapshot.jobs.items():
+                if job.queue in self._promised:
+                    self._promised[job.queue] += overcommit.promised(ssn, key)
+        elif self._permitted is not None and ssn.phase[self._permitted] == "Inqueue":
+            permitted = ssn.job(self._permitted)
+            self._promised[permitted.queue] += overcommit.promised(ssn, self._permitted)
+        self._permitted = None
+        return self._promised.get(queue, np.zeros(len(ssn.dims)))
+
+    def victims(
+        self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
+    ) -> list[snapshot.Task] | None:
+        if action != "reclaim":
+            return None
+        ssn = self.session
+        allocated: dict[str, Vector] = {}
+        allowed = []
+        for task in candidates:
+            queue = ssn.job(task.job).queue
+            if queue not in self.deserved:
+                continue
+            current = allocated.setdefault(queue, ssn.allocated_of_queue(queue).copy())
+            req = ssn.vector(task.request)
+            over = np.any(current > self.deserved[queue] + EPS)
+            keeps_guarantee = np.all(current - req >= self.guarantee[queue] - EPS)
+            if over and keeps_guarantee:
+                allowed.append(task)
+                current -= req
+        return allowed

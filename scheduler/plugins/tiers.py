@@ -1,0 +1,93 @@
+"""How plugin answers combine, tier by tier, as Volcano's ``session_plugins.go`` does.
+
+- orders: keys concatenated in tier order (the first plugin that tells two apart wins),
+  then creation time and uid;
+- job_ready / job_pipelined / allocatable: every opinion must agree (AND);
+- job_valid: the first Invalid wins; enqueueable: any reject rejects; overused: any yes;
+- predicates: AND; node scores: sum;
+- victims: intersected within a tier; the first tier with an opinion decides, none → none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from scheduler import config, session, snapshot
+from scheduler.plugins import base, conformance, gang, nodeorder, overcommit, predicates, priority, proportion
+
+__all__ = ["REGISTRY", "Tiers"]
+
+# Listed explicitly: no import-time self-registration.
+REGISTRY: dict[str, type[base.Plugin]] = {
+    "gang": gang.Gang,
+    "priority": priority.Priority,
+    "conformance": conformance.Conformance,
+    "overcommit": overcommit.Overcommit,
+    "predicates": predicates.Predicates,
+    "proportion": proportion.Proportion,
+    "nodeorder": nodeorder.NodeOrder,
+    "binpack": nodeorder.BinPack,
+}
+
+
+class Tiers:
+    def __init__(self, conf: config.SchedulerConfig, ssn: session.Session) -> None:
+        self.tiers = [[REGISTRY[opt.name](opt, ssn) for opt in tier if opt.name in REGISTRY] for tier in conf.tiers]
+        self.all = [plugin for tier in self.tiers for plugin in tier]
+        self.session = ssn
+        # Bound methods looked up once: these run per task and per job.
+        self._predicates = [p.predicate for p in self.all if type(p).predicate is not base.Plugin.predicate]
+        self._scores = [p.node_score for p in self.all if type(p).node_score is not base.Plugin.node_score]
+
+    def job_valid(self, job: str) -> base.Invalid | None:
+        return next((r for r in (p.job_valid(job) for p in self.all) if r is not None), None)
+
+    def job_ready(self, job: str) -> bool:
+        return all(r is not False for r in (p.job_ready(job) for p in self.all))
+
+    def job_pipelined(self, job: str) -> bool:
+        return all(r is not False for r in (p.job_pipelined(job) for p in self.all))
+
+    def job_order(self, job: str) -> tuple[Any, ...]:
+        info = self.session.job(job)
+        return (*(p.job_order(job) or () for p in self.all), info.created, info.uid)
+
+    def queue_order(self, queue: str) -> tuple[Any, ...]:
+        info = self.session.snapshot.queues[queue]
+        return (*(p.queue_order(queue) or () for p in self.all), info.created, queue)
+
+    def enqueueable(self, job: str) -> bool:
+        return all(r is not False for r in (p.enqueueable(job) for p in self.all))
+
+    def allocatable(self, queue: str, task: snapshot.Task) -> bool:
+        return all(r is not False for r in (p.allocatable(queue, task) for p in self.all))
+
+    def overused(self, queue: str) -> bool:
+        return any(p.overused(queue) for p in self.all)
+
+    def predicate(self, task: snapshot.Task, rows: base.Rows) -> list[tuple[str, base.Mask]]:
+        return [check for hook in self._predicates for check in hook(task, rows)]
+
+    def node_score(self, task: snapshot.Task, rows: base.Rows) -> base.Scores:
+        total = np.zeros(len(rows), dtype=np.float64)
+        for hook in self._scores:
+            score = hook(task, rows)
+            if score is not None:
+                total += score
+        return total
+
+    def victims(
+        self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
+    ) -> list[snapshot.Task]:
+        for tier in self.tiers:
+            chosen: list[snapshot.Task] | None = None
+            for plugin in tier:
+                allowed = plugin.victims(preemptor, chosen if chosen is not None else candidates, action=action)
+                if allowed is not None:
+                    chosen = allowed
+            if chosen is not None:
+                return chosen
+        return []

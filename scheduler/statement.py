@@ -1,0 +1,76 @@
+"""Volcano's Statement: a log of operations applied to the session, committed or discarded.
+
+Each operation changes the session at once, so later decisions in the cycle see it.
+``commit`` hands the operations to the plan (in order); ``discard`` rolls them back in
+reverse. A statement that is neither committed nor discarded (a gang that is only pipelined)
+keeps its session effects, reserving the resources for the rest of the cycle, but produces no
+operations: nothing is bound until the gang can be made whole.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler import plan, session, snapshot
+
+__all__ = ["Statement"]
+
+
+@dataclasses.dataclass(slots=True)
+class _Entry:
+    kind: str  # allocate | pipeline | evict
+    task: str
+    row: int
+    undo: npt.NDArray[np.float64] | snapshot.TaskStatus | None
+    reason: str = ""
+    message: str = ""
+
+
+class Statement:
+    def __init__(self, ssn: session.Session) -> None:
+        self.session = ssn
+        self._entries: list[_Entry] = []
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def allocate(self, task: str, row: int) -> None:
+        self._entries.append(_Entry("allocate", task, row, self.session.apply_allocate(task, row)))
+
+    def pipeline(self, task: str, row: int) -> None:
+        self._entries.append(_Entry("pipeline", task, row, self.session.apply_pipeline(task, row)))
+
+    def evict(self, task: str, *, reason: str, message: str) -> None:
+        row = self.session.row[task]
+        self._entries.append(_Entry("evict", task, row, self.session.apply_evict(task), reason, message))
+
+    def discard(self) -> None:
+        ssn = self.session
+        for entry in reversed(self._entries):
+            if entry.kind == "allocate":
+                assert not isinstance(entry.undo, snapshot.TaskStatus)
+                ssn.undo_allocate(entry.task, entry.row, entry.undo)
+            elif entry.kind == "pipeline":
+                assert not isinstance(entry.undo, snapshot.TaskStatus)
+                ssn.undo_pipeline(entry.task, entry.row, entry.undo)
+            else:
+                assert isinstance(entry.undo, snapshot.TaskStatus)
+                ssn.undo_evict(entry.task, entry.undo)
+        self._entries.clear()
+
+    def commit(self) -> None:
+        ops = self.session.operations
+        nodes = self.session.snapshot.nodes
+        for entry in self._entries:
+            task = self.session.task(entry.task)
+            node = nodes[entry.row].name
+            if entry.kind == "allocate":
+                ops.append(plan.Allocate(task.key, task.uid, node))
+            elif entry.kind == "pipeline":
+                ops.append(plan.Pipeline(task.key, task.uid, node))
+            else:
+                ops.append(plan.Evict(task.key, task.uid, node, entry.reason, entry.message))
+        self._entries.clear()

@@ -1,0 +1,186 @@
+"""Admission through the real apiserver: each kind applied unchanged gets its PodGroup and stamps.
+
+The apiserver calls our HTTPS server through a MutatingWebhookConfiguration generated from the
+adapter registry; the PodGroups are made by the reconcilers with an ownerReference to the job.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes import client as k8s
+
+from bridge.localcluster import cluster
+from tests.builders import kubeflow as kf
+from tests.builders import spark
+from tests.integration import test_upstream_crds as upstream
+from tests.integration.test_controlplane import PG, eventually
+from tests.support import bridgethread
+
+pytestmark = pytest.mark.integration
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GROUP_NAME = "scheduling.k8s.io/group-name"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def crds(control_plane: cluster.LocalCluster) -> None:
+    upstream._install(control_plane, "spark-operator", "training-operator", "mpi-operator")
+
+
+def example(name: str) -> dict[str, Any]:
+    body: dict[str, Any] = yaml.safe_load((ROOT / "examples" / name).read_text())
+    body["metadata"].pop("namespace", None)
+    return body
+
+
+def create(api: k8s.ApiClient, ns: str, body: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    body["metadata"].pop("namespace", None)
+    group, version = body["apiVersion"].split("/")
+    out: dict[str, Any] = k8s.CustomObjectsApi(api).create_namespaced_custom_object(
+        group, version, ns, body["kind"].lower() + "s", body, **kwargs
+    )
+    return out
+
+
+def podgroup(api: k8s.ApiClient, ns: str, name: str) -> dict[str, Any] | None:
+    try:
+        pg: dict[str, Any] = k8s.CustomObjectsApi(api).get_namespaced_custom_object(*PG, ns, "podgroups", name)
+        return pg
+    except k8s.ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
+def test_sparkapplication_seed_gets_its_group(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    app = create(api_client, namespace, example("sparkapplication-pi-volcano.yaml"))
+    assert app["spec"]["driver"]["annotations"][GROUP_NAME] == "spark-spark-pi-pg"
+    assert app["spec"]["executor"]["schedulerName"] == "volcano"
+    assert app["spec"]["sparkConf"]["spark.kubernetes.scheduler.name"] == "volcano"
+    pg = eventually(lambda: podgroup(api_client, namespace, "spark-spark-pi-pg"), what="the Spark PodGroup")
+    assert pg["spec"] == {"minMember": 1, "queue": "default", "minResources": {"cpu": "2", "memory": "1792Mi"}}
+    owner = pg["metadata"]["ownerReferences"][0]
+    assert (owner["kind"], owner["name"], owner["uid"], owner["controller"]) == (
+        "SparkApplication",
+        "spark-pi",
+        app["metadata"]["uid"],
+        True,
+    )
+
+
+def test_kubeflow_kinds_stamped_and_grouped_and_collected(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    tf = create(api_client, namespace, example("tfjob-v1.yaml"))
+    for role, spec in tf["spec"]["tfReplicaSpecs"].items():
+        template = spec["template"]
+        assert template["metadata"]["annotations"] == {GROUP_NAME: "example-job", "volcano.sh/task-spec": role.lower()}
+        assert template["spec"]["schedulerName"] == "volcano"
+    pg = eventually(lambda: podgroup(api_client, namespace, "example-job"), what="the TFJob PodGroup")
+    assert pg["spec"]["minMember"] == 4 and pg["spec"]["minTaskMember"] == {"master": 1, "ps": 2, "worker": 1}
+
+    torch = create(api_client, namespace, example("pytorchjob-elastic.yaml"))
+    assert torch["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["metadata"]["annotations"][GROUP_NAME]
+    pg = eventually(lambda: podgroup(api_client, namespace, "elastic-example"), what="the PyTorchJob PodGroup")
+    assert pg["spec"]["minMember"] == 2 and pg["spec"]["minResources"] == {"cpu": "2", "memory": "2Gi"}
+
+    mpi = example("mpijob-v2beta1.yaml")
+    mpi["spec"]["launcherCreationPolicy"] = "WaitForWorkersReady"
+    create(api_client, namespace, mpi)
+    pg = eventually(lambda: podgroup(api_client, namespace, "tensorflow-mnist"), what="the MPIJob PodGroup")
+    assert pg["spec"]["minMember"] == 2 and pg["spec"]["minTaskMember"] == {"worker": 2}
+
+    k8s.CustomObjectsApi(api_client).delete_namespaced_custom_object(
+        "kubeflow.org", "v1", namespace, "tfjobs", "example-job"
+    )
+    eventually(
+        lambda: podgroup(api_client, namespace, "example-job") is None,
+        timeout=60,
+        what="the garbage collector to remove the TFJob's PodGroup",
+    )
+
+
+def test_operator_pods_without_stamps_are_annotated(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    core = k8s.CoreV1Api(api_client)
+    pod = kf.operator_pod("legacy", "worker", 1)
+    pod["metadata"]["namespace"] = namespace
+    created = core.create_namespaced_pod(namespace, pod)
+    assert created.metadata.annotations == {GROUP_NAME: "legacy", "volcano.sh/task-spec": "worker"}
+    assert created.spec.scheduler_name == "volcano"
+    bystander = core.create_namespaced_pod(
+        namespace,
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "bystander"},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]},
+        },
+    )
+    assert bystander.spec.scheduler_name == "default-scheduler" and not bystander.metadata.annotations
+
+
+def test_spark_submit_driver_is_gated_until_its_group_is_complete(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    core = k8s.CoreV1Api(api_client)
+    driver = spark.submit_pod("driver")
+    driver["metadata"]["namespace"] = namespace
+    created = core.create_namespaced_pod(namespace, driver)
+    group = "spark-0123456789abcdef0123456789abcdef-podgroup"
+    assert created.metadata.annotations[GROUP_NAME] == group
+    assert [g.name for g in created.spec.scheduling_gates] == ["vbridge.io/podgroup"]
+    # Spark writes the conf ConfigMap right after the driver pod.
+    core.create_namespaced_config_map(
+        namespace,
+        k8s.V1ConfigMap(
+            metadata=k8s.V1ObjectMeta(name="spark-drv-abc-conf-map"),
+            data={"spark.properties": "spark.executor.instances=3\nspark.executor.memory=1g\nspark.executor.cores=2\n"},
+        ),
+    )
+    pg = eventually(lambda: podgroup(api_client, namespace, group), what="the driver's PodGroup")
+    assert pg["spec"]["minMember"] == 1
+    # driver 1 cpu/896Mi + 3 executors × (2 cpu, 1024+384 Mi)
+    assert pg["spec"]["minResources"] == {"cpu": "7", "memory": "5Gi"}
+    assert pg["metadata"]["ownerReferences"][0]["name"] == "pi-abc-driver"
+    eventually(
+        lambda: not core.read_namespaced_pod("pi-abc-driver", namespace).spec.scheduling_gates,
+        what="the gate to be lifted",
+    )
+
+
+def test_dry_run_creates_nothing_and_foreign_queue_is_denied(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    crd = k8s.CustomObjectsApi(api_client)
+    dry = create(api_client, namespace, kf.tfjob("dry", Worker=kf.replica(2)), dry_run="All")
+    assert dry["spec"]["tfReplicaSpecs"]["Worker"]["template"]["metadata"]["annotations"][GROUP_NAME] == "dry"
+    crd.create_cluster_custom_object(
+        *PG,
+        "queues",
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "Queue",
+            "metadata": {"name": "finance-only", "annotations": {"vbridge.io/allowed-namespaces": "finance-*"}},
+            "spec": {"weight": 1},
+        },
+    )
+    eventually(lambda: "finance-only" in bridge.bridge.facts.queues if bridge.bridge else False)
+    app = spark.app(batchScheduler="volcano", batchSchedulerOptions={"queue": "finance-only"})
+    app["metadata"] = {"name": "denied"}
+    with pytest.raises(k8s.ApiException) as denied:
+        create(api_client, namespace, app)
+    assert denied.value.status == 403
+    assert "queue 'finance-only' does not admit namespace" in denied.value.body
+    app["spec"]["batchSchedulerOptions"]["queue"] = "no-such-queue"
+    with pytest.raises(k8s.ApiException) as missing:
+        create(api_client, namespace, app)
+    assert "queue 'no-such-queue' does not exist" in missing.value.body
+    assert podgroup(api_client, namespace, "dry") is None
+    assert crd.list_namespaced_custom_object("kubeflow.org", "v1", namespace, "tfjobs")["items"] == []

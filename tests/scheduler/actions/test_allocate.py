@@ -1,0 +1,155 @@
+"""allocate: gang commit, minTaskMember, pipelining, running groups, verdicts for strays."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.scheduler import builders as b
+from tests.scheduler import scenarios
+
+Q = [b.queue()]
+LATER = "2025-01-01T00:10:00Z"
+
+SCENARIOS = [
+    scenarios.Scenario(
+        id="gang-all-fit-binds-all",
+        nodes=[b.node("n1"), b.node("n2")],
+        pods=[b.pod(f"p{i}", cpu="2") for i in range(3)],
+        podgroups=[b.podgroup("pg", min_member=3)],
+        queues=Q,
+        binds={"p0": "*", "p1": "*", "p2": "*"},
+        phases={"pg": "Running"},
+        conditions={"pg": ("Scheduled", "tasks in gang are ready to be scheduled", "")},
+        pod_events={"p0": ("Scheduled", "Successfully assigned ns/p0")},
+    ),
+    scenarios.Scenario(
+        id="gang-n-minus-one-fit-binds-nothing",
+        nodes=[b.node("n1"), b.node("n2")],
+        pods=[b.pod(f"p{i}", cpu="3") for i in range(3)],
+        podgroups=[b.podgroup("pg", min_member=3)],
+        queues=Q,
+        binds={},
+        phases={"pg": "Inqueue"},
+        conditions={"pg": ("Unschedulable", "NotEnoughResources", "3/3 tasks in gang unschedulable")},
+        pod_events={"p2": ("FailedScheduling", "3/3 tasks in gang unschedulable: 0/2 nodes are available")},
+    ),
+    scenarios.Scenario(
+        id="gang-min-member-below-size-binds-what-fits",
+        nodes=[b.node("n1"), b.node("n2")],
+        pods=[b.pod(f"p{i}", cpu="3") for i in range(3)],
+        podgroups=[b.podgroup("pg", min_member=2)],
+        queues=Q,
+        bound_counts={"p": 2},
+        phases={"pg": "Running"},
+        pod_events={"p2": ("FailedScheduling", "0/2 nodes are available: 2 Insufficient cpu.")},
+    ),
+    scenarios.Scenario(
+        id="min-task-member-missing-pods-is-invalid",
+        nodes=[b.node("n1")],
+        pods=[b.pod("ps0", task="ps"), b.pod("w0", task="worker")],
+        podgroups=[b.podgroup("pg", min_member=2, min_task_member={"ps": 1, "worker": 2})],
+        queues=Q,
+        binds={},
+        conditions={"pg": ("Unschedulable", "NotEnoughPodsOfTask", "task worker has 1 valid pods")},
+        pod_events={"w0": ("Unschedulable", "minTaskMember is 2")},
+    ),
+    scenarios.Scenario(
+        id="min-task-member-unfit-task-blocks-gang",
+        nodes=[b.node("n1")],
+        pods=[b.pod("ps0", task="ps", cpu="500m"), b.pod("ps1", task="ps", cpu="500m")]
+        + [b.pod(f"w{i}", task="worker", cpu="2", created=LATER) for i in range(2)],
+        podgroups=[b.podgroup("pg", min_member=2, min_task_member={"worker": 2})],
+        queues=Q,
+        binds={},
+        conditions={"pg": ("Unschedulable", "NotEnoughResources", "Insufficient cpu")},
+    ),
+    scenarios.Scenario(
+        id="pipelined-gang-reserves-releasing-resources",
+        nodes=[b.node("n1"), b.node("n2")],
+        pods=[
+            {
+                **b.pod("old", group=None, cpu="4", node="n1"),
+                "metadata": {**b.pod("old", group=None)["metadata"], "deletionTimestamp": "2025-01-01T00:59:00Z"},
+            },
+            b.pod("a0", group="a", cpu="4"),
+            b.pod("a1", group="a", cpu="4"),
+            b.pod("late", group="late", cpu="4", created=LATER),
+        ],
+        podgroups=[b.podgroup("a", min_member=2), b.podgroup("late", created=LATER)],
+        queues=Q,
+        binds={},
+        conditions={
+            "a": ("Unschedulable", "NotEnoughResources", "waiting for resources being released"),
+            "late": ("Unschedulable", "NotEnoughResources", "Insufficient cpu"),
+        },
+    ),
+    scenarios.Scenario(
+        id="running-group-member-placed-alone",
+        nodes=[b.node("n1"), b.node("n2")],
+        pods=[b.pod(f"r{i}", cpu="1", node="n1") for i in range(3)] + [b.pod("extra", cpu="1", created=LATER)],
+        podgroups=[b.podgroup("pg", min_member=3, phase="Running")],
+        queues=Q,
+        binds={"extra": "n2"},
+        phases={"pg": "Running"},
+    ),
+    scenarios.Scenario(
+        id="running-group-keeps-place-over-newer-group",
+        nodes=[b.node("n1"), b.node("n2", cpu="2")],
+        pods=[b.pod(f"r{i}", group="g", cpu="2", node="n1") for i in range(2)]
+        + [b.pod("replacement", group="g", cpu="2", created=LATER), b.pod("fresh", group="f", cpu="2", created=LATER)],
+        podgroups=[b.podgroup("g", min_member=3, phase="Running"), b.podgroup("f", created=LATER)],
+        queues=Q,
+        binds={"replacement": "n2"},
+        phases={"g": "Running", "f": "Inqueue"},
+    ),
+    scenarios.Scenario(
+        id="higher-priority-class-first",
+        nodes=[b.node("n1", cpu="2")],
+        pods=[b.pod("low", group="low", cpu="2"), b.pod("high", group="high", cpu="2", created=LATER)],
+        podgroups=[b.podgroup("low"), b.podgroup("high", priority_class="high", created=LATER)],
+        queues=Q,
+        priorityclasses=[b.priority_class("high", 1000)],
+        binds={"high": "n1"},
+    ),
+    scenarios.Scenario(
+        id="missing-podgroup-gets-verdict",
+        nodes=[b.node("n1")],
+        pods=[b.pod("orphan", group="ghost"), b.pod("bare", group=None)],
+        podgroups=[],
+        queues=Q,
+        binds={},
+        pod_events={
+            "orphan": ("Unschedulable", "podgroup ns/ghost not found"),
+            "bare": ("Unschedulable", "no scheduling.k8s.io/group-name annotation"),
+        },
+    ),
+    scenarios.Scenario(
+        id="missing-queue-gets-verdict",
+        nodes=[b.node("n1")],
+        pods=[b.pod("p0")],
+        podgroups=[b.podgroup("pg", queue="nope")],
+        queues=Q,
+        binds={},
+        phases={"pg": "Pending"},
+        conditions={"pg": ("Unschedulable", "QueueNotFound", "queue nope not found")},
+        pod_events={"p0": ("Unschedulable", "queue nope not found")},
+    ),
+    scenarios.Scenario(
+        id="other-scheduler-pods-ignored-but-counted",
+        nodes=[b.node("n1", cpu="2"), b.node("n2", cpu="2")],
+        pods=[b.pod("theirs", group=None, cpu="2", node="n1", scheduler="default-scheduler"), b.pod("p0", cpu="2")],
+        podgroups=[b.podgroup("pg")],
+        queues=Q,
+        binds={"p0": "n2"},
+    ),
+]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
+def test_allocate(scenario: scenarios.Scenario) -> None:
+    scenarios.check(scenario)
+
+
+def test_same_inputs_same_plan() -> None:
+    scenario = SCENARIOS[0]
+    assert scenario.run() == scenario.run()

@@ -1,0 +1,41 @@
+"""The bridge (admission server + reconcilers) on a background loop, registered with the apiserver."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bridge import runtime
+from bridge.k8s import client, kubeconfigs
+from bridge.localcluster import certs, cluster
+from tests.support import loopthread
+from webhooks import server
+
+
+class BridgeThread(loopthread.LoopThread):
+    def __init__(self, lc: cluster.LocalCluster, *, scheduler_name: str = "volcano") -> None:
+        port = cluster.free_port()
+        pki = certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
+        serving = certs.issue_from(
+            pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",)
+        )
+        self.url = f"https://127.0.0.1:{port}"
+        self.kubeconfig = lc.kubeconfig
+        settings = server.Settings(port=port, certfile=serving.cert, keyfile=serving.key, scheduler_name=scheduler_name)
+        self.bridge: runtime.Bridge | None = None
+
+        async def main(ready: asyncio.Event) -> None:
+            async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=16) as api:
+                self.bridge = runtime.Bridge(api, settings)
+                task = asyncio.create_task(self.bridge.run())
+                started = asyncio.create_task(self.bridge.started.wait())
+                await asyncio.wait([task, started], return_when=asyncio.FIRST_COMPLETED)
+                if task.done():
+                    await task
+                await runtime.register(api, url=self.url, ca_bundle=pki.cert.read_bytes())
+                ready.set()
+                try:
+                    await task
+                finally:
+                    await asyncio.shield(runtime.unregister(api))
+
+        super().__init__(main, "bridge")
