@@ -26,7 +26,6 @@ __all__ = [
     "plan",
     "plugins",
     "podspec",
-    "quantity",
     "resources",
     "session",
     "snapshot",

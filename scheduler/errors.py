@@ -2,7 +2,7 @@
 
     bridge.errors.BridgeError
     ├── SchedulerError            the core was given something it cannot use
-    │   └── QuantityError             a Kubernetes quantity string does not parse
+    ├── InvalidObjectError ── QuantityError   (bridge.errors; raised by bridge.quantity)
     └── bridge.errors.ConfigError
         └── SchedulerConfigError      volcano-scheduler.conf or an option is invalid
 
@@ -14,15 +14,11 @@ from __future__ import annotations
 
 from bridge import errors
 
-__all__ = ["QuantityError", "SchedulerConfigError", "SchedulerError"]
+__all__ = ["SchedulerConfigError", "SchedulerError"]
 
 
 class SchedulerError(errors.BridgeError):
     """The scheduler core was given input it cannot use."""
-
-
-class QuantityError(SchedulerError, ValueError):
-    """A Kubernetes quantity ("500m", "1Gi", "1e3", ...) does not parse."""
 
 
 class SchedulerConfigError(errors.ConfigError):

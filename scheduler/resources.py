@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from scheduler import quantity
+from bridge import quantity
 
 __all__ = ["CPU", "MEMORY", "PODS", "Resource", "from_vector", "make", "parse", "vector"]
 

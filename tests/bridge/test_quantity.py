@@ -4,7 +4,7 @@ import fractions
 
 import pytest
 
-from scheduler import errors, quantity
+from bridge import errors, quantity
 
 
 @pytest.mark.parametrize(
