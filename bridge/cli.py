@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import pathlib
 import signal
 import sys
 import time
 
-from bridge import crdgen, errors
+import yaml
+
+from bridge import crdgen, errors, translating
 from bridge.k8s import client, kubeconfigs
 from bridge.localcluster import binaries, cluster
 from bridge.nodesim import nodes, simulator
@@ -87,6 +90,38 @@ def cmd_crds(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_translate(args: argparse.Namespace) -> int:
+    """Print, offline, what the bridge would do to each object of a manifest."""
+    path = pathlib.Path(args.file)
+    try:
+        documents = [d for d in yaml.safe_load_all(path.read_text()) if d]
+    except (OSError, yaml.YAMLError) as exc:
+        raise errors.ConfigError(f"cannot read {path}: {exc}") from None
+    labels = dict(item.split("=", 1) for item in args.namespace_label)
+    failed = False
+    out: list[str] = []
+    for doc in documents:
+        outcome = translating.translate(doc, namespace_labels=labels, scheduler_name=args.scheduler_name)
+        out.append(f"# --- {outcome.source}")
+        out += [f"# note: {n}" for n in outcome.notes]
+        if outcome.error:
+            failed = True
+            out.append(f"# DENIED: {outcome.error}")
+            continue
+        if outcome.desired is None:
+            out.append("# unchanged")
+            continue
+        out.append(f"# patch ({len(outcome.patch)} operations, against the object in today's API):")
+        out += ["#   " + json.dumps(op) for op in outcome.patch]
+        out.append(yaml.safe_dump(outcome.desired, sort_keys=False).rstrip())
+        if outcome.podgroup is not None:
+            out.append("---")
+            out.append(yaml.safe_dump(outcome.podgroup, sort_keys=False).rstrip())
+        out.append("---")
+    _say("\n".join(out))
+    return 1 if failed else 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="vbridge", description="Volcano gang scheduling for unchanged workloads.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -113,6 +148,17 @@ def parser() -> argparse.ArgumentParser:
     mode.add_argument("--write", action="store_true", default=True)
     mode.add_argument("--check", action="store_true")
     crds.set_defaults(func=cmd_crds)
+    tr = sub.add_parser("translate", help="print, offline, what the bridge would do to a manifest")
+    tr.add_argument("file")
+    tr.add_argument(
+        "--namespace-label",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="labels of the target namespace (e.g. vbridge.io/gang-scheduling=enabled)",
+    )
+    tr.add_argument("--scheduler-name", default="volcano")
+    tr.set_defaults(func=cmd_translate)
     return p
 
 
@@ -125,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `vbridge translate f | head`
+        return 0
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from typing import Protocol
@@ -39,14 +40,15 @@ def answer_error(uid: str, exc: Exception, *, adapter: base.Adapter | None, api_
 
 
 def _uid_of(raw: bytes) -> str:
-    """Best effort: the request uid of a body that failed to parse, so the answer still matches."""
-    import orjson
+    """Best effort: the request uid of a body that failed to parse, so the answer still matches.
 
+    The stdlib parser is used here on purpose: it is laxer than orjson (NaN, Infinity).
+    """
     try:
-        body = orjson.loads(raw)
+        body = json.loads(raw)
         uid = body.get("request", {}).get("uid", "") if isinstance(body, dict) else ""
         return uid if isinstance(uid, str) else ""
-    except (orjson.JSONDecodeError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         return ""
 
 

@@ -50,12 +50,13 @@ def parse(raw: bytes) -> Request:
     if body.get("kind") != "AdmissionReview":
         raise ReviewError(f"kind must be AdmissionReview, got {body.get('kind')!r}")
     request = _field(body, "request", dict, "AdmissionReview")
+    uid = _field(request, "uid", str, "request")
     kind = _field(request, "kind", dict, "request")
     obj = request.get("object")
     if obj is not None and not isinstance(obj, dict):
         raise ReviewError("request.object must be an object")
     return Request(
-        uid=_field(request, "uid", str, "request"),
+        uid=uid,
         api_version=str(body.get("apiVersion") or "admission.k8s.io/v1"),
         operation=str(request.get("operation", "")),
         namespace=str(request.get("namespace") or ""),

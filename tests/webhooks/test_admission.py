@@ -1,0 +1,153 @@
+"""One review in, one answer out: bad input is always a clear answer, never an exception."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import hypothesis
+import hypothesis.strategies as st
+import jsonpatch
+
+from bridge import queues
+from bridge.adapters import base, registry
+from tests.builders import kubeflow as kf
+from tests.builders import spark
+from webhooks import admission, reviews
+
+
+class Facts:
+    def __init__(self, **queue_facts: queues.QueueFacts) -> None:
+        self.queues = queue_facts or {"default": queues.QueueFacts()}
+
+    def context(self, namespace: str, *, scheduler_name: str) -> base.Context:
+        return base.Context(namespace=namespace, queues=self.queues, scheduler_name=scheduler_name)
+
+
+def review(
+    obj: Any, *, kind: tuple[str, str, str], namespace: str = "team-a", uid: str = "u-1", operation: str = "CREATE"
+) -> bytes:
+    group, version, k = kind
+    return json.dumps(
+        {
+            "apiVersion": "admission.k8s.io/v1",
+            "kind": "AdmissionReview",
+            "request": {
+                "uid": uid,
+                "kind": {"group": group, "version": version, "kind": k},
+                "operation": operation,
+                "namespace": namespace,
+                "object": obj,
+            },
+        }
+    ).encode()
+
+
+def answer(raw: bytes, path: str) -> dict[str, Any]:
+    out: dict[str, Any] = json.loads(admission.handle(raw, registry.by_path(path), Facts()))
+    return out["response"]
+
+
+TF = ("kubeflow.org", "v1", "TFJob")
+TF_PATH = "/mutate/kubeflow-org-tfjob"
+
+
+def test_mutation_is_a_json_patch_that_applies_and_is_idempotent() -> None:
+    job = kf.tfjob("mnist", Worker=kf.replica(2, kf.container("tensorflow", "1", "1Gi")))
+    job["metadata"].pop("namespace")
+    first = answer(review(job, kind=TF), TF_PATH)
+    assert first["allowed"] and first["uid"] == "u-1" and first["patchType"] == "JSONPatch"
+    patched = jsonpatch.apply_patch(job, json.loads(base64.b64decode(first["patch"])))
+    assert "namespace" not in patched["metadata"]
+    assert patched["spec"]["tfReplicaSpecs"]["Worker"]["template"]["spec"]["schedulerName"] == "volcano"
+    second = answer(review(patched, kind=TF), TF_PATH)
+    assert second == {"uid": "u-1", "allowed": True}
+
+
+def test_bad_objects_are_denied_with_a_message() -> None:
+    bad = answer(review(kf.tfjob("x", Worker=kf.replica(-1)), kind=TF), TF_PATH)
+    assert bad["allowed"] is False and bad["status"]["code"] == 400
+    assert "replicas must be a non-negative integer" in bad["status"]["message"]
+    wrong_type = answer(review({"metadata": {"name": "x"}, "spec": {"tfReplicaSpecs": ["Worker"]}}, kind=TF), TF_PATH)
+    assert wrong_type["allowed"] is False and "tfReplicaSpecs" in wrong_type["status"]["message"]
+    no_meta = answer(review({"spec": {}}, kind=TF), TF_PATH)
+    assert no_meta["allowed"] is False and "no metadata" in no_meta["status"]["message"]
+
+
+def test_queue_denial_is_403_naming_the_queues_to_use() -> None:
+    app = spark.app(batchScheduler="volcano", batchSchedulerOptions={"queue": "gpu"})
+    raw = review(app, kind=("sparkoperator.k8s.io", "v1beta2", "SparkApplication"))
+    out = json.loads(
+        admission.handle(
+            raw,
+            registry.by_path("/mutate/sparkoperator-k8s-io-sparkapplication"),
+            Facts(default=queues.QueueFacts(), gpu=queues.QueueFacts(state="Closed")),
+        )
+    )["response"]
+    assert out["allowed"] is False and out["status"]["code"] == 403
+    assert out["status"]["message"] == (
+        "volcano-bridge: queue 'gpu' is Closed, not Open: it takes no new jobs; "
+        "queues open to namespace 'team-a': default"
+    )
+
+
+def test_unknown_versions_paths_and_operations_are_allowed() -> None:
+    old = answer(review({"metadata": {"name": "x"}}, kind=("kubeflow.org", "v1alpha1", "TFJob")), TF_PATH)
+    assert old["allowed"] and "does not handle kubeflow.org/v1alpha1 TFJob" in old["warnings"][0]
+    assert answer(review({"metadata": {}}, kind=TF), "/mutate/not-installed") == {"uid": "u-1", "allowed": True}
+    update = answer(review(kf.tfjob("x", Worker=kf.replica(-1)), kind=TF, operation="UPDATE"), TF_PATH)
+    assert update == {"uid": "u-1", "allowed": True}
+
+
+def test_malformed_reviews_are_denied_not_raised() -> None:
+    for raw, expected in [
+        (b"not json", "body is not JSON"),
+        (b"[1, 2]", "must be a JSON object"),
+        (b'{"kind": "Pod"}', "kind must be AdmissionReview"),
+        (b'{"kind": "AdmissionReview", "request": {"uid": 5}}', "request.uid must be a str"),
+        (b'{"kind": "AdmissionReview", "request": {"uid": "a", "kind": "x"}}', "request.kind must be a dict"),
+    ]:
+        out = json.loads(admission.handle(raw, registry.by_path(TF_PATH), Facts()))["response"]
+        assert out["allowed"] is False and expected in out["status"]["message"], raw
+
+
+def test_a_bug_never_blocks_pods_but_blocks_fail_kinds() -> None:
+    class Broken:
+        registration = registry.by_path("/mutate/spark-apache-org-pod").registration  # type: ignore[union-attr]
+
+        def translate(self, obj: Any, ctx: Any) -> None:
+            raise KeyError("boom")
+
+    pod = spark.submit_pod("driver")
+    out = json.loads(admission.handle(review(pod, kind=("", "v1", "Pod")), Broken(), Facts()))["response"]
+    assert out["allowed"] is True and "internal error: KeyError" in out["warnings"][0]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(
+    body=json_values,
+    kind=st.sampled_from([TF, ("", "v1", "Pod"), ("sparkoperator.k8s.io", "v1beta2", "SparkApplication")]),
+    path=st.sampled_from([a.registration.path for a in registry.ADAPTERS]),
+)
+def test_fuzz_any_object_gets_an_answer(body: Any, kind: tuple[str, str, str], path: str) -> None:
+    out = json.loads(admission.handle(review(body, kind=kind), registry.by_path(path), Facts()))
+    assert out["kind"] == "AdmissionReview" and out["response"]["uid"] == "u-1"
+    assert isinstance(out["response"]["allowed"], bool)
+    if not out["response"]["allowed"]:
+        assert out["response"]["status"]["message"]
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@hypothesis.given(raw=st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()))
+def test_fuzz_review_parser_never_raises_unexpected(raw: bytes) -> None:
+    out = json.loads(admission.handle(raw, registry.by_path(TF_PATH), Facts()))
+    assert out["response"]["allowed"] in (True, False)
+    assert reviews.MAX_BODY == 3 * 1024 * 1024

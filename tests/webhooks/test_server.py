@@ -1,0 +1,91 @@
+"""The HTTPS server itself, on loopback: limits, timeouts and health, with a real TLS client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import pathlib
+import socket
+import ssl
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from bridge.localcluster import certs, cluster
+from tests.support import loopthread
+from tests.webhooks import test_admission
+from webhooks import reviews, server
+
+
+class SyncedFacts(test_admission.Facts):
+    synced = True
+
+
+@pytest.fixture(scope="module")
+def https(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, pathlib.Path]]:
+    folder = tmp_path_factory.mktemp("tls")
+    pki = certs.make_pki(folder)
+    serving = certs.issue_from(pki.ca, folder, "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
+    port = cluster.free_port()
+    settings = server.Settings(port=port, certfile=serving.cert, keyfile=serving.key, read_timeout=0.5)
+
+    async def main(ready: asyncio.Event) -> None:
+        await server.serve(server.App(SyncedFacts(), settings), started=ready)
+
+    thread = loopthread.LoopThread(main, "webhook-server").start()
+    try:
+        yield f"https://127.0.0.1:{port}", pki.ca.cert
+    finally:
+        thread.stop()
+
+
+def test_health_and_not_found(https: tuple[str, pathlib.Path]) -> None:
+    url, ca = https
+    with httpx.Client(verify=ssl.create_default_context(cafile=str(ca))) as http:
+        assert http.get(url + "/healthz").json() == {"status": "ok"}
+        assert http.get(url + "/readyz").json() == {"ready": True}
+        assert http.get(url + "/nope").status_code == 404
+
+
+def test_review_round_trip_over_tls(https: tuple[str, pathlib.Path]) -> None:
+    url, ca = https
+    job = test_admission.kf.tfjob("mnist", Worker=test_admission.kf.replica(2))
+    with httpx.Client(verify=ssl.create_default_context(cafile=str(ca))) as http:
+        out = http.post(url + "/mutate/kubeflow-org-tfjob", content=test_admission.review(job, kind=test_admission.TF))
+    assert out.status_code == 200
+    assert out.json()["response"]["allowed"] is True and out.json()["response"]["patchType"] == "JSONPatch"
+
+
+def test_body_over_3_mib_is_refused_on_bytes_read(https: tuple[str, pathlib.Path]) -> None:
+    url, ca = https
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: the cap must hold on what is read
+        for _ in range(4):
+            yield b" " * (1024 * 1024)
+
+    with httpx.Client(verify=ssl.create_default_context(cafile=str(ca))) as http:
+        out = http.post(url + "/mutate/kubeflow-org-tfjob", content=chunks())
+    assert out.status_code == 413 and "3 MiB" in out.json()["error"]
+    assert reviews.MAX_BODY == 3 * 1024 * 1024
+
+
+def test_slow_client_times_out(https: tuple[str, pathlib.Path]) -> None:
+    url, ca = https
+    host, port = url.removeprefix("https://").split(":")
+    ctx = ssl.create_default_context(cafile=str(ca))
+    with (
+        socket.create_connection((host, int(port)), timeout=5) as raw,
+        ctx.wrap_socket(raw, server_hostname=host) as tls,
+    ):
+        tls.sendall(b"POST /mutate/kubeflow-org-tfjob HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        started = time.monotonic()
+        reply = ""
+        while not reply.endswith("}"):
+            chunk = tls.recv(4096).decode()
+            if not chunk:
+                break
+            reply += chunk
+    assert reply.startswith("HTTP/1.1 408") and time.monotonic() - started < 3
+    assert json.loads(reply.split("\r\n\r\n", 1)[1]) == {"error": "request body not received in time"}
