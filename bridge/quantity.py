@@ -9,6 +9,7 @@ would make "0.1" CPUs compare unequal to "100m".
 from __future__ import annotations
 
 import fractions
+import functools
 import math
 import re
 
@@ -39,6 +40,13 @@ def parse(value: str | int | float | fractions.Fraction) -> fractions.Fraction:
         raise errors.QuantityError(f"not a quantity: {value!r}")
     if isinstance(value, int | float | fractions.Fraction):
         return fractions.Fraction(value)
+    if not isinstance(value, str):
+        raise errors.QuantityError(f"not a quantity: {value!r}")
+    return _parse_text(value)
+
+
+@functools.lru_cache(maxsize=4096)  # the same few quantities recur in every object
+def _parse_text(value: str) -> fractions.Fraction:
     match = _PATTERN.match(value.strip())
     if match is None:
         raise errors.QuantityError(f"not a Kubernetes quantity: {value!r}")

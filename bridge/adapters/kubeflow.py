@@ -10,11 +10,10 @@ replica template is stamped with schedulerName, ``scheduling.k8s.io/group-name``
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bridge import errors, keys, podgroups, podresources
+from bridge import errors, keys, patching, podgroups, podresources
 from bridge.adapters import base
 
 __all__ = ["KubeflowAdapter"]
@@ -96,14 +95,17 @@ class KubeflowAdapter:
             ),
             None,
         )
-        desired = copy.deepcopy(obj)
-        for role, rs in desired["spec"][self.replica_field].items():
-            template = rs.setdefault("template", {})
-            tmeta = template.setdefault("metadata", {})
-            tmeta.setdefault("annotations", {}).update({keys.GROUP_NAME: name, keys.TASK_SPEC: role.lower()})
-            pod_spec = template.setdefault("spec", {})
-            if pod_spec.get("schedulerName") in (None, "", "default-scheduler"):
-                pod_spec["schedulerName"] = ctx.scheduler_name
+        desired = obj
+        for role, rs in specs.items():
+            base_path = ("spec", self.replica_field, role, "template")
+            stamps = {
+                **(patching.get_in(rs, ("template", "metadata", "annotations")) or {}),
+                keys.GROUP_NAME: name,
+                keys.TASK_SPEC: role.lower(),
+            }
+            desired = patching.assoc(desired, (*base_path, "metadata", "annotations"), stamps)
+            if patching.get_in(rs, ("template", "spec", "schedulerName")) in (None, "", "default-scheduler"):
+                desired = patching.assoc(desired, (*base_path, "spec", "schedulerName"), ctx.scheduler_name)
         group = podgroups.build(
             name=name,
             namespace=meta.get("namespace") or ctx.namespace,

@@ -9,10 +9,9 @@ result as a stamped template: schedulerName, ``scheduling.k8s.io/group-name: <jo
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from bridge import keys
+from bridge import keys, patching
 from bridge.adapters import base
 
 __all__ = ["KubeflowPodAdapter"]
@@ -41,7 +40,7 @@ class KubeflowPodAdapter:
             return None
         if spec.get("schedulerName") not in (None, "", "default-scheduler", ctx.scheduler_name):
             return None  # the user chose another scheduler on purpose
-        desired = copy.deepcopy(obj)
-        desired["metadata"].setdefault("annotations", {}).update({keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower()})
-        desired.setdefault("spec", {})["schedulerName"] = ctx.scheduler_name
+        stamps = {**annotations, keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower()}
+        desired = patching.assoc(obj, ("metadata", "annotations"), stamps)
+        desired = patching.assoc(desired, ("spec", "schedulerName"), ctx.scheduler_name)
         return base.Translation(desired=desired, podgroup=None)

@@ -21,11 +21,10 @@ requests + N executors by Spark's rules, queue by precedence).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import keys, podgroups, podresources, quantity
+from bridge import keys, patching, podgroups, podresources, quantity
 from bridge.adapters import base
 from bridge.spark import conf as sparkconf
 from bridge.spark import sizing
@@ -97,16 +96,15 @@ class SparkPodAdapter:
             return None
         meta = obj.get("metadata") or {}
         annotations = meta.get("annotations") or {}
-        desired = copy.deepcopy(obj)
-        desired["spec"]["schedulerName"] = ctx.scheduler_name
+        desired = patching.assoc(obj, ("spec", "schedulerName"), ctx.scheduler_name)
         name = annotations.get(keys.GROUP_NAME)
         if name is None:
             name = group_name(sparkconf.app_id(obj))
-            desired["metadata"].setdefault("annotations", {})[keys.GROUP_NAME] = name
+            desired = patching.assoc(desired, ("metadata", "annotations"), {**annotations, keys.GROUP_NAME: name})
         if role == "driver" and ctx.conf is None:
-            gates = desired["spec"].setdefault("schedulingGates", [])
+            gates = list(desired["spec"].get("schedulingGates") or [])
             if not any(g.get("name") == keys.SPARK_GATE for g in gates):
-                gates.append({"name": keys.SPARK_GATE})
+                desired = patching.assoc(desired, ("spec", "schedulingGates"), [*gates, {"name": keys.SPARK_GATE}])
         group = None
         if role == "driver" and ctx.conf is not None and name == group_name(sparkconf.app_id(obj)):
             group = self._group(obj, name, ctx)

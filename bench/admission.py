@@ -1,0 +1,297 @@
+"""Admission benchmark over TLS, with the anchor (a no-op TLS server on the same stack) in the same run.
+
+Prints, for realistic AdmissionReviews (a Spark executor pod and a TFJob):
+- p50/p99 latency at a constant 500 req/s (hey: 10 workers × 50 req/s),
+- the maximum req/s of one server process (wrk, 2 threads, 32 connections),
+- the same maximum for a no-op TLS server on the same stack (uvicorn + httptools + uvloop): the ceiling,
+- the kube-apiserver's pod-create rate with and without our webhook registered.
+Targets: p99 ≤ 5 ms, ≥ 2,000 req/s, ≥ 70 % of the ceiling, pod creates with the webhook ≥ 90 % of without.
+
+Needs `wrk` and `hey` (Debian packages: apt-get install wrk hey).
+
+    .venv/bin/python bench/admission.py [--seconds 10] [--pods 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bridge import queues  # noqa: E402
+from bridge.adapters import base  # noqa: E402
+from bridge.k8s import client, kubeconfigs, paths  # noqa: E402
+from bridge.localcluster import certs, cluster  # noqa: E402
+from webhooks import server  # noqa: E402
+
+
+def executor_review() -> dict[str, Any]:
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "pi-4b1e-exec-1",
+            "namespace": "spark",
+            "labels": {
+                "spark-app-selector": "spark-0123456789abcdef0123456789abcdef",
+                "spark-role": "executor",
+                "spark-app-name": "pi",
+                "spark-exec-id": "1",
+                "spark-exec-resourceprofile-id": "0",
+                "spark-version": "3.5.3",
+            },
+            "ownerReferences": [
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "name": "pi-4b1e-driver",
+                    "uid": "6b0e8c2a-0000-4000-8000-000000000001",
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {
+            "schedulerName": "volcano",
+            "restartPolicy": "Never",
+            "hostname": "pi-4b1e-exec-1",
+            "containers": [
+                {
+                    "name": "spark-kubernetes-executor",
+                    "image": "apache/spark:3.5.3",
+                    "args": ["executor"],
+                    "imagePullPolicy": "IfNotPresent",
+                    "env": [{"name": f"SPARK_VAR_{i}", "value": "x" * 40} for i in range(12)],
+                    "ports": [{"containerPort": 7079, "name": "blockmanager"}],
+                    "resources": {"requests": {"cpu": "1", "memory": "1408Mi"}, "limits": {"memory": "1408Mi"}},
+                    "volumeMounts": [{"name": "spark-local-dir-1", "mountPath": "/var/data/spark-1"}],
+                }
+            ],
+            "volumes": [{"name": "spark-local-dir-1", "emptyDir": {}}],
+        },
+    }
+    return {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "705ab4f5-6393-11e8-b7cc-42010a800002",
+            "kind": {"group": "", "version": "v1", "kind": "Pod"},
+            "resource": {"group": "", "version": "v1", "resource": "pods"},
+            "operation": "CREATE",
+            "namespace": "spark",
+            "userInfo": {"username": "system:serviceaccount:spark:spark"},
+            "object": pod,
+        },
+    }
+
+
+def tfjob_review() -> dict[str, Any]:
+    role = {
+        "replicas": 4,
+        "restartPolicy": "OnFailure",
+        "template": {
+            "spec": {
+                "containers": [
+                    {
+                        "name": "tensorflow",
+                        "image": "kubeflow/tf-dist-mnist-test:1.0",
+                        "resources": {"requests": {"cpu": "2", "memory": "4Gi"}, "limits": {"nvidia.com/gpu": "1"}},
+                    }
+                ]
+            }
+        },
+    }
+    job = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "TFJob",
+        "metadata": {"name": "dist-mnist", "namespace": "ml"},
+        "spec": {"tfReplicaSpecs": {"PS": {**role, "replicas": 2}, "Worker": role}},
+    }
+    return {
+        "apiVersion": "admission.k8s.io/v1",
+        "kind": "AdmissionReview",
+        "request": {
+            "uid": "705ab4f5-6393-11e8-b7cc-42010a800003",
+            "kind": {"group": "kubeflow.org", "version": "v1", "kind": "TFJob"},
+            "operation": "CREATE",
+            "namespace": "ml",
+            "object": job,
+        },
+    }
+
+
+class StaticFacts:
+    synced = True
+
+    def context(self, namespace: str, *, scheduler_name: str) -> base.Context:
+        return base.Context(namespace=namespace, queues={"default": queues.QueueFacts()}, scheduler_name=scheduler_name)
+
+
+class NoOp:
+    """The ceiling: same server stack, reads the body, answers a fixed allow."""
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        while (await receive()).get("more_body"):
+            pass
+        body = b'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"x","allowed":true}}'
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def serve(kind: str, port: int, cert: str, key: str) -> None:
+    settings = server.Settings(port=port, certfile=pathlib.Path(cert), keyfile=pathlib.Path(key))
+    app: Any = server.App(StaticFacts(), settings) if kind == "real" else NoOp()
+    srv = server.server(server.App(StaticFacts(), settings))
+    srv.config.app = app
+    srv.config.loaded = False
+    asyncio.run(srv.serve())
+
+
+def start(kind: str, port: int, tls: certs.KeyPair) -> subprocess.Popen[bytes]:
+    proc = subprocess.Popen([sys.executable, __file__, "--serve", kind, str(port), str(tls.cert), str(tls.key)])
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            with __import__("socket").create_connection(("127.0.0.1", port), timeout=0.2):
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{kind} server did not start")
+
+
+def wrk(url: str, body: pathlib.Path, seconds: int) -> float:
+    script = body.with_suffix(".lua")
+    script.write_text(
+        f'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
+        f'local f = io.open("{body}", "rb")\nwrk.body = f:read("*all")\nf:close()\n'
+    )
+    out = subprocess.run(
+        ["wrk", "-t2", "-c32", f"-d{seconds}s", "-s", str(script), url], capture_output=True, text=True, check=True
+    ).stdout
+    return float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+
+
+def hey(url: str, body: pathlib.Path, seconds: int) -> tuple[float, float]:
+    out = subprocess.run(
+        [
+            "hey",
+            "-z",
+            f"{seconds}s",
+            "-c",
+            "10",
+            "-q",
+            "50",
+            "-m",
+            "POST",
+            "-T",
+            "application/json",
+            "-D",
+            str(body),
+            url,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    p50 = float(re.search(r"50%+ in ([\d.]+) secs", out).group(1))  # type: ignore[union-attr]
+    p99 = float(re.search(r"99%+ in ([\d.]+) secs", out).group(1))  # type: ignore[union-attr]
+    return p50 * 1000, p99 * 1000
+
+
+async def pod_create_rate(lc: cluster.LocalCluster, count: int, ns: str) -> float:
+    async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=32) as api:
+        await api.request("POST", "/api/v1/namespaces", body={"metadata": {"name": ns}})
+        gate = asyncio.Semaphore(32)
+        review = executor_review()["request"]["object"]
+
+        async def one(i: int) -> None:
+            pod = json.loads(json.dumps(review))
+            pod["metadata"] = {**pod["metadata"], "name": f"p-{i}", "namespace": ns, "ownerReferences": []}
+            async with gate:
+                await api.request("POST", paths.resource("v1", "pods", namespace=ns), body=pod)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(count)))
+        return count / (time.perf_counter() - t0)
+
+
+def main(seconds: int, pods: int) -> None:
+    for tool in ("wrk", "hey"):
+        if not shutil.which(tool):
+            sys.exit(f"{tool} is missing: apt-get install wrk hey")
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="vbridge-bench-"))
+    pki = certs.make_pki(tmp / "pki")
+    tls = certs.issue_from(pki.ca, tmp / "pki", "webhook", common_name="bench", hosts=("127.0.0.1",))
+    bodies = {"spark-executor": executor_review(), "tfjob": tfjob_review()}
+    paths_ = {"spark-executor": "/mutate/spark-apache-org-pod", "tfjob": "/mutate/kubeflow-org-tfjob"}
+    rows = []
+    for kind in ("real", "noop"):
+        port = cluster.free_port()
+        proc = start(kind, port, tls)
+        try:
+            for name, review in bodies.items():
+                body = tmp / f"{name}.json"
+                body.write_bytes(json.dumps(review).encode())
+                url = f"https://127.0.0.1:{port}{paths_[name]}"
+                rate = wrk(url, body, seconds)
+                p50, p99 = hey(url, body, seconds) if kind == "real" else (float("nan"), float("nan"))
+                rows.append((kind, name, rate, p50, p99))
+                print(
+                    f"{kind:5} {name:15} max {rate:8.0f} req/s   @500 req/s p50 {p50:6.2f} ms  p99 {p99:6.2f} ms",
+                    flush=True,
+                )
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    ceiling = {name: rate for kind, name, rate, *_ in rows if kind == "noop"}
+    for kind, name, rate, _p50, p99 in rows:
+        if kind == "real":
+            print(
+                f"{name}: {rate:.0f} req/s = {rate / ceiling[name]:.0%} of the no-op ceiling ({ceiling[name]:.0f}); "
+                f"p99 {p99:.2f} ms (target ≤ 5 ms); {rate / 2000:.2f}× the 2,000 req/s target"
+            )
+
+    with cluster.LocalCluster() as lc:
+        without = asyncio.run(pod_create_rate(lc, pods, "plain"))
+        port = cluster.free_port()
+        proc = start("real", port, tls)
+        try:
+            from bridge import runtime
+
+            async def reg() -> None:
+                async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
+                    await runtime.register(api, url=f"https://127.0.0.1:{port}", ca_bundle=pki.ca.cert.read_bytes())
+
+            asyncio.run(reg())
+            time.sleep(1)
+            with_hook = asyncio.run(pod_create_rate(lc, pods, "hooked"))
+        finally:
+            proc.terminate()
+            proc.wait(10)
+    print(
+        f"apiserver pod creates: {without:.0f}/s without the webhook, {with_hook:.0f}/s with it "
+        f"= {with_hook / without:.0%} (target ≥ 90 %)"
+    )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--serve":
+        serve(*sys.argv[2:3], int(sys.argv[3]), sys.argv[4], sys.argv[5])  # type: ignore[misc]
+    else:
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--seconds", type=int, default=10)
+        parser.add_argument("--pods", type=int, default=2000)
+        args = parser.parse_args()
+        main(args.seconds, args.pods)
