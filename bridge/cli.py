@@ -4,44 +4,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
 import pathlib
-import signal
 import sys
 import time
 
 import yaml
 
-from bridge import crdgen, errors, translating
-from bridge.k8s import client, kubeconfigs
+from bridge import crdgen, embedded, errors, translating
 from bridge.localcluster import binaries, cluster
-from bridge.nodesim import nodes, simulator
+from bridge.nodesim import nodes
+from scheduler.io import command as scheduler_command
 
 __all__ = ["main"]
 
 
 def _say(msg: str) -> None:
     print(msg, flush=True)
-
-
-async def _serve(kubeconfig: pathlib.Path, specs: list[nodes.NodeSpec], run_seconds: float | None) -> None:
-    async with client.Client(kubeconfigs.load(kubeconfig), connections=32) as api:
-        sim = simulator.Simulator(api, specs, default_run_seconds=run_seconds)
-        task = asyncio.create_task(sim.run())
-        while sim.stats.nodes < len(specs) and not task.done():
-            await asyncio.sleep(0.1)
-        if task.done():
-            await task
-        _say(f"{len(specs)} simulated nodes are Ready.")
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, stop.set)
-        await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -55,15 +34,16 @@ def cmd_up(args: argparse.Namespace) -> int:
     _say("starting etcd, kube-apiserver and kube-controller-manager...")
     with lc:
         _say(f"control plane ready in {time.monotonic() - t0:.1f} s at {lc.server}")
-        specs = nodes.pool(args.nodes, cpu=args.node_cpu, memory=args.node_memory, gpus=args.node_gpus)
         _say(
             f"\n  kubeconfig: {lc.kubeconfig}\n"
             f"  try:        export KUBECONFIG={lc.kubeconfig}\n"
-            f"              {bins.folder / 'kubectl'} get nodes,queues\n"
+            f"              {bins.folder / 'kubectl'} get nodes,queues,podgroups -A\n"
             f"  logs:       {lc.workdir / 'logs'}\n"
             "  stop:       Ctrl-C\n"
         )
-        asyncio.run(_serve(lc.kubeconfig, specs, args.run_seconds))
+        specs = nodes.pool(args.nodes, cpu=args.node_cpu, memory=args.node_memory, gpus=args.node_gpus)
+        opts = embedded.Options(specs=tuple(specs), run_seconds=args.run_seconds, examples=not args.no_examples)
+        asyncio.run(embedded.run(lc, opts, _say))
         _say("stopping...")
     return 0
 
@@ -133,9 +113,10 @@ def parser() -> argparse.ArgumentParser:
     up.add_argument(
         "--run-seconds",
         type=float,
-        default=None,
+        default=30.0,
         help="finish pods after this many seconds unless their annotation says otherwise",
     )
+    up.add_argument("--no-examples", action="store_true", help="do not apply the seed examples")
     up.add_argument("--port", type=int, default=None, help="kube-apiserver port (default: a free one)")
     up.add_argument("--workdir", default=None, help="keep certificates, logs and etcd data here")
     up.set_defaults(func=cmd_up)
@@ -148,6 +129,7 @@ def parser() -> argparse.ArgumentParser:
     mode.add_argument("--write", action="store_true", default=True)
     mode.add_argument("--check", action="store_true")
     crds.set_defaults(func=cmd_crds)
+    scheduler_command.add_parser(sub)
     tr = sub.add_parser("translate", help="print, offline, what the bridge would do to a manifest")
     tr.add_argument("file")
     tr.add_argument(

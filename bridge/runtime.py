@@ -18,7 +18,9 @@ from bridge.controllers import jobs, spark, templates
 from bridge.k8s import client, paths
 from webhooks import configuration, facts, server
 
-__all__ = ["Bridge", "register", "unregister"]
+__all__ = ["NAME", "Bridge", "register", "unregister"]
+
+NAME = configuration.NAME
 
 log = logging.getLogger(__name__)
 TEMPLATES = pathlib.Path(__file__).resolve().parents[1] / "podgroup_templates"

@@ -22,6 +22,7 @@ __all__ = [
     "config",
     "cycle",
     "errors",
+    "io",
     "placement",
     "plan",
     "plugins",

@@ -49,9 +49,9 @@ class JobReconciler:
                     if kind in ("ADDED", "MODIFIED"):
                         await self.reconcile(obj)
             except errors.ApiError as exc:
-                if exc.status != 404:
+                if exc.status not in (404, 429):  # 404: CRD not installed (yet); 429: it is being installed
                     log.warning("watching %s failed: %s", path, exc)
-                await asyncio.sleep(5)  # CRD not installed (yet)
+                await asyncio.sleep(1 if exc.status == 429 else 5)
 
     async def reconcile(self, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}

@@ -43,10 +43,11 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
             line = proc.stdout.readline()
             assert line, "vbridge up exited early:\n" + "".join(seen)
             seen.append(line)
-            if "simulated nodes are Ready" in line:
+            if "MPIJob seed/tensorflow-mnist" in line:  # the last seed example
                 break
         out = "".join(seen)
         assert "control plane ready in" in out and f"kubeconfig: {workdir / 'kubeconfig'}" in out
+        assert "admission webhook on https://127.0.0.1:" in out and "gang scheduler running" in out
         nodes = subprocess.run(
             [str(bins.path("kubectl")), f"--kubeconfig={workdir / 'kubeconfig'}", "get", "nodes", "--no-headers"],
             capture_output=True,
@@ -55,6 +56,24 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
         ).stdout.splitlines()
         assert sorted(n.split()[0] for n in nodes) == ["sim-node-0", "sim-node-1", "sim-node-2"]
         assert all(n.split()[1] == "Ready" for n in nodes)
+        assert "created SparkApplication seed/spark-pi" in out and "created TFJob seed/example-job" in out
+        groups = subprocess.run(
+            [
+                str(bins.path("kubectl")),
+                f"--kubeconfig={workdir / 'kubeconfig'}",
+                "get",
+                "pg",
+                "-n",
+                "seed",
+                "-o",
+                "custom-columns=NAME:.metadata.name,MIN:.spec.minMember",
+                "--no-headers",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        assert {"spark-spark-pi-pg", "example-job"} <= set(groups)
         assert _procs_mentioning(str(workdir))  # etcd, apiserver, controller manager are up
         proc.send_signal(signal.SIGINT)
         assert proc.wait(30) == 0

@@ -1,0 +1,143 @@
+"""``vbridge up``: the embedded default, everything in one process on a local control plane.
+
+It starts etcd, kube-apiserver and kube-controller-manager (``bridge.localcluster``), simulated
+nodes, our admission webhook and reconcilers (``bridge.runtime``) registered through a
+MutatingWebhookConfiguration, and the gang scheduler (``scheduler.io``); installs the upstream
+CRDs the seed examples need (from the pinned Go modules); applies the seed examples in
+``examples/`` (old APIs converted first); and reports their PodGroups until interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import pathlib
+import signal
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+from bridge import convert, errors, runtime
+from bridge.k8s import client, kubeconfigs, paths
+from bridge.localcluster import certs, cluster, depcrds
+from bridge.nodesim import nodes, simulator
+from scheduler import config as sched_config
+from scheduler.io import loop as sched_loop
+from webhooks import server
+
+__all__ = ["Options", "run"]
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+# Which upstream CRD sets the seed examples need. MPIJob v1 (training-operator) is chosen over
+# v2beta1: the seed MPIJob v1alpha2 converts to v1 (the behaviour-preserving target).
+SEED_CRDS = ("spark-operator", "training-operator", "training-operator-mpi")
+SEEDS = (
+    "volcano-job-mpi.yaml",
+    "volcano-job-tensorflow.yaml",
+    "sparkapplication-pi-volcano.yaml",
+    "tfjob-v1alpha1.yaml",
+    "mpijob-v1alpha2.yaml",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    specs: tuple[nodes.NodeSpec, ...]
+    run_seconds: float | None = 30.0
+    examples: bool = True
+    scheduler_name: str = "volcano"
+
+
+async def _apply(api: client.Client, doc: dict[str, Any], namespace: str) -> str:
+    doc, _ = convert.to_current(doc)
+    group_version, kind = doc["apiVersion"], doc["kind"]
+    plural = kind.lower() + "s"
+    doc["metadata"] = {**doc.get("metadata", {}), "namespace": namespace}
+    try:
+        await api.request("POST", paths.resource(group_version, plural, namespace=namespace), body=doc)
+        return f"created {kind} {namespace}/{doc['metadata']['name']}"
+    except errors.ApiError as exc:
+        return f"not created: {kind} {doc['metadata'].get('name')}: {exc.message}"
+
+
+async def _report(api: client.Client, say: Callable[[str], None], last: list[str]) -> None:
+    """Print the PodGroups table when it changed since the last report."""
+    groups = await api.request("GET", paths.resource("scheduling.volcano.sh/v1beta1", "podgroups"))
+    lines = [f"{'NAMESPACE/PODGROUP':48} {'PHASE':10} {'MIN':>4} {'RUNNING':>7} {'DONE':>5} QUEUE"]
+    for pg in groups.get("items", []):
+        meta, spec, status = pg["metadata"], pg.get("spec", {}), pg.get("status") or {}
+        lines.append(
+            f"{meta['namespace'] + '/' + meta['name']:48} {status.get('phase', '-'):10} {spec.get('minMember', 0):>4} "
+            f"{status.get('running', 0):>7} {status.get('succeeded', 0):>5} {spec.get('queue', '')}"
+        )
+    if lines != last:
+        last[:] = lines
+        say("\n".join(lines))
+
+
+async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None]) -> None:
+    """Serve until SIGINT/SIGTERM."""
+    pki = certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
+    tls = certs.issue_from(pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
+    port = cluster.free_port()
+    settings = server.Settings(port=port, certfile=tls.cert, keyfile=tls.key, scheduler_name=opts.scheduler_name)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=32) as api:
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            sim = simulator.Simulator(api, opts.specs, default_run_seconds=opts.run_seconds)
+            await sim.register_nodes()
+            say(f"{len(opts.specs)} simulated nodes are Ready.")
+            tasks.append(asyncio.create_task(sim.serve()))
+            bridge = runtime.Bridge(api, settings)
+            tasks.append(asyncio.create_task(bridge.run()))
+            while not bridge.started.is_set():
+                _raise_if_failed(tasks)
+                await asyncio.sleep(0.05)
+            await runtime.register(api, url=f"https://127.0.0.1:{port}", ca_bundle=pki.cert.read_bytes())
+            say(f"admission webhook on https://127.0.0.1:{port} (MutatingWebhookConfiguration {runtime.NAME})")
+            conf = sched_config.parse("", scheduler_name=opts.scheduler_name)
+            tasks.append(asyncio.create_task(sched_loop.Scheduler(api, conf).run()))
+            say(f"gang scheduler running for schedulerName {opts.scheduler_name!r}")
+            if opts.examples:
+                await _seed(api, say)
+            last: list[str] = []
+            while not stop.is_set():
+                _raise_if_failed(tasks)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), 3)
+                if opts.examples and not stop.is_set():
+                    await _report(api, say, last)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            with contextlib.suppress(errors.BridgeError):
+                await runtime.unregister(api)
+
+
+def _raise_if_failed(tasks: list[asyncio.Task[None]]) -> None:
+    for task in tasks:
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]
+
+
+async def _seed(api: client.Client, say: Callable[[str], None]) -> None:
+    docs: list[dict[str, Any]] = []
+    for name in SEED_CRDS:
+        try:
+            for path in depcrds.ensure(name, ROOT / ".cache" / "dep-crds"):
+                docs += [d for d in yaml.safe_load_all(path.read_text()) if d]
+        except errors.BridgeError as exc:
+            say(f"upstream CRDs {name} unavailable ({exc}); its examples are skipped")
+    await cluster.apply_crds(api, docs)
+    await api.request("POST", "/api/v1/namespaces", body={"metadata": {"name": "seed"}})
+    for name in SEEDS:
+        for doc in yaml.safe_load_all((ROOT / "examples" / name).read_text()):
+            if doc:
+                say("  " + await _apply(api, doc, "seed"))

@@ -1,0 +1,21 @@
+"""The scheduler's I/O shell: watches in, binds and status out, around the pure core.
+
+Contract:
+
+- ``cache.Cache`` holds what the watches (``bridge.k8s.watching.watch``) report for nodes,
+  pods, PodGroups, Queues and PriorityClasses, plus pods the binder *assumed* (bound by us, not
+  yet seen bound), and hands ``building.build`` consistent API-dict lists;
+- ``binder.Binder`` carries out a plan's operations (bind, nominate, evict) against the
+  apiserver, treating a 409 on ``pods/binding`` by reading the pod, and forgets failed binds;
+- ``status.StatusWriter`` writes verdicts (PodGroup, Queue, pod condition, Events), only what
+  changed since its last write, with ``resourceVersion`` preconditions;
+- ``loop.Scheduler(api, conf).run()`` is the whole scheduler: cache, optional leader election
+  (``leader.Elector``), a cycle every ``period`` seconds or promptly after relevant events, and
+  ``metrics`` (Prometheus text on ``/metrics``, ``/healthz``);
+- ``command.add_parser`` registers ``vbridge scheduler``.
+
+Only this package performs I/O for the scheduler, always through ``bridge.k8s.client.Client``;
+the clock is read here (``loop``), never in the core.
+"""
+
+__all__ = ["binder", "cache", "command", "leader", "loop", "metrics", "status"]

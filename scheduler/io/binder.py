@@ -1,0 +1,182 @@
+"""Carry out a plan's operations: evict victims, nominate nodes, bind gangs.
+
+Binds are ``POST pods/{name}/binding`` with the pod's UID, so the apiserver refuses a bind
+for a replaced pod; a bind is retried with backoff on transient errors (429, 5xx, dropped
+connections). A 409 ("already assigned", or a UID mismatch) is settled by reading the pod: on
+the intended node it is a success (our earlier attempt, or another leader, got there), else a
+failure. Every Allocate is *assumed* in the cache before its request goes out; a failed bind
+is forgotten (so the next cycle places the pod again), recorded as a ``FailedScheduling``
+Event and, if the pod is still unbound, a ``PodScheduled=False`` condition (kube-scheduler's
+``handleBindingCycleError``; Volcano PR #3547). A gang's binds are issued together.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import httpx
+
+from bridge import errors
+from bridge.k8s import client, paths
+from scheduler import plan
+from scheduler.io import cache as cache_mod
+from scheduler.io import status
+
+__all__ = ["TRANSIENT", "Binder", "Outcome"]
+
+log = logging.getLogger(__name__)
+
+TRANSIENT = frozenset({429, 500, 502, 503, 504})
+
+Hook = Callable[[plan.Allocate], Awaitable[None]]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Outcome:
+    bound: tuple[str, ...] = ()
+    failed: tuple[tuple[str, str], ...] = ()  # (pod, why)
+    evicted: tuple[str, ...] = ()
+    nominated: tuple[str, ...] = ()
+
+
+def _split(pod: str) -> tuple[str, str]:
+    namespace, _, name = pod.partition("/")
+    return namespace, name
+
+
+def binding(op: plan.Allocate) -> dict[str, Any]:
+    _, name = _split(op.pod)
+    return {
+        "apiVersion": "v1",
+        "kind": "Binding",
+        "metadata": {"name": name, "uid": op.uid},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": op.node},
+    }
+
+
+class Binder:
+    def __init__(
+        self,
+        api: client.Client,
+        cache: cache_mod.Cache,
+        *,
+        concurrency: int = 64,
+        retries: int = 3,
+        backoff: float = 0.1,
+        hook: Hook | None = None,
+    ) -> None:
+        self.api = api
+        self.cache = cache
+        self.retries = retries
+        self.backoff = backoff
+        self.hook = hook
+        self._gate = asyncio.Semaphore(concurrency)
+
+    async def execute(self, operations: Sequence[plan.Operation]) -> Outcome:
+        evicts = [op for op in operations if isinstance(op, plan.Evict)]
+        nominations = [op for op in operations if isinstance(op, plan.Pipeline)]
+        allocates = [op for op in operations if isinstance(op, plan.Allocate)]
+        # Assume first, all at once: whatever happens to the requests, no later cycle may see
+        # these pods as unplaced while their binds are in flight.
+        for op in allocates:
+            self.cache.assume(op.pod, op.uid, op.node)
+        evicted = await asyncio.gather(*(self._evict(op) for op in evicts))
+        nominated = await asyncio.gather(*(self._nominate(op) for op in nominations))
+        results = await asyncio.gather(*(self._bind(op) for op in allocates))
+        return Outcome(
+            bound=tuple(op.pod for op, why in zip(allocates, results, strict=True) if why is None),
+            failed=tuple((op.pod, why) for op, why in zip(allocates, results, strict=True) if why is not None),
+            evicted=tuple(op.pod for op, ok in zip(evicts, evicted, strict=True) if ok),
+            nominated=tuple(op.pod for op, ok in zip(nominations, nominated, strict=True) if ok),
+        )
+
+    async def _bind(self, op: plan.Allocate) -> str | None:
+        """None on success, else why it failed (the pod is then forgotten and told)."""
+        namespace, name = _split(op.pod)
+        path = paths.resource("v1", "pods", namespace=namespace, name=name, subresource="binding")
+        why: str
+        async with self._gate:
+            if self.hook is not None:
+                await self.hook(op)
+            for attempt in range(self.retries + 1):
+                try:
+                    await self.api.request("POST", path, body=binding(op))
+                    return None
+                except errors.ApiError as exc:
+                    if exc.status == 409:
+                        settled = await self._settle(op)
+                        if settled is None:
+                            return None
+                        why = settled
+                        break
+                    why = f"binding rejected: {exc}"
+                    if exc.status not in TRANSIENT:
+                        break
+                except (httpx.TransportError, OSError) as exc:
+                    why = f"binding failed: {exc!r}"
+                if attempt < self.retries:
+                    await asyncio.sleep(self.backoff * 2**attempt)
+        await self._failed(op, why)
+        return why
+
+    async def _settle(self, op: plan.Allocate) -> str | None:
+        """After a 409: None if the pod (same UID) is on the intended node, else why not."""
+        namespace, name = _split(op.pod)
+        try:
+            pod = await self.api.request("GET", paths.resource("v1", "pods", namespace=namespace, name=name))
+        except errors.ApiError as exc:
+            return f"pod is gone ({exc.status})"
+        if (pod.get("metadata") or {}).get("uid") != op.uid:
+            return "pod was replaced by a new one with the same name"
+        node = (pod.get("spec") or {}).get("nodeName")
+        if node == op.node:
+            return None
+        return f"pod is already assigned to node {node}" if node else "pod is being deleted"
+
+    async def _failed(self, op: plan.Allocate, why: str) -> None:
+        self.cache.forget(op.pod)
+        log.warning("bind of %s to %s failed: %s", op.pod, op.node, why)
+        pod = self.cache.pod(op.pod)
+        if pod is None or (pod.get("metadata") or {}).get("uid") != op.uid:
+            return
+        message = f"failed to bind {op.pod} to {op.node}: {why}"
+        await status.event(self.api, pod, reason="FailedScheduling", message=message, warning=True)
+        if "already assigned" not in why:  # a pod bound elsewhere is scheduled: no False condition
+            await status.pod_condition(self.api, pod, reason="SchedulerError", message=message)
+
+    async def _evict(self, op: plan.Evict) -> bool:
+        namespace, name = _split(op.pod)
+        body = {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": op.uid}}
+        try:
+            async with self._gate:
+                await self.api.request(
+                    "DELETE", paths.resource("v1", "pods", namespace=namespace, name=name), body=body
+                )
+        except errors.ApiError as exc:
+            if exc.status not in (404, 409):  # gone or replaced: nothing left to evict
+                log.warning("evicting %s failed: %s", op.pod, exc)
+            return False
+        self.cache.deleting(op.pod, op.uid)
+        pod = self.cache.pod(op.pod) or {"metadata": {"namespace": namespace, "name": name, "uid": op.uid}}
+        await status.event(self.api, pod, reason=op.reason, message=op.message, warning=True)
+        return True
+
+    async def _nominate(self, op: plan.Pipeline) -> bool:
+        pod = self.cache.pod(op.pod)
+        if pod is None or (pod.get("status") or {}).get("nominatedNodeName") == op.node:
+            return False
+        namespace, name = _split(op.pod)
+        meta = pod.get("metadata") or {}
+        body = {"metadata": {"resourceVersion": meta.get("resourceVersion")}, "status": {"nominatedNodeName": op.node}}
+        path = paths.resource("v1", "pods", namespace=namespace, name=name, subresource="status")
+        try:
+            async with self._gate:
+                await self.api.request("PATCH", path, body=body, content_type=client.MERGE)
+        except errors.ApiError as exc:
+            log.info("nominating %s on %s skipped: %s", op.pod, op.node, exc)
+            return False
+        return True

@@ -1,0 +1,176 @@
+"""What the apiserver holds, as the watches report it, plus what we did but have not seen yet.
+
+One watch per kind (list, then watch; ``bridge.k8s.watching`` relists on 410 without replay).
+``inputs()`` returns the API-dict lists ``building.build`` takes, with two overlays:
+
+- *assumed* pods (kube-scheduler's assume): bound by us, not yet seen bound. They are shown
+  with ``spec.nodeName`` set so the next cycle neither places them twice nor reuses their room.
+  They never expire while the bind is in flight (kube-scheduler #106361: expiry raced slow
+  binds); they are dropped when the watch shows the pod bound or gone, or when the binder
+  forgets a failed bind.
+- *deleting* pods: victims we deleted, shown with a ``deletionTimestamp`` until the watch says
+  so, so their room counts as releasing rather than free or still held.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from bridge import errors
+from bridge.k8s import client, paths, watching
+
+__all__ = ["KINDS", "Cache"]
+
+log = logging.getLogger(__name__)
+
+Obj = dict[str, Any]
+
+# kind -> (apiVersion, plural); the names are building.build's keyword arguments.
+KINDS: dict[str, tuple[str, str]] = {
+    "nodes": ("v1", "nodes"),
+    "pods": ("v1", "pods"),
+    "podgroups": ("scheduling.volcano.sh/v1beta1", "podgroups"),
+    "queues": ("scheduling.volcano.sh/v1beta1", "queues"),
+    "priorityclasses": ("scheduling.k8s.io/v1", "priorityclasses"),
+}
+
+
+def key_of(obj: Obj) -> str:
+    meta = obj.get("metadata") or {}
+    namespace = meta.get("namespace") or ""
+    return f"{namespace}/{meta.get('name', '')}" if namespace else str(meta.get("name", ""))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Assumed:
+    uid: str
+    node: str
+
+
+class Cache:
+    """``await cache.run()`` until cancelled; ``cache.synced`` is set once every kind was listed."""
+
+    def __init__(self, api: client.Client, *, on_change: Callable[[], None] | None = None) -> None:
+        self.api = api
+        self.on_change = on_change or (lambda: None)
+        self.store: dict[str, dict[str, Obj]] = {kind: {} for kind in KINDS}
+        self.synced = asyncio.Event()
+        self._synced_kinds: set[str] = set()
+        self._assumed: dict[str, Assumed] = {}
+        self._deleting: dict[str, str] = {}  # pod key -> uid
+
+    # -- the binder's side -----------------------------------------------------------------
+
+    def assume(self, pod: str, uid: str, node: str) -> None:
+        self._assumed[pod] = Assumed(uid, node)
+
+    def forget(self, pod: str) -> None:
+        self._assumed.pop(pod, None)
+
+    def deleting(self, pod: str, uid: str) -> None:
+        self._deleting[pod] = uid
+
+    def assumed(self) -> dict[str, str]:
+        return {pod: a.node for pod, a in self._assumed.items()}
+
+    def pod(self, key: str) -> Obj | None:
+        return self.store["pods"].get(key)
+
+    # -- the cycle's side -------------------------------------------------------------------
+
+    def inputs(self) -> dict[str, list[Obj]]:
+        """Shallow copies of the lists; objects are replaced, never mutated, so this is consistent."""
+        out = {kind: list(objs.values()) for kind, objs in self.store.items()}
+        if self._assumed or self._deleting:
+            out["pods"] = [self._overlay(p) for p in out["pods"]]
+        return out
+
+    def _overlay(self, pod: Obj) -> Obj:
+        key = key_of(pod)
+        uid = (pod.get("metadata") or {}).get("uid")
+        assumed = self._assumed.get(key)
+        if assumed is not None and assumed.uid == uid and not (pod.get("spec") or {}).get("nodeName"):
+            pod = {**pod, "spec": {**(pod.get("spec") or {}), "nodeName": assumed.node}}
+        if self._deleting.get(key) == uid and not pod["metadata"].get("deletionTimestamp"):
+            pod = {**pod, "metadata": {**pod["metadata"], "deletionTimestamp": "1970-01-01T00:00:00Z"}}
+        return pod
+
+    # -- the watches' side ------------------------------------------------------------------
+
+    async def run(self) -> None:
+        async with asyncio.TaskGroup() as group:
+            for kind in KINDS:
+                group.create_task(self._follow(kind))
+
+    async def _follow(self, kind: str) -> None:
+        """Watch one kind forever; after an error, start over and drop what the new list lacks."""
+        api_version, plural = KINDS[kind]
+        delay = 0.2
+        while True:
+            fresh: set[str] | None = set()
+            try:
+                async for event, obj in watching.watch(self.api, paths.resource(api_version, plural)):
+                    if event == "SYNCED":
+                        if fresh is not None:
+                            for gone in set(self.store[kind]) - fresh:
+                                self._apply(kind, "DELETED", self.store[kind][gone])
+                            fresh = None
+                        self._synced_kinds.add(kind)
+                        if self._synced_kinds == set(KINDS):
+                            self.synced.set()
+                        self.on_change()
+                        delay = 0.2
+                        continue
+                    if fresh is not None:
+                        fresh.add(key_of(obj))
+                    if self._apply(kind, event, obj):
+                        self.on_change()
+            except (errors.ApiError, OSError) as exc:
+                # 404 until a CRD exists, 403 until RBAC allows, or a dropped connection.
+                log.warning("watch of %s failed (%s); retrying in %.1f s", kind, exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 10.0)
+
+    def _apply(self, kind: str, event: str, obj: Obj) -> bool:
+        """Store one event; True when the scheduler should run again because of it."""
+        key = key_of(obj)
+        objs = self.store[kind]
+        old = objs.get(key)
+        if event == "DELETED":
+            objs.pop(key, None)
+        else:
+            objs[key] = obj
+        if kind != "pods":
+            return True
+        if event == "DELETED":
+            self._assumed.pop(key, None)
+            self._deleting.pop(key, None)
+            return True
+        meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+        assumed = self._assumed.get(key)
+        if assumed is not None and (spec.get("nodeName") or assumed.uid != meta.get("uid")):
+            del self._assumed[key]  # confirmed by the watch (or the pod was replaced)
+        if key in self._deleting and (meta.get("deletionTimestamp") or self._deleting[key] != meta.get("uid")):
+            del self._deleting[key]
+        return _relevant(old, obj)
+
+
+def _relevant(old: Obj | None, new: Obj) -> bool:
+    """A bound pod's status updates (Pending → Running) change nothing the core decides on."""
+    if old is None:
+        return True
+    phase = (new.get("status") or {}).get("phase")
+    was = (old.get("status") or {}).get("phase")
+    bound = bool((new.get("spec") or {}).get("nodeName"))
+    bound_before = bool((old.get("spec") or {}).get("nodeName"))
+    deleting = bool((new.get("metadata") or {}).get("deletionTimestamp"))
+    deleting_before = bool((old.get("metadata") or {}).get("deletionTimestamp"))
+    if bound != bound_before or deleting != deleting_before:
+        return True
+    if phase in ("Succeeded", "Failed") and phase != was:
+        return True
+    return not bound

@@ -1,0 +1,80 @@
+"""``vbridge scheduler``: run the gang scheduler against a kube-apiserver until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import pathlib
+import signal
+import socket
+from typing import Any
+
+from bridge import errors
+from bridge.k8s import client, kubeconfigs
+from scheduler import config
+from scheduler.io import leader, loop
+
+__all__ = ["add_parser", "load_config", "main"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register the subcommand on ``parser.add_subparsers()``'s result."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "scheduler", help="run the gang scheduler (Volcano semantics) against a cluster"
+    )
+    p.add_argument("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="default: $KUBECONFIG")
+    p.add_argument("--scheduler-name", default="volcano", help="schedule pods with this spec.schedulerName")
+    p.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
+    p.add_argument("--period", type=float, default=1.0, help="seconds between cycles when nothing happens")
+    p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics and /healthz on 127.0.0.1:PORT")
+    p.add_argument("--leader-elect", action="store_true", help="bind only while holding a Lease")
+    p.add_argument("--lease-namespace", default="kube-system")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(func=main)
+    return p
+
+
+def load_config(path: str | None, scheduler_name: str) -> config.SchedulerConfig:
+    if path is None:
+        return config.parse("", scheduler_name=scheduler_name)
+    try:
+        text = pathlib.Path(path).read_text()
+    except OSError as exc:
+        raise errors.ConfigError(f"cannot read scheduler conf {path}: {exc.strerror}") from exc
+    return config.parse(text, scheduler_name=scheduler_name)
+
+
+def main(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
+    if not args.kubeconfig:
+        raise errors.ConfigError("no kubeconfig: pass --kubeconfig or set KUBECONFIG")
+    conf = load_config(args.conf, args.scheduler_name)
+    if conf.unsupported:
+        logging.getLogger(__name__).warning("plugins not implemented, ignored: %s", ", ".join(conf.unsupported))
+    asyncio.run(_run(args, conf))
+    return 0
+
+
+async def _run(args: argparse.Namespace, conf: config.SchedulerConfig) -> None:
+    async with client.Client(kubeconfigs.load(pathlib.Path(args.kubeconfig)), connections=64) as api:
+        elector = None
+        if args.leader_elect:
+            identity = f"{socket.gethostname()}_{os.getpid()}"
+            elector = leader.Elector(
+                api, name=f"{args.scheduler_name}-scheduler", identity=identity, namespace=args.lease_namespace
+            )
+        sched = loop.Scheduler(api, conf, period=args.period, elector=elector, metrics_port=args.metrics_port)
+        task = asyncio.create_task(sched.run())
+        stop = asyncio.Event()
+        running = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            running.add_signal_handler(sig, stop.set)
+        await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

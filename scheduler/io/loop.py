@@ -1,0 +1,157 @@
+"""The scheduler: cache → snapshot → ``cycle.schedule`` → binder → status, on a timer and on events.
+
+``await Scheduler(api, conf).run()`` runs until cancelled. A cycle starts every ``period``
+seconds, and ``debounce`` seconds after a relevant watch event (events arriving meanwhile are
+folded into one cycle). No cycle runs before every watch has listed once (Volcano #5174: a
+first session before cache sync makes wrong decisions), nor while another instance leads.
+
+The core's work (building the snapshot, the actions) runs in a worker thread so watches,
+lease renewals and the metrics server stay responsive during a long cycle; its inputs are
+shallow copies of immutable-by-convention objects, so the thread sees a consistent view.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import datetime
+import logging
+import time
+from collections.abc import Callable
+
+from bridge import errors
+from bridge.k8s import client, paths
+from scheduler import building, config, cycle, plan
+from scheduler.io import binder, cache, leader, metrics, status
+
+__all__ = ["DEFAULT_QUEUES", "CycleReport", "Scheduler"]
+
+log = logging.getLogger(__name__)
+
+# As Volcano's scheduler creates them when missing (cache.go newDefaultAndRootQueue).
+DEFAULT_QUEUES = (
+    {"name": "root", "spec": {"weight": 1, "reclaimable": False}},
+    {"name": "default", "spec": {"weight": 1, "reclaimable": True}},
+)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CycleReport:
+    seconds: float  # whole cycle: snapshot, actions, binds, status writes
+    core_seconds: float  # snapshot + actions only
+    outcome: binder.Outcome
+    writes: int
+
+
+class Scheduler:
+    def __init__(
+        self,
+        api: client.Client,
+        conf: config.SchedulerConfig,
+        *,
+        period: float = 1.0,
+        debounce: float = 0.02,
+        elector: leader.Elector | None = None,
+        metrics_port: int | None = None,
+        bind_hook: binder.Hook | None = None,
+        on_cycle: Callable[[CycleReport], None] | None = None,
+        clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.UTC),
+    ) -> None:
+        self.api = api
+        self.conf = conf
+        self.period = period
+        self.debounce = debounce
+        self.elector = elector
+        self.metrics_port = metrics_port
+        self.on_cycle = on_cycle
+        self.clock = clock
+        self.metrics = metrics.Metrics()
+        self._wake = asyncio.Event()
+        self.cache = cache.Cache(api, on_change=self._wake.set)
+        self.binder = binder.Binder(api, self.cache, hook=bind_hook)
+        self.status = status.StatusWriter(api, self.cache)
+        self.cycles = 0
+        self._queues_ensured = False
+
+    def is_leader(self) -> bool:
+        return self.elector is None or self.elector.is_leader()
+
+    async def run(self) -> None:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(self.cache.run())
+            if self.elector is not None:
+                group.create_task(self.elector.run())
+                group.create_task(self._follow_leadership(self.elector))
+            if self.metrics_port is not None:
+                group.create_task(metrics.serve(self.metrics, port=self.metrics_port, healthy=self._healthy))
+            group.create_task(self._loop())
+
+    def _healthy(self) -> bool:
+        return self.cache.synced.is_set()
+
+    async def _follow_leadership(self, elector: leader.Elector) -> None:
+        while True:
+            await elector.changed.wait()
+            elector.changed.clear()
+            self.metrics.leader = int(elector.is_leader())
+            self._wake.set()
+
+    async def _loop(self) -> None:
+        await self.cache.synced.wait()
+        while True:
+            self._wake.clear()
+            if self.is_leader():
+                try:
+                    await self.run_once()
+                except errors.BridgeError as exc:
+                    # The API said no (or the conf cannot be used on this input): log, try again.
+                    log.error("scheduling cycle failed: %s", exc)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), self.period)
+            await asyncio.sleep(self.debounce)  # fold a burst of events into one cycle
+
+    async def run_once(self) -> CycleReport:
+        """One cycle; the caller makes sure the cache is synced and we lead."""
+        t0 = time.perf_counter()
+        if not self._queues_ensured:
+            await self._ensure_queues()
+        inputs = self.cache.inputs()
+        now = self.clock()
+        verdicts = await asyncio.to_thread(self._decide, inputs, now)
+        core = time.perf_counter() - t0
+        if not self.is_leader():  # lost the Lease while thinking: act on nothing
+            return CycleReport(time.perf_counter() - t0, core, binder.Outcome(), 0)
+        outcome = await self.binder.execute(verdicts.operations)
+        writes = await self.status.write(verdicts, bound=outcome.bound)
+        report = CycleReport(time.perf_counter() - t0, core, outcome, writes)
+        self.cycles += 1
+        self.metrics.cycle(
+            verdicts, seconds=report.seconds, bound=len(outcome.bound), failed=len(outcome.failed), writes=writes
+        )
+        if self.on_cycle is not None:
+            self.on_cycle(report)
+        return report
+
+    def _decide(self, inputs: dict[str, list[cache.Obj]], now: datetime.datetime) -> plan.Plan:
+        snap = building.build(**inputs, scheduler_name=self.conf.scheduler_name)
+        return cycle.schedule(snap, self.conf, now)
+
+    async def _ensure_queues(self) -> None:
+        path = paths.resource("scheduling.volcano.sh/v1beta1", "queues")
+        for queue in DEFAULT_QUEUES:
+            if queue["name"] in self.cache.store["queues"]:
+                continue
+            body = {
+                "apiVersion": "scheduling.volcano.sh/v1beta1",
+                "kind": "Queue",
+                "metadata": {"name": queue["name"]},
+                "spec": queue["spec"],
+            }
+            try:
+                await self.api.request("POST", path, body=body)
+                log.info("created queue %s", queue["name"])
+            except errors.ApiError as exc:
+                if exc.status != 409:
+                    raise
+        self._queues_ensured = True
