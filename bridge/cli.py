@@ -11,7 +11,7 @@ import time
 
 import yaml
 
-from bridge import crdgen, embedded, errors, translating
+from bridge import chartgen, cli_serve, crdgen, embedded, errors, translating
 from bridge.localcluster import binaries, cluster
 from bridge.nodesim import nodes
 from scheduler.io import command as scheduler_command
@@ -102,6 +102,19 @@ def cmd_translate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def cmd_chart(args: argparse.Namespace) -> int:
+    if args.check:
+        stale = chartgen.check()
+        if stale:
+            _say(f"chart out of date: {', '.join(stale)}; run `vbridge chart --write`")
+            return 1
+        _say("chart is up to date")
+        return 0
+    for path in chartgen.write():
+        _say(f"wrote {path}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="vbridge", description="Volcano gang scheduling for unchanged workloads.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -129,6 +142,12 @@ def parser() -> argparse.ArgumentParser:
     mode.add_argument("--write", action="store_true", default=True)
     mode.add_argument("--check", action="store_true")
     crds.set_defaults(func=cmd_crds)
+    chart = sub.add_parser("chart", help="generate the Helm chart's registry-derived files")
+    chart_mode = chart.add_mutually_exclusive_group()
+    chart_mode.add_argument("--write", action="store_true", default=True)
+    chart_mode.add_argument("--check", action="store_true")
+    chart.set_defaults(func=cmd_chart)
+    cli_serve.add_parser(sub)
     scheduler_command.add_parser(sub)
     tr = sub.add_parser("translate", help="print, offline, what the bridge would do to a manifest")
     tr.add_argument("file")

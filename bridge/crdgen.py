@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from bridge.models import base, podgroup, queue
+from bridge.models import base, job, podgroup, queue
 
 __all__ = ["ALL", "check", "manifest", "render", "structural", "write"]
 
-ALL: tuple[base.CrdInfo, ...] = (podgroup.CRD, queue.CRD)
+ALL: tuple[base.CrdInfo, ...] = (podgroup.CRD, queue.CRD, job.CRD)
 _DROP = {"title", "additionalProperties_false"}
 
 

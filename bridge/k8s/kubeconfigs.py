@@ -13,7 +13,9 @@ import yaml
 
 from bridge import errors
 
-__all__ = ["Connection", "load", "write"]
+__all__ = ["Connection", "in_cluster", "load", "resolve", "write"]
+
+SERVICE_ACCOUNT = pathlib.Path("/var/run/secrets/kubernetes.io/serviceaccount")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,3 +83,29 @@ def load(path: pathlib.Path) -> Connection:
         key_file=_file(user, "client-key", scratch),
         token=user.get("token"),
     )
+
+
+def in_cluster(folder: pathlib.Path = SERVICE_ACCOUNT, env: dict[str, str] | None = None) -> Connection:
+    """The pod's own service account, as client-go's rest.InClusterConfig reads it."""
+    import os
+
+    env = dict(os.environ) if env is None else env
+    host, port = env.get("KUBERNETES_SERVICE_HOST"), env.get("KUBERNETES_SERVICE_PORT")
+    if not host or not port or not (folder / "token").exists():
+        raise errors.ConfigError("not running in a cluster: no KUBERNETES_SERVICE_HOST/PORT or service-account token")
+    host = f"[{host}]" if ":" in host else host
+    return Connection(
+        server=f"https://{host}:{port}",
+        ca_file=folder / "ca.crt",
+        cert_file=None,
+        key_file=None,
+        token=(folder / "token").read_text().strip(),
+    )
+
+
+def resolve(path: str | None) -> Connection:
+    """A kubeconfig path if given (or $KUBECONFIG), else the in-cluster service account."""
+    import os
+
+    chosen = path or os.environ.get("KUBECONFIG")
+    return load(pathlib.Path(chosen)) if chosen else in_cluster()
