@@ -26,6 +26,8 @@ import tempfile
 import time
 from typing import Any
 
+import uvloop
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -156,7 +158,7 @@ def serve(kind: str, port: int, cert: str, key: str) -> None:
     srv = server.server(server.App(StaticFacts(), settings))
     srv.config.app = app
     srv.config.loaded = False
-    asyncio.run(srv.serve())
+    uvloop.run(srv.serve())
 
 
 def start(kind: str, port: int, tls: certs.KeyPair) -> subprocess.Popen[bytes]:

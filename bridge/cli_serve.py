@@ -10,6 +10,8 @@ import pathlib
 import signal
 from typing import Any
 
+import uvloop
+
 from bridge import errors, runtime
 from bridge.k8s import client, kubeconfigs
 from webhooks import server
@@ -44,7 +46,8 @@ def main(args: argparse.Namespace) -> int:
         keyfile=pathlib.Path(args.tls_key),
         scheduler_name=args.scheduler_name,
     )
-    asyncio.run(_run(kubeconfigs.resolve(args.kubeconfig), settings, pathlib.Path(args.templates)))
+    # uvloop: the admission path is latency-bound; it roughly halves the event loop's overhead.
+    uvloop.run(_run(kubeconfigs.resolve(args.kubeconfig), settings, pathlib.Path(args.templates)))
     return 0
 
 
