@@ -184,3 +184,93 @@ def test_dry_run_creates_nothing_and_foreign_queue_is_denied(
     assert "queue 'no-such-queue' does not exist" in missing.value.body
     assert podgroup(api_client, namespace, "dry") is None
     assert crd.list_namespaced_custom_object("kubeflow.org", "v1", namespace, "tfjobs")["items"] == []
+
+
+def test_operator_made_podgroup_is_corrected_not_fought(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    """The spark-operator (batch scheduler on) makes spark-<app>-pg with its own minResources: ours win."""
+    crd = k8s.CustomObjectsApi(api_client)
+    crd.create_namespaced_custom_object(
+        *PG,
+        namespace,
+        "podgroups",
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": "spark-spark-pi-pg"},
+            # what the operator computes: no default overhead, "512m" read as a Kubernetes quantity
+            "spec": {"minMember": 1, "minResources": {"cpu": "2", "memory": "1024m", "nvidia.com/gpu": "0"}},
+        },
+    )
+    app = create(api_client, namespace, example("sparkapplication-pi-volcano.yaml"))
+
+    def corrected() -> dict[str, Any] | None:
+        pg = podgroup(api_client, namespace, "spark-spark-pi-pg")
+        return pg if pg and pg["spec"].get("minResources") == {"cpu": "2", "memory": "1792Mi"} else None
+
+    pg = eventually(corrected, what="our minResources to replace the operator's")
+    assert pg["spec"]["minMember"] == 1 and pg["spec"]["queue"] == "default"
+    assert any(r["uid"] == app["metadata"]["uid"] for r in pg["metadata"]["ownerReferences"])
+    # the operator's later sync touches only minMember (=1, as ours): nothing changes back
+    crd.patch_namespaced_custom_object(*PG, namespace, "podgroups", "spark-spark-pi-pg", {"spec": {"minMember": 1}})
+    assert corrected() is not None
+
+
+def test_finished_job_releases_its_podgroup(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    crd = k8s.CustomObjectsApi(api_client)
+    create(api_client, namespace, kf.tfjob("done-soon", Worker=kf.replica(2, kf.container("tensorflow", "1", "1Gi"))))
+    eventually(lambda: podgroup(api_client, namespace, "done-soon"), what="the PodGroup")
+    crd.patch_namespaced_custom_object_status(
+        "kubeflow.org",
+        "v1",
+        namespace,
+        "tfjobs",
+        "done-soon",
+        {
+            "status": {
+                "conditions": [
+                    {
+                        "type": "Succeeded",
+                        "status": "True",
+                        "reason": "TFJobSucceeded",
+                        "message": "done",
+                        "lastUpdateTime": "2026-11-30T00:00:00Z",
+                        "lastTransitionTime": "2026-11-30T00:00:00Z",
+                    }
+                ]
+            }
+        },
+    )
+    eventually(
+        lambda: podgroup(api_client, namespace, "done-soon") is None,
+        timeout=30,
+        what="the finished job's PodGroup to be released",
+    )
+
+
+def test_pods_as_operators_create_them_come_out_annotated(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    core = k8s.CoreV1Api(api_client)
+    mpi_worker = kf.operator_pod("pi", "worker", 0, operator="mpi-operator")
+    labels = mpi_worker["metadata"]["labels"]
+    del labels["training.kubeflow.org/replica-type"]
+    labels["training.kubeflow.org/job-role"] = "worker"  # mpi-operator v2beta1 sets the role label
+    mpi_worker["metadata"]["namespace"] = namespace
+    created = core.create_namespaced_pod(namespace, mpi_worker)
+    assert created.metadata.annotations == {GROUP_NAME: "pi", "volcano.sh/task-spec": "worker"}
+
+    driver = spark.submit_pod("driver", app_id="spark-feedfacefeedfacefeedfacefeedface")
+    driver["metadata"]["namespace"] = namespace
+    drv = core.create_namespaced_pod(namespace, driver)
+    executor = spark.submit_pod("executor", app_id="spark-feedfacefeedfacefeedfacefeedface")
+    executor["metadata"]["namespace"] = namespace
+    executor["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "Pod", "name": drv.metadata.name, "uid": drv.metadata.uid, "controller": True}
+    ]
+    exe = core.create_namespaced_pod(namespace, executor)
+    assert exe.metadata.annotations[GROUP_NAME] == "spark-feedfacefeedfacefeedfacefeedface-podgroup"
+    assert exe.spec.scheduler_name == "volcano" and not exe.spec.scheduling_gates  # only drivers are gated
