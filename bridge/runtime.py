@@ -14,7 +14,7 @@ import pathlib
 
 from bridge import errors
 from bridge.adapters import registry
-from bridge.controllers import jobs, spark, templates
+from bridge.controllers import jobs, spark, templates, vcjobs
 from bridge.k8s import client, paths
 from webhooks import configuration, facts, server
 
@@ -44,6 +44,7 @@ class Bridge:
             server.serve(server.App(self.facts, self.settings), started=serving),
             spark.SparkReconciler(self.api, self.facts, scheduler_name=name, templates_by_name=by_name).run(),
             *(jobs.JobReconciler(self.api, a, self.facts, scheduler_name=name).run() for a in job_adapters),
+            vcjobs.VcJobController(self.api, scheduler_name=name).run(),
         ]
         tasks = [asyncio.create_task(w) for w in work]
         try:

@@ -21,4 +21,5 @@ __all__ = [
     "spark_application",
     "spark_pod",
     "tf_job",
+    "volcano_job",
 ]

@@ -11,6 +11,7 @@ from bridge.adapters import (
     spark_application,
     spark_pod,
     tf_job,
+    volcano_job,
 )
 
 __all__ = ["ADAPTERS", "by_path", "for_object"]
@@ -21,6 +22,7 @@ ADAPTERS: tuple[base.Adapter, ...] = (
     pytorch_job.PyTorchJobAdapter(),
     mpi_job_v1.MPIJobV1Adapter(),
     mpi_job.MPIJobAdapter(),
+    volcano_job.VolcanoJobAdapter(),
     spark_pod.SparkPodAdapter(),
     kubeflow_pod.KubeflowPodAdapter(),
 )

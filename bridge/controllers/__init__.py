@@ -7,9 +7,12 @@
 - ``spark``: complete the PodGroup of a gated spark-submit driver from its conf ConfigMap and a
   server-side template, then lift the gate; give client-mode executors a group.
 - ``templates``: the server-side PodGroup templates (``podgroup_templates/``).
+- ``vcjobs``: Volcano Jobs (``batch.volcano.sh/v1alpha1``): PodGroup, pods once the group left
+  Pending, the svc/ssh/env plugins and the lifecycle policies (pure core in ``bridge.vcjob``).
+- ``podgroup_io``: create or correct one PodGroup, shared by the reconcilers.
 - ``events``: Kubernetes Events, so a user sees what the bridge did or why it could not.
 
 Each reconciler runs the same pure adapter as admission; only the I/O lives here.
 """
 
-__all__ = ["events", "jobs", "spark", "templates"]
+__all__ = ["events", "jobs", "podgroup_io", "spark", "templates", "vcjobs"]

@@ -77,6 +77,13 @@ class Simulator:
                         raise
                 status = nodes.node_status(spec, address=self._node_ip[spec.name], now=_now())
                 await self.api.request("PATCH", f"{base}/{spec.name}/status", body=status, content_type=client.MERGE)
+                # The apiserver's TaintNodesByCondition admission taints a new node not-ready; the node
+                # lifecycle controller (off here: it would evict pods with no kubelet) lifts it once the
+                # node is Ready. We do that part of its job, keeping only the taints the spec asks for.
+                taints = nodes.node_body(spec)["spec"].get("taints")
+                await self.api.request(
+                    "PATCH", f"{base}/{spec.name}", body={"spec": {"taints": taints}}, content_type=client.MERGE
+                )
                 self.stats.nodes += 1
 
         await asyncio.gather(*(one(s) for s in self.specs.values()))

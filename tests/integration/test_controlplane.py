@@ -141,6 +141,7 @@ def test_pod_bound_through_binding_runs_then_succeeds(
     ready = {c.type: c.status for c in node.status.conditions}
     assert ready["Ready"] == "True"
     assert node.status.allocatable["nvidia.com/gpu"] == "2"
+    assert not node.spec.taints  # the not-ready taint new nodes get is lifted, as the lifecycle controller would
 
     core.create_namespaced_pod("default", _pod("runs-once", {RUN_SECONDS: "1"}))
     core.create_namespaced_pod_binding(

@@ -1,0 +1,86 @@
+"""Names and keys of everything a Volcano Job owns, as Volcano spells them. Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "COMMAND",
+    "GROUP_NAME",
+    "JOB_NAME",
+    "JOB_NAMESPACE",
+    "JOB_RETRY_COUNT",
+    "JOB_VERSION",
+    "QUEUE_NAME",
+    "TASK_INDEX",
+    "TASK_SPEC",
+    "configmap",
+    "env_key",
+    "pod",
+    "pod_index",
+    "pod_task",
+    "pod_version",
+    "podgroup",
+    "secret",
+    "service",
+]
+
+API_VERSION = "batch.volcano.sh/v1alpha1"
+GROUP_NAME = "scheduling.k8s.io/group-name"  # the key the scheduler reads to find a pod's gang
+JOB_NAME = "volcano.sh/job-name"
+JOB_NAMESPACE = "volcano.sh/job-namespace"
+QUEUE_NAME = "volcano.sh/queue-name"
+TASK_SPEC = "volcano.sh/task-spec"
+TASK_INDEX = "volcano.sh/task-index"
+JOB_VERSION = "volcano.sh/job-version"
+JOB_RETRY_COUNT = "volcano.sh/job-retry-count"
+# Ours: a one-shot command (AbortJob, ResumeJob) for the controller, removed once carried out.
+# Volcano uses a bus.volcano.sh Command object; an annotation needs no extra CRD.
+COMMAND = "vbridge.io/job-command"
+
+
+def podgroup(job: Mapping[str, Any]) -> str:
+    """``<job>-<uid>``: the uid keeps a re-created job from inheriting a stale group."""
+    meta = job["metadata"]
+    return f"{meta['name']}-{meta['uid']}"
+
+
+def pod(job_name: str, task: str, index: int) -> str:
+    return f"{job_name}-{task}-{index}"
+
+
+def service(job_name: str) -> str:
+    return job_name
+
+
+def configmap(job_name: str) -> str:
+    return f"{job_name}-svc"
+
+
+def secret(job_name: str) -> str:
+    return f"{job_name}-ssh"
+
+
+def env_key(task: str) -> str:
+    """``VC_<TASK>``: task names are DNS labels, environment names may not hold '-'."""
+    return "VC_" + task.upper().replace("-", "_")
+
+
+def _annotation(obj: Mapping[str, Any], key: str) -> str:
+    meta = obj.get("metadata") or {}
+    return str((meta.get("annotations") or {}).get(key) or (meta.get("labels") or {}).get(key) or "")
+
+
+def pod_task(pod_obj: Mapping[str, Any]) -> str:
+    return _annotation(pod_obj, TASK_SPEC)
+
+
+def pod_index(pod_obj: Mapping[str, Any]) -> int:
+    raw = _annotation(pod_obj, TASK_INDEX)
+    return int(raw) if raw.isdigit() else -1
+
+
+def pod_version(pod_obj: Mapping[str, Any]) -> int:
+    raw = _annotation(pod_obj, JOB_VERSION)
+    return int(raw) if raw.isdigit() else 0

@@ -1,0 +1,192 @@
+"""A Job's spec: Volcano's admission defaults, its validation, and a typed view. Pure.
+
+Defaults (jobs-mutate): queue ``default``, schedulerName, maxRetry 3, task names ``default<i>``,
+task minAvailable = replicas, job minAvailable = Σ task minAvailable. Validation (jobs-validate)
+raises :class:`bridge.errors.InvalidObjectError` naming the field and what to change. Queue
+checks need cluster facts and live in the adapter.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from bridge import errors
+
+__all__ = ["ACTIONS", "EVENTS", "PLUGINS", "Task", "defaulted", "tasks", "validate"]
+
+ACTIONS = (
+    "AbortJob",
+    "RestartJob",
+    "RestartTask",
+    "RestartPod",
+    "RestartPartition",
+    "TerminateJob",
+    "CompleteJob",
+    "ResumeJob",
+)
+# Events a user may name in a policy (Volcano's internal OutOfSync/CommandIssued/JobUpdated are not).
+EVENTS = ("*", "PodPending", "PodRunning", "PodFailed", "PodEvicted", "Unknown", "TaskCompleted", "TaskFailed")
+# svc, ssh and env are carried out by our controller; the others are Volcano's and accepted as-is.
+PLUGINS = ("svc", "ssh", "env", "tensorflow", "mpi", "pytorch", "ray", "hcclrank")
+DEFAULT_MAX_RETRY = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    name: str
+    replicas: int
+    min_available: int
+    template: Mapping[str, Any]
+    policies: tuple[Mapping[str, Any], ...]
+
+
+def _int(value: Any, what: str, *, default: int | None = None) -> int:
+    if value is None and default is not None:
+        return default
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise errors.InvalidObjectError(f"{what} must be an integer, got {value!r}")
+    if value < 0:
+        raise errors.InvalidObjectError(f"{what} must be >= 0, got {value}")
+    return value
+
+
+def _spec(job: Mapping[str, Any]) -> Mapping[str, Any]:
+    spec = job.get("spec")
+    if not isinstance(spec, Mapping):
+        raise errors.InvalidObjectError("Job needs a spec")
+    raw = spec.get("tasks")
+    if not isinstance(raw, list) or not raw:
+        raise errors.InvalidObjectError("spec.tasks must list at least one task")
+    if not all(isinstance(t, Mapping) for t in raw):
+        raise errors.InvalidObjectError("every entry of spec.tasks must be an object")
+    return spec
+
+
+def defaulted(job: Mapping[str, Any], *, scheduler_name: str = "volcano") -> dict[str, Any]:
+    """The job with Volcano's defaults filled in; values the user set are kept. Idempotent."""
+    out = copy.deepcopy(dict(job))
+    spec = out["spec"] = dict(_spec(out))
+    spec["queue"] = spec.get("queue") or "default"
+    spec["schedulerName"] = spec.get("schedulerName") or scheduler_name
+    if spec.get("maxRetry") is None:
+        spec["maxRetry"] = DEFAULT_MAX_RETRY
+    total = 0
+    for i, task in enumerate(spec["tasks"]):
+        task.setdefault("name", f"default{i}")
+        if not task["name"]:
+            task["name"] = f"default{i}"
+        replicas = _int(task.get("replicas"), f"task {task['name']!r} replicas", default=0)
+        if task.get("minAvailable") is None:
+            task["minAvailable"] = replicas
+        total += _int(task["minAvailable"], f"task {task['name']!r} minAvailable")
+    if not spec.get("minAvailable"):  # Volcano treats 0 like unset
+        spec["minAvailable"] = total
+    return out
+
+
+def tasks(job: Mapping[str, Any]) -> list[Task]:
+    """The tasks of a defaulted job, in spec order."""
+    out = []
+    for i, raw in enumerate(_spec(job)["tasks"]):
+        name = str(raw.get("name") or f"default{i}")
+        replicas = _int(raw.get("replicas"), f"task {name!r} replicas", default=0)
+        template = raw.get("template") or {}
+        if not isinstance(template, Mapping) or not isinstance(template.get("spec") or {}, Mapping):
+            raise errors.InvalidObjectError(f"task {name!r}: template must be a pod template object")
+        out.append(
+            Task(
+                name=name,
+                replicas=replicas,
+                min_available=_int(raw.get("minAvailable"), f"task {name!r} minAvailable", default=replicas),
+                template=template,
+                policies=tuple(p for p in raw.get("policies") or [] if isinstance(p, Mapping)),
+            )
+        )
+    return out
+
+
+def _policies(raw: Any, where: str) -> None:
+    if raw is None:
+        return
+    if not isinstance(raw, list):
+        raise errors.InvalidObjectError(f"{where} policies must be a list")
+    seen: set[str] = set()
+    for p in raw:
+        if not isinstance(p, Mapping):
+            raise errors.InvalidObjectError(f"{where} policies must be objects")
+        events = [e for e in [p.get("event"), *(p.get("events") or [])] if e]
+        code = p.get("exitCode")
+        for e in events:
+            if e not in EVENTS:
+                raise errors.InvalidObjectError(
+                    f"{where} policy event {e!r} is unknown; use one of {', '.join(EVENTS)}"
+                )
+        if p.get("action") not in ACTIONS:
+            raise errors.InvalidObjectError(
+                f"{where} policy action {p.get('action')!r} is unknown; use one of {', '.join(ACTIONS)}"
+            )
+        if events and code is not None:
+            raise errors.InvalidObjectError(f"{where} policy sets both an event and exitCode; use one")
+        if not events and code is None:
+            raise errors.InvalidObjectError(f"{where} policy needs an event or an exitCode")
+        if code is not None and (not isinstance(code, int) or code == 0):
+            raise errors.InvalidObjectError(f"{where} policy exitCode {code!r} is not an error code (0 means success)")
+        for key in [f"event:{e}" for e in events] or [f"exitCode:{code}"]:
+            if key in seen:
+                raise errors.InvalidObjectError(f"{where} has two policies for {key}")
+            seen.add(key)
+
+
+def validate(job: Mapping[str, Any]) -> list[str]:
+    """Raise InvalidObjectError for a job Volcano would refuse; return warnings for what we ignore."""
+    spec = _spec(job)
+    warnings: list[str] = []
+    names: set[str] = set()
+    total = 0
+    for t in tasks(job):
+        if t.name in names:
+            raise errors.InvalidObjectError(f"task name {t.name!r} is used twice; task names must be unique")
+        names.add(t.name)
+        if t.min_available > t.replicas:
+            raise errors.InvalidObjectError(
+                f"task {t.name!r}: minAvailable {t.min_available} is greater than replicas {t.replicas}"
+            )
+        if not ((t.template.get("spec") or {}).get("containers")):
+            raise errors.InvalidObjectError(f"task {t.name!r}: template.spec.containers must list a container")
+        total += t.replicas
+    for i, raw in enumerate(spec["tasks"]):
+        _policies(raw.get("policies"), f"task {raw.get('name') or i!r}")
+        depends = raw.get("dependsOn") or {}
+        if not isinstance(depends, Mapping) or not isinstance(depends.get("name") or [], list):
+            raise errors.InvalidObjectError(f"task {raw.get('name')!r}: dependsOn.name must list task names")
+        for dep in depends.get("name") or []:
+            if dep not in names:
+                raise errors.InvalidObjectError(f"task {raw.get('name')!r} depends on unknown task {dep!r}")
+        if raw.get("dependsOn"):
+            warnings.append("task dependsOn is accepted but not enforced: all tasks start together")
+    _policies(spec.get("policies"), "job")
+    min_available = _int(spec.get("minAvailable"), "spec.minAvailable", default=0)
+    if min_available > total:
+        raise errors.InvalidObjectError(
+            f"spec.minAvailable {min_available} is greater than the total replicas of all tasks ({total})"
+        )
+    min_success = spec.get("minSuccess")
+    if min_success is not None and _int(min_success, "spec.minSuccess") > total:
+        raise errors.InvalidObjectError(f"spec.minSuccess {min_success} is greater than the total replicas ({total})")
+    _int(spec.get("maxRetry"), "spec.maxRetry", default=0)
+    plugins = spec.get("plugins") or {}
+    if not isinstance(plugins, Mapping):
+        raise errors.InvalidObjectError("spec.plugins must map plugin names to argument lists")
+    for name in plugins:
+        if name not in PLUGINS:
+            raise errors.InvalidObjectError(f"unknown job plugin {name!r}; known plugins: {', '.join(PLUGINS)}")
+    ignored = sorted(set(plugins) - {"svc", "ssh", "env"})
+    if ignored:
+        warnings.append(f"plugins {', '.join(ignored)} are accepted but not applied by volcano-bridge")
+    mounts = [v.get("mountPath") for v in spec.get("volumes") or [] if isinstance(v, Mapping)]
+    if any(not m for m in mounts) or len(set(mounts)) != len(mounts):
+        raise errors.InvalidObjectError("spec.volumes need a mountPath each, and no two may share one")
+    return sorted(set(warnings))
