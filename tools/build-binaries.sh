@@ -12,7 +12,7 @@ mkdir -p "$cache"
 modver() { # module version required by a wrapper's go.mod
   awk -v m="$2" '$1==m {print $2; exit} $1=="require" && $2==m {print $3; exit}' "$1/go.mod"
 }
-key() { sha256sum "$1/go.mod" "$1/go.sum" | sha256sum | cut -c1-10; }
+key() { cat "$1/go.mod" "$1/go.sum" | sha256sum | cut -c1-10; }  # content only: the checkout path must not matter
 
 binname() { case $1 in go.etcd.io/etcd/server/v3) echo etcd ;; *) basename "$1" ;; esac; }
 

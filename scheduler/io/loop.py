@@ -40,6 +40,7 @@ DEFAULT_QUEUES = (
 class CycleReport:
     seconds: float  # whole cycle: snapshot, actions, binds, status writes
     core_seconds: float  # snapshot + actions only
+    bind_seconds: float  # from the cycle's start until its last bind returned
     outcome: binder.Outcome
     writes: int
 
@@ -121,10 +122,11 @@ class Scheduler:
         verdicts = await asyncio.to_thread(self._decide, inputs, now)
         core = time.perf_counter() - t0
         if not self.is_leader():  # lost the Lease while thinking: act on nothing
-            return CycleReport(time.perf_counter() - t0, core, binder.Outcome(), 0)
+            return CycleReport(time.perf_counter() - t0, core, core, binder.Outcome(), 0)
         outcome = await self.binder.execute(verdicts.operations)
+        binds = time.perf_counter() - t0
         writes = await self.status.write(verdicts, bound=outcome.bound)
-        report = CycleReport(time.perf_counter() - t0, core, outcome, writes)
+        report = CycleReport(time.perf_counter() - t0, core, binds, outcome, writes)
         self.cycles += 1
         self.metrics.cycle(
             verdicts, seconds=report.seconds, bound=len(outcome.bound), failed=len(outcome.failed), writes=writes

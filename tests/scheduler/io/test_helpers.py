@@ -1,0 +1,69 @@
+"""Pure helpers of the scheduler's I/O shell: request bodies, status diffs, cache overlays, metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from scheduler import plan
+from scheduler.io import binder, cache, metrics, status
+
+
+def pod(name: str, *, node: str | None = None, uid: str = "u1") -> dict[str, Any]:
+    return {"metadata": {"namespace": "ns", "name": name, "uid": uid}, "spec": {"nodeName": node} if node else {}}
+
+
+def test_binding_body_carries_the_uid_precondition() -> None:
+    body = binder.binding(plan.Allocate("ns/p", "u1", "n1"))
+    assert body["metadata"] == {"name": "p", "uid": "u1"}
+    assert body["target"]["name"] == "n1" and body["kind"] == "Binding"
+
+
+def test_podgroup_status_keeps_transition_time_of_unchanged_condition() -> None:
+    cond = plan.Condition("Unschedulable", "True", "NotEnoughResources", "1/2 tasks in gang unschedulable")
+    verdict = plan.PodGroupVerdict("ns/pg", "Inqueue", (cond,), 0, 0, 0)
+    live = {"conditions": [{"type": "Unschedulable", "status": "True", "lastTransitionTime": "T0"}]}
+    out = status.podgroup_status(verdict, live, "T1")
+    assert out["conditions"][0]["lastTransitionTime"] == "T0"
+    assert status.podgroup_status(verdict, {}, "T1")["conditions"][0]["lastTransitionTime"] == "T1"
+
+
+def test_queue_status_removes_resources_no_longer_held() -> None:
+    verdict = plan.QueueVerdict("q", "Open", 0, 1, 2, 0, 0, {"cpu": "2"})
+    out = status.queue_status(verdict, {"allocated": {"cpu": "1", "nvidia.com/gpu": "1"}})
+    assert out["allocated"] == {"cpu": "2", "nvidia.com/gpu": None}
+
+
+def test_assumed_pods_show_bound_until_the_watch_confirms() -> None:
+    c = cache.Cache(api=None)  # type: ignore[arg-type]  # no I/O in this test
+    c._apply("pods", "ADDED", pod("p"))
+    c.assume("ns/p", "u1", "n1")
+    assert c.inputs()["pods"][0]["spec"]["nodeName"] == "n1"
+    assert c.store["pods"]["ns/p"]["spec"] == {}  # the stored object is untouched
+    c._apply("pods", "MODIFIED", pod("p", node="n1"))
+    assert c.assumed() == {}
+
+
+def test_assumed_pod_of_another_uid_is_not_overlaid() -> None:
+    c = cache.Cache(api=None)  # type: ignore[arg-type]
+    c._apply("pods", "ADDED", pod("p", uid="new"))
+    c.assume("ns/p", "old", "n1")
+    assert "nodeName" not in c.inputs()["pods"][0]["spec"]
+
+
+def test_a_running_pods_status_update_does_not_wake_the_scheduler() -> None:
+    c = cache.Cache(api=None)  # type: ignore[arg-type]
+    bound = {**pod("p", node="n1"), "status": {"phase": "Pending"}}
+    c._apply("pods", "ADDED", bound)
+    assert not c._apply("pods", "MODIFIED", {**bound, "status": {"phase": "Running"}})
+    assert c._apply("pods", "MODIFIED", {**bound, "status": {"phase": "Succeeded"}})
+
+
+def test_metrics_render_volcano_names() -> None:
+    m = metrics.Metrics()
+    q = plan.QueueVerdict("default", "Open", 1, 2, 3, 0, 0, {"cpu": "1500m", "memory": "1Gi"})
+    m.cycle(plan.Plan((), (), (q,), ()), seconds=0.012, bound=3, failed=0, writes=2)
+    text = m.render()
+    assert 'volcano_e2e_scheduling_latency_milliseconds_bucket{le="20"} 1' in text
+    assert 'volcano_schedule_attempts_total{result="scheduled"} 3' in text
+    assert 'volcano_queue_allocated_milli_cpu{queue_name="default"} 1500' in text
+    assert 'volcano_queue_pod_group_inqueue_count{queue_name="default"} 2' in text
