@@ -34,6 +34,22 @@ SCENARIOS = [
         binds={},
         pod_events={"be": ("FailedScheduling", "1 Too many pods")},
     ),
+    scenarios.Scenario(
+        id="besteffort-gang-binds-whole-in-one-cycle",
+        nodes=[b.node("n1", pods=2), b.node("n2", pods=2)],
+        pods=[b.pod(f"m{i}", cpu=None, memory=None) for i in range(3)],
+        podgroups=[b.podgroup("pg", min_member=3)],
+        queues=[b.queue()],
+        binds={"m0": "n1", "m1": "n1", "m2": "n2"},
+    ),
+    scenarios.Scenario(
+        id="besteffort-gang-binds-nothing-when-one-member-has-no-node",
+        nodes=[b.node("n1", pods=2)],
+        pods=[b.pod(f"m{i}", cpu=None, memory=None) for i in range(3)],
+        podgroups=[b.podgroup("pg", min_member=3)],
+        queues=[b.queue()],
+        binds={},
+    ),
 ]
 
 
