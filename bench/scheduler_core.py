@@ -76,18 +76,20 @@ def _group(name: str, size: int, phase: str, queue: int) -> dict[str, Any]:
     }
 
 
-def run(label: str, *, nodes: int, running: int, pending: int, gang: int) -> tuple[float, float]:
+def run(label: str, *, nodes: int, running: int, pending: int, gang: int) -> tuple[float, float, float]:
+    """(decisions/s, best cycle wall time, best cycle CPU time)."""
     data = workload(nodes, running, pending, gang)
     started = time.perf_counter()
     snap = building.build(**data)
     built = time.perf_counter() - started
     conf = config.default()
-    best = float("inf")
+    best = best_cpu = float("inf")
     plan = None
     for _ in range(3):  # best of three: the cycle is deterministic, noise is the machine's
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         plan = cycle.schedule(snap, conf, NOW)
         best = min(best, time.perf_counter() - started)
+        best_cpu = min(best_cpu, time.process_time() - cpu)
     assert plan is not None
     placed = len(plan.binds())
     refused = sum(1 for v in plan.pods if v.reason != "Scheduled")
@@ -95,17 +97,24 @@ def run(label: str, *, nodes: int, running: int, pending: int, gang: int) -> tup
     rate = decisions / best
     print(
         f"{label}: {nodes} nodes, {running + pending} pods ({pending} pending in gangs of {gang}); "
-        f"build {built:.2f} s; cycle {best:.3f} s; {placed} bound, {refused} refused; {rate:,.0f} decisions/s"
+        f"build {built:.2f} s; cycle {best:.3f} s (CPU {best_cpu:.3f} s); {placed} bound, {refused} refused; "
+        f"{rate:,.0f} decisions/s"
     )
-    return rate, best
+    # On a shared machine wall time includes waiting for a core; CPU time is the cycle's own cost.
+    if best_cpu < best * 0.9:
+        print(f"  (wall clock {best / best_cpu:.1f}× the CPU time: the machine is busy)")
+    return rate, best, best_cpu
 
 
 def main() -> int:
-    rate, _ = run("throughput", nodes=5_000, running=20_000, pending=20_000, gang=10)
-    _, big = run("scale", nodes=10_000, running=50_000, pending=50_000, gang=10)
+    rate, wall, cpu = run("throughput", nodes=5_000, running=20_000, pending=20_000, gang=10)
+    _, big, big_cpu = run("scale", nodes=10_000, running=50_000, pending=50_000, gang=10)
     rss_gb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    cpu_rate = rate * wall / cpu
     print(f"decisions/s at 5,000 nodes: {rate:,.0f} vs target 20,000 → ratio {rate / 20_000:.2f}")
+    print(f"  by CPU time: {cpu_rate:,.0f} → ratio {cpu_rate / 20_000:.2f}")
     print(f"cycle at 10,000 nodes × 100,000 pods: {big:.3f} s vs target 1 s → ratio {1 / big:.2f} (>1 is better)")
+    print(f"  by CPU time: {big_cpu:.3f} s → ratio {1 / big_cpu:.2f}")
     print(f"peak RSS: {rss_gb:.2f} GB vs target 1.5 GB → ratio {1.5 / rss_gb:.2f} (>1 is better)")
     return 0
 

@@ -14,6 +14,7 @@ import yaml
 from bridge import chartgen, cli_jobs, cli_serve, crdgen, embedded, errors, translating
 from bridge.localcluster import binaries, cluster
 from bridge.nodesim import nodes
+from scheduler import explain_command, simulate_command
 from scheduler.io import command as scheduler_command
 
 __all__ = ["main"]
@@ -149,6 +150,8 @@ def parser() -> argparse.ArgumentParser:
     chart.set_defaults(func=cmd_chart)
     cli_serve.add_parser(sub)
     scheduler_command.add_parser(sub)
+    explain_command.add_parser(sub)
+    simulate_command.add_parser(sub)
     cli_jobs.add_parsers(sub)
     tr = sub.add_parser("translate", help="print, offline, what the bridge would do to a manifest")
     tr.add_argument("file")

@@ -13,7 +13,11 @@ for releasing resources, ``Evict`` = delete a victim) from committed Statements 
 verdicts to write: PodGroup phase, conditions and counts, Queue state and counts, and a pod
 event (and PodScheduled condition) for every pod of ours that was not bound, with the reason.
 Nothing here reads a clock, the environment, randomness or globals, or performs I/O; the
-cache, binder and status writers live around it.
+cache, binder and status writers live around it (``io``), as do the two ``*_command`` modules.
+
+Two tools reuse the core: ``explain.explain(snapshot, config, "ns/name")`` says why a PodGroup
+waits (``vbridge explain podgroup``), and ``simulate.run(trace)`` replays a workload trace through
+``cycle.schedule`` on a simulated clock (``vbridge simulate``).
 """
 
 __all__ = [
@@ -22,6 +26,8 @@ __all__ = [
     "config",
     "cycle",
     "errors",
+    "explain",
+    "explain_command",
     "io",
     "placement",
     "plan",
@@ -29,6 +35,8 @@ __all__ = [
     "podspec",
     "resources",
     "session",
+    "simulate",
+    "simulate_command",
     "snapshot",
     "spark",
     "statement",

@@ -40,6 +40,13 @@ class Statement:
     def allocate(self, task: str, row: int) -> None:
         self._entries.append(_Entry("allocate", task, row, self.session.apply_allocate(task, row)))
 
+    def allocate_many(self, tasks: list[str], rows: list[int]) -> None:
+        """``allocate`` each task on its row, in order; one job, one request, no Spark hold."""
+        if not tasks:
+            return
+        self.session.apply_allocate_many(tasks, rows)
+        self._entries += [_Entry("allocate", task, row, None) for task, row in zip(tasks, rows, strict=True)]
+
     def pipeline(self, task: str, row: int) -> None:
         self._entries.append(_Entry("pipeline", task, row, self.session.apply_pipeline(task, row)))
 

@@ -33,7 +33,7 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
             ssn.phase[key] = "Inqueue"  # Volcano: without enqueue every job counts as admitted
         if ssn.phase[key] not in ADMITTED or info.queue not in ssn.snapshot.queues:
             continue
-        if not any(not ssn.task(t).best_effort for t in ssn.pending_tasks(key)):
+        if not any(ssn.status[t] is session.S.PENDING and not ssn.task(t).best_effort for t in info.tasks):
             continue
         invalid = plugins.job_valid(key)
         if invalid is not None:
@@ -60,29 +60,59 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
     info = ssn.job(job)
     stmt = statement.Statement(ssn)
     failed: dict[tuple[object, object], str] = {}  # same request+placement fails the same way
+    for run in _runs(ssn, job):
+        task = ssn.task(run[0])
+        shape = (task.request, task.placement)
+        if shape in failed:
+            for key in run:
+                ssn.fit_errors[key] = failed[shape]
+            continue
+        # Identical tasks: as many as the queue lets through go in one batched step, with the
+        # choices the one-by-one loop below would make; it takes over where the batch stops.
+        if not ssn.held_against(job).any():
+            rows = placer.place_many(task, plugins.allocatable_count(info.queue, task, len(run)))
+            if job in ssn.holds:  # a Spark driver's own hold is consumed pod by pod
+                for key, row in zip(run, rows, strict=False):
+                    stmt.allocate(key, row)
+            else:
+                stmt.allocate_many(run[: len(rows)], rows)
+            run = run[len(rows) :]
+        for key in run:
+            if shape in failed:
+                ssn.fit_errors[key] = failed[shape]
+                continue
+            # Nodes first, then the queue: when both refuse, "Insufficient cpu" is the clearer answer.
+            choice = placer.place(task)
+            reason = placer.explain(task) if choice is None else blocked(ssn, plugins, info.queue, task)
+            if choice is None or reason:
+                failed[shape] = ssn.fit_errors[key] = reason
+                continue
+            kind, row = choice
+            if kind == placement.ALLOCATE:
+                stmt.allocate(key, row)
+            else:
+                stmt.pipeline(key, row)
+    if plugins.job_ready(job):
+        stmt.commit()
+    elif not plugins.job_pipelined(job):
+        stmt.discard()
+
+
+def _runs(ssn: session.Session, job: str) -> list[list[str]]:
+    """The job's pending non-BestEffort tasks in task order, cut where request or placement changes."""
+    runs: list[list[str]] = []
+    last: tuple[object, object] | None = None
     for key in ssn.pending_tasks(job):
         task = ssn.task(key)
         if task.best_effort:
             continue
         shape = (task.request, task.placement)
-        if shape in failed:
-            ssn.fit_errors[key] = failed[shape]
-            continue
-        # Nodes first, then the queue: when both refuse, "Insufficient cpu" is the clearer answer.
-        choice = placer.place(task)
-        reason = placer.explain(task) if choice is None else blocked(ssn, plugins, info.queue, task)
-        if choice is None or reason:
-            failed[shape] = ssn.fit_errors[key] = reason
-            continue
-        kind, row = choice
-        if kind == placement.ALLOCATE:
-            stmt.allocate(key, row)
+        if shape == last:
+            runs[-1].append(key)
         else:
-            stmt.pipeline(key, row)
-    if plugins.job_ready(job):
-        stmt.commit()
-    elif not plugins.job_pipelined(job):
-        stmt.discard()
+            runs.append([key])
+            last = shape
+    return runs
 
 
 def blocked(ssn: session.Session, plugins: tiers.Tiers, queue: str, task: snapshot.Task) -> str:

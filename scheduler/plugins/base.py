@@ -4,6 +4,13 @@ A plugin object lives for one cycle and reads the session; it never writes statu
 changes session state (only statements do). Node hooks take an index array ``rows`` and must
 answer for exactly those rows, looking only at each row's own state: the placement cache
 relies on this to refresh just the rows that changed.
+
+Batched placement (``placement.Placer.place_many``) places a gang's identical pods in one go,
+so two more rules hold: ``node_score(task, rows, extra)`` scores each row as if ``extra[i]``
+more copies of the task already sat on ``rows[i]`` (from the row's idle resources, which is
+all a copy changes), and predicates may depend on pods placed this cycle only through pod
+anti-affinity (such tasks are not batched). A plugin that overrides ``allocatable`` must also
+override ``allocatable_count``; until it does, its queues simply take the one-by-one path.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ __all__ = ["Invalid", "Plugin", "Rows"]
 Rows = npt.NDArray[np.intp]
 Mask = npt.NDArray[np.bool_]
 Scores = npt.NDArray[np.float64]
+Counts = npt.NDArray[np.float64]  # copies per row, as floats: they scale resource vectors
 
 
 Invalid = plan.Invalid  # why a job cannot be scheduled at all (gang's JobValid)
@@ -56,7 +64,8 @@ class Plugin:
         """(reason, passes) per check, for the given rows."""
         return []
 
-    def node_score(self, task: snapshot.Task, rows: Rows) -> Scores | None:
+    def node_score(self, task: snapshot.Task, rows: Rows, extra: Counts | None = None) -> Scores | None:
+        """Scores for ``rows``; with ``extra``, as if ``extra[i]`` more copies were on ``rows[i]``."""
         return None
 
     def victims(
@@ -69,6 +78,11 @@ class Plugin:
         return None
 
     def allocatable(self, queue: str, task: snapshot.Task) -> bool | None:
+        return None
+
+    def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int | None:
+        """How many of ``count`` copies of ``task``, allocated one after another, ``allocatable``
+        would let through (it stays false once false: allocations only add to the queue)."""
         return None
 
     def overused(self, queue: str) -> bool | None:

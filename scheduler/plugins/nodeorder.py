@@ -17,14 +17,23 @@ from scheduler.plugins import base
 __all__ = ["BinPack", "NodeOrder"]
 
 
-def _fractions(ssn: session.Session, task: snapshot.Task, rows: base.Rows) -> tuple[base.Scores, base.Scores]:
-    """Requested fraction of cpu and memory per row, counting the pod itself (capped at 1)."""
+def _fractions(
+    ssn: session.Session, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None
+) -> tuple[base.Scores, base.Scores]:
+    """Requested fraction of cpu and memory per row, counting the pod itself (capped at 1).
+
+    ``extra`` copies already on a row lower its idle by ``extra × request``; amounts are whole
+    numbers in float64, so this equals the session's own running subtraction bit for bit.
+    """
     req = ssn.vector(task.request)
     cols = [ssn.dims.index(resources.CPU), ssn.dims.index(resources.MEMORY)]
     # Plain arithmetic on a (rows × 2) slice: this runs once per placed pod, so fewer numpy
     # calls matter more than elegance. Nodes without the resource count as full.
     cap = ssn.snapshot.allocatable[rows][:, cols]
-    used = cap - ssn.idle[rows][:, cols] + req[cols]
+    idle = ssn.idle[rows][:, cols]
+    if extra is not None:
+        idle = idle - extra[:, None] * req[cols]
+    used = cap - idle + req[cols]
     frac = np.minimum(used / np.maximum(cap, 1e-9), 1.0)
     return frac[:, 0], frac[:, 1]
 
@@ -38,8 +47,8 @@ class NodeOrder(base.Plugin):
         self.most = option.number("mostrequested.weight", 0)
         self.balanced = option.number("balancedresource.weight", 1)
 
-    def node_score(self, task: snapshot.Task, rows: base.Rows) -> base.Scores:
-        cpu, mem = _fractions(self.session, task, rows)
+    def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
+        cpu, mem = _fractions(self.session, task, rows, extra)
         score = np.zeros(len(rows))
         if self.least:
             score += self.least * (100 - (cpu + mem) * 50)
@@ -59,8 +68,8 @@ class BinPack(base.Plugin):
         self.cpu = option.number("binpack.cpu", 1)
         self.memory = option.number("binpack.memory", 1)
 
-    def node_score(self, task: snapshot.Task, rows: base.Rows) -> base.Scores:
-        cpu, mem = _fractions(self.session, task, rows)
+    def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
+        cpu, mem = _fractions(self.session, task, rows, extra)
         parts = self.cpu + self.memory
         if parts <= 0:
             return np.zeros(len(rows))

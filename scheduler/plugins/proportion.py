@@ -145,6 +145,19 @@ class Proportion(base.Plugin):
         after = self.session.allocated_of_queue(queue)[asked] + req[asked]
         return bool(np.all(after <= deserved[asked] + EPS))
 
+    def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int:
+        deserved = self.deserved.get(queue)
+        if deserved is None or count <= 0:
+            return count
+        req = self.session.vector(task.request)
+        asked = req > 0
+        # Copy j passes when allocated + (j + 1) × request ≤ deserved; amounts are whole numbers,
+        # so this is exactly the running sum ``allocatable`` would see, and it is monotone in j.
+        copies = np.arange(1, count + 1, dtype=np.float64)[:, None]
+        after = self.session.allocated_of_queue(queue)[asked] + copies * req[asked]
+        passes = np.all(after <= deserved[asked] + EPS, axis=1)
+        return int(count if passes.all() else passes.argmin())
+
     def enqueueable(self, job: str) -> bool:
         ssn = self.session
         info = ssn.job(job)

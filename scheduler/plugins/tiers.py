@@ -41,6 +41,7 @@ class Tiers:
         # Bound methods looked up once: these run per task and per job.
         self._predicates = [p.predicate for p in self.all if type(p).predicate is not base.Plugin.predicate]
         self._scores = [p.node_score for p in self.all if type(p).node_score is not base.Plugin.node_score]
+        self._allocatable = [p for p in self.all if type(p).allocatable is not base.Plugin.allocatable]
 
     def job_valid(self, job: str) -> base.Invalid | None:
         return next((r for r in (p.job_valid(job) for p in self.all) if r is not None), None)
@@ -65,16 +66,31 @@ class Tiers:
     def allocatable(self, queue: str, task: snapshot.Task) -> bool:
         return all(r is not False for r in (p.allocatable(queue, task) for p in self.all))
 
+    def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int:
+        """How many of ``count`` identical allocations in a row ``allocatable`` would allow.
+
+        A plugin with an ``allocatable`` opinion but no ``allocatable_count`` gives 0, which sends
+        the caller down the one-task-at-a-time path: slower, never wrong.
+        """
+        allowed = count
+        for plugin in self._allocatable:
+            answer = plugin.allocatable_count(queue, task, count)
+            if answer is None and type(plugin).allocatable_count is base.Plugin.allocatable_count:
+                return 0
+            if answer is not None:
+                allowed = min(allowed, answer)
+        return allowed
+
     def overused(self, queue: str) -> bool:
         return any(p.overused(queue) for p in self.all)
 
     def predicate(self, task: snapshot.Task, rows: base.Rows) -> list[tuple[str, base.Mask]]:
         return [check for hook in self._predicates for check in hook(task, rows)]
 
-    def node_score(self, task: snapshot.Task, rows: base.Rows) -> base.Scores:
+    def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
         total = np.zeros(len(rows), dtype=np.float64)
         for hook in self._scores:
-            score = hook(task, rows)
+            score = hook(task, rows, extra)
             if score is not None:
                 total += score
         return total
