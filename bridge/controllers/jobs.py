@@ -47,7 +47,11 @@ class JobReconciler:
             try:
                 async for kind, obj in watching.watch(self.api, path):
                     if kind in ("ADDED", "MODIFIED"):
-                        await self.reconcile(obj)
+                        try:
+                            await self.reconcile(obj)
+                        except errors.ApiError as exc:  # one object's trouble must not stop the watch
+                            meta = obj.get("metadata") or {}
+                            log.warning("reconciling %s/%s: %s", meta.get("namespace"), meta.get("name"), exc)
             except errors.ApiError as exc:
                 if exc.status not in (404, 429):  # 404: CRD not installed (yet); 429: it is being installed
                     log.warning("watching %s failed: %s", path, exc)

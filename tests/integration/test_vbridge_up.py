@@ -57,23 +57,30 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
         assert sorted(n.split()[0] for n in nodes) == ["sim-node-0", "sim-node-1", "sim-node-2"]
         assert all(n.split()[1] == "Ready" for n in nodes)
         assert "created SparkApplication seed/spark-pi" in out and "created TFJob seed/example-job" in out
-        groups = subprocess.run(
-            [
-                str(bins.path("kubectl")),
-                f"--kubeconfig={workdir / 'kubeconfig'}",
-                "get",
-                "pg",
-                "-n",
-                "seed",
-                "-o",
-                "custom-columns=NAME:.metadata.name,MIN:.spec.minMember",
-                "--no-headers",
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.split()
-        assert {"spark-spark-pi-pg", "example-job"} <= set(groups)
+
+        def groups() -> set[str]:
+            listed = subprocess.run(
+                [
+                    str(bins.path("kubectl")),
+                    f"--kubeconfig={workdir / 'kubeconfig'}",
+                    "get",
+                    "pg",
+                    "-n",
+                    "seed",
+                    "-o",
+                    "custom-columns=NAME:.metadata.name",
+                    "--no-headers",
+                ],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.split()
+            return set(listed)
+
+        deadline = time.monotonic() + 30  # the reconcilers make the groups just after the jobs exist
+        while not {"spark-spark-pi-pg", "example-job", "tensorflow-mnist"} <= groups() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert {"spark-spark-pi-pg", "example-job", "tensorflow-mnist"} <= groups()
         assert _procs_mentioning(str(workdir))  # etcd, apiserver, controller manager are up
         proc.send_signal(signal.SIGINT)
         assert proc.wait(30) == 0
