@@ -63,7 +63,7 @@ async def _apply(api: client.Client, doc: dict[str, Any], namespace: str) -> str
 
 
 async def _report(api: client.Client, say: Callable[[str], None], last: list[str]) -> None:
-    """Print the PodGroups table when it changed since the last report."""
+    """Print the PodGroups and Volcano Jobs tables when they changed since the last report."""
     groups = await api.request("GET", paths.resource("scheduling.volcano.sh/v1beta1", "podgroups"))
     lines = [f"{'NAMESPACE/PODGROUP':48} {'PHASE':10} {'MIN':>4} {'RUNNING':>7} {'DONE':>5} QUEUE"]
     for pg in groups.get("items", []):
@@ -71,6 +71,18 @@ async def _report(api: client.Client, say: Callable[[str], None], last: list[str
         lines.append(
             f"{meta['namespace'] + '/' + meta['name']:48} {status.get('phase', '-'):10} {spec.get('minMember', 0):>4} "
             f"{status.get('running', 0):>7} {status.get('succeeded', 0):>5} {spec.get('queue', '')}"
+        )
+    try:
+        jobs = (await api.request("GET", paths.resource("batch.volcano.sh/v1alpha1", "jobs"))).get("items", [])
+    except errors.ApiError:
+        jobs = []
+    if jobs:
+        lines.append(f"{'NAMESPACE/VOLCANO JOB':48} {'PHASE':10} {'RUNNING':>7} {'DONE':>5} RETRIES")
+    for job in jobs:
+        meta, status = job["metadata"], job.get("status") or {}
+        lines.append(
+            f"{meta['namespace'] + '/' + meta['name']:48} {(status.get('state') or {}).get('phase', 'Pending'):10} "
+            f"{status.get('running', 0):>7} {status.get('succeeded', 0):>5} {status.get('retryCount', 0)}"
         )
     if lines != last:
         last[:] = lines

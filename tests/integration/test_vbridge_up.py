@@ -31,7 +31,20 @@ def _procs_mentioning(text: str) -> list[int]:
 def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.Path, bins: binaries.Binaries) -> None:
     workdir = tmp_path / "up"
     with subprocess.Popen(
-        [sys.executable, "-m", "bridge.cli", "up", "--nodes", "3", "--node-gpus", "1", "--workdir", str(workdir)],
+        [
+            sys.executable,
+            "-m",
+            "bridge.cli",
+            "up",
+            "--nodes",
+            "3",
+            "--node-gpus",
+            "1",
+            "--workdir",
+            str(workdir),
+            "--run-seconds",
+            "3",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -82,6 +95,20 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
             time.sleep(0.5)
         assert {"spark-spark-pi-pg", "example-job", "tensorflow-mnist"} <= groups()
         assert _procs_mentioning(str(workdir))  # etcd, apiserver, controller manager are up
+        # The two seed Volcano Jobs run to completion on the simulated nodes, and `up` says so.
+        finished: set[str] = set()
+        deadline = time.monotonic() + 90
+        while finished != {"seed/lm-mpi-job", "seed/tensorflow-dist-mnist"} and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            assert line, "vbridge up exited early"
+            fields = line.split()
+            if (
+                len(fields) >= 2
+                and fields[0] in ("seed/lm-mpi-job", "seed/tensorflow-dist-mnist")
+                and (fields[1] == "Completed")
+            ):
+                finished.add(fields[0])
+        assert finished == {"seed/lm-mpi-job", "seed/tensorflow-dist-mnist"}
         proc.send_signal(signal.SIGINT)
         assert proc.wait(30) == 0
     assert _procs_mentioning(str(workdir)) == []

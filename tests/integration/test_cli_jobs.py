@@ -1,0 +1,66 @@
+"""`vbridge job` and `vbridge queue` (vcctl's verbs) against the real apiserver and our Job controller."""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes import client as k8s
+
+from bridge import cli
+from bridge.localcluster import cluster
+from tests.integration.test_controlplane import PG, eventually
+from tests.support import bridgethread
+
+pytestmark = pytest.mark.integration
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert cli.main(list(argv)) == 0
+    return capsys.readouterr().out
+
+
+def test_queue_verbs(
+    control_plane: cluster.LocalCluster, api_client: k8s.ApiClient, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kc = f"--kubeconfig={control_plane.kubeconfig}"
+    assert run(capsys, "queue", "create", "cli-queue", "--weight", "4", kc) == "queue cli-queue created\n"
+    listing = run(capsys, "queue", "list", kc).splitlines()
+    assert listing[0].split() == ["NAME", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING"]
+    assert ["cli-queue", "4", "Open", "0", "0", "0"] in [row.split() for row in listing]
+    assert run(capsys, "queue", "close", "cli-queue", kc) == "queue cli-queue is Closed\n"
+    queue = k8s.CustomObjectsApi(api_client).get_cluster_custom_object(*PG, "queues", "cli-queue")
+    assert queue["status"]["state"] == "Closed"
+    assert run(capsys, "queue", "open", "cli-queue", kc) == "queue cli-queue is Open\n"
+
+
+def test_job_verbs(
+    control_plane: cluster.LocalCluster,
+    api_client: k8s.ApiClient,
+    bridge: bridgethread.BridgeThread,
+    namespace: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    kc = f"--kubeconfig={control_plane.kubeconfig}"
+    job: dict[str, Any] = yaml.safe_load((ROOT / "examples" / "volcano-job-mpi.yaml").read_text())
+    job["metadata"].pop("namespace", None)
+    crd = k8s.CustomObjectsApi(api_client)
+    crd.create_namespaced_custom_object("batch.volcano.sh", "v1alpha1", namespace, "jobs", job)
+    name = job["metadata"]["name"]
+    rows = [r.split() for r in run(capsys, "job", "list", "-n", namespace, kc).splitlines()]
+    assert rows[0][:3] == ["NAMESPACE", "NAME", "PHASE"] and rows[1][:2] == [namespace, name]
+    view = run(capsys, "job", "view", name, "-n", namespace, kc)
+    assert "mpimaster" in view and "mpiworker" in view
+    assert run(capsys, "job", "suspend", name, "-n", namespace, kc) == f"job {namespace}/{name}: AbortJob requested\n"
+
+    def aborted() -> bool:
+        current = crd.get_namespaced_custom_object("batch.volcano.sh", "v1alpha1", namespace, "jobs", name)
+        phase = ((current.get("status") or {}).get("state") or {}).get("phase")
+        consumed = "vbridge.io/job-command" not in (current["metadata"].get("annotations") or {})
+        return consumed and phase in ("Aborting", "Aborted")
+
+    eventually(aborted, timeout=30, what="the controller to carry out AbortJob")
+    assert run(capsys, "job", "delete", name, "-n", namespace, kc) == f"job {namespace}/{name} deleted\n"
