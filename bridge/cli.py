@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import pathlib
 import sys
@@ -12,7 +13,7 @@ import time
 import yaml
 
 from bridge import chartgen, cli_jobs, cli_serve, crdgen, embedded, errors, translating
-from bridge.localcluster import binaries, cluster
+from bridge.localcluster import binaries, cluster, operators
 from bridge.nodesim import nodes
 from scheduler import explain_command, simulate_command
 from scheduler.io import command as scheduler_command
@@ -44,7 +45,12 @@ def cmd_up(args: argparse.Namespace) -> int:
         )
         specs = nodes.pool(args.nodes, cpu=args.node_cpu, memory=args.node_memory, gpus=args.node_gpus)
         opts = embedded.Options(specs=tuple(specs), run_seconds=args.run_seconds, examples=not args.no_examples)
-        asyncio.run(embedded.run(lc, opts, _say))
+        with contextlib.ExitStack() as running:
+            # Started here, on the main thread: child processes die with the thread that made them.
+            for name in embedded.WITH_OPERATORS if args.with_operators else ():
+                _say(f"starting the upstream {name} (built from its Go module, default flags)...")
+                running.enter_context(operators.Operator(name, lc))
+            asyncio.run(embedded.run(lc, opts, _say))
         _say("stopping...")
     return 0
 
@@ -131,6 +137,11 @@ def parser() -> argparse.ArgumentParser:
         help="finish pods after this many seconds unless their annotation says otherwise",
     )
     up.add_argument("--no-examples", action="store_true", help="do not apply the seed examples")
+    up.add_argument(
+        "--with-operators",
+        action="store_true",
+        help="also run the real spark-operator and training-operator (tools/build-operators.sh builds them)",
+    )
     up.add_argument("--port", type=int, default=None, help="kube-apiserver port (default: a free one)")
     up.add_argument("--workdir", default=None, help="keep certificates, logs and etcd data here")
     up.set_defaults(func=cmd_up)

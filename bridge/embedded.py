@@ -27,12 +27,15 @@ from scheduler import config as sched_config
 from scheduler.io import loop as sched_loop
 from webhooks import server
 
-__all__ = ["Options", "run"]
+__all__ = ["WITH_OPERATORS", "Options", "run"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Which upstream CRD sets the seed examples need. MPIJob v1 (training-operator) is chosen over
 # v2beta1: the seed MPIJob v1alpha2 converts to v1 (the behaviour-preserving target).
 SEED_CRDS = ("spark-operator", "training-operator", "training-operator-mpi")
+# `vbridge up --with-operators`: the operators whose CRDs can share one cluster (the training-operator
+# serves MPIJob v1, so the mpi-operator, which serves v2beta1 under the same CRD name, is left out).
+WITH_OPERATORS = ("spark-operator", "training-operator")
 SEEDS = (
     "volcano-job-mpi.yaml",
     "volcano-job-tensorflow.yaml",
@@ -65,11 +68,11 @@ async def _apply(api: client.Client, doc: dict[str, Any], namespace: str) -> str
 async def _report(api: client.Client, say: Callable[[str], None], last: list[str]) -> None:
     """Print the PodGroups and Volcano Jobs tables when they changed since the last report."""
     groups = await api.request("GET", paths.resource("scheduling.volcano.sh/v1beta1", "podgroups"))
-    lines = [f"{'NAMESPACE/PODGROUP':48} {'PHASE':10} {'MIN':>4} {'RUNNING':>7} {'DONE':>5} QUEUE"]
+    lines = [f"{'NAMESPACE/PODGROUP':64} {'PHASE':10} {'MIN':>4} {'RUNNING':>7} {'DONE':>5} QUEUE"]
     for pg in groups.get("items", []):
         meta, spec, status = pg["metadata"], pg.get("spec", {}), pg.get("status") or {}
         lines.append(
-            f"{meta['namespace'] + '/' + meta['name']:48} {status.get('phase', '-'):10} {spec.get('minMember', 0):>4} "
+            f"{meta['namespace'] + '/' + meta['name']:64} {status.get('phase', '-'):10} {spec.get('minMember', 0):>4} "
             f"{status.get('running', 0):>7} {status.get('succeeded', 0):>5} {spec.get('queue', '')}"
         )
     try:
@@ -77,11 +80,11 @@ async def _report(api: client.Client, say: Callable[[str], None], last: list[str
     except errors.ApiError:
         jobs = []
     if jobs:
-        lines.append(f"{'NAMESPACE/VOLCANO JOB':48} {'PHASE':10} {'RUNNING':>7} {'DONE':>5} RETRIES")
+        lines.append(f"{'NAMESPACE/VOLCANO JOB':64} {'PHASE':10} {'RUNNING':>7} {'DONE':>5} RETRIES")
     for job in jobs:
         meta, status = job["metadata"], job.get("status") or {}
         lines.append(
-            f"{meta['namespace'] + '/' + meta['name']:48} {(status.get('state') or {}).get('phase', 'Pending'):10} "
+            f"{meta['namespace'] + '/' + meta['name']:64} {(status.get('state') or {}).get('phase', 'Pending'):10} "
             f"{status.get('running', 0):>7} {status.get('succeeded', 0):>5} {status.get('retryCount', 0)}"
         )
     if lines != last:
