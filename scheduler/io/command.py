@@ -61,14 +61,18 @@ def main(args: argparse.Namespace) -> int:
 
 
 async def _run(args: argparse.Namespace, conf: config.SchedulerConfig) -> None:
-    async with client.Client(kubeconfigs.load(pathlib.Path(args.kubeconfig)), connections=64) as api:
+    conn = kubeconfigs.load(pathlib.Path(args.kubeconfig))
+    # Watches and lists on one client, binds and status writes on another, small one (see loop).
+    async with client.Client(conn, connections=16) as api, client.Client(conn, connections=12) as writer:
         elector = None
         if args.leader_elect:
             identity = f"{socket.gethostname()}_{os.getpid()}"
             elector = leader.Elector(
                 api, name=f"{args.scheduler_name}-scheduler", identity=identity, namespace=args.lease_namespace
             )
-        sched = loop.Scheduler(api, conf, period=args.period, elector=elector, metrics_port=args.metrics_port)
+        sched = loop.Scheduler(
+            api, conf, period=args.period, elector=elector, metrics_port=args.metrics_port, write_api=writer
+        )
         task = asyncio.create_task(sched.run())
         stop = asyncio.Event()
         running = asyncio.get_running_loop()

@@ -58,6 +58,7 @@ class Scheduler:
         bind_hook: binder.Hook | None = None,
         on_cycle: Callable[[CycleReport], None] | None = None,
         clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.UTC),
+        write_api: client.Client | None = None,
     ) -> None:
         self.api = api
         self.conf = conf
@@ -70,8 +71,11 @@ class Scheduler:
         self.metrics = metrics.Metrics()
         self._wake = asyncio.Event()
         self.cache = cache.Cache(api, on_change=self._wake.set)
-        self.binder = binder.Binder(api, self.cache, hook=bind_hook)
-        self.status = status.StatusWriter(api, self.cache)
+        # Writes may go through their own client: httpx's pool costs grow with its size, and the
+        # watches each pin a connection, so a small separate pool binds fastest.
+        writer = write_api or api
+        self.binder = binder.Binder(writer, self.cache, hook=bind_hook)
+        self.status = status.StatusWriter(writer, self.cache)
         self.cycles = 0
         self._queues_ensured = False
 
