@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Mapping
@@ -80,7 +81,7 @@ def _handle(request: reviews.Request, adapter: base.Adapter | None, facts: Facts
         raise errors.InvalidObjectError(f"{reg.kind} has no metadata")
     if not obj["metadata"].get("namespace") and request.namespace:
         obj["metadata"] = {**obj["metadata"], "namespace": request.namespace}
-    ctx = facts.context(request.namespace, scheduler_name=scheduler_name)
+    ctx = dataclasses.replace(facts.context(request.namespace, scheduler_name=scheduler_name), want_podgroup=False)
     result = adapter.translate(obj, ctx)
     if result is None:
         return reviews.allow(request.uid, api_version=request.api_version)

@@ -45,6 +45,10 @@ class Context:
     check_queues: bool = True  # False for offline `vbridge translate`
     conf: Mapping[str, str] | None = None  # a spark-submit driver's spark.properties, once known
     template: Mapping[str, Any] | None = None  # the chosen server-side PodGroup template, if any
+    # Admission only needs the desired object: an adapter may then skip work that only the PodGroup
+    # needs (and that the apiserver validates anyway, such as template quantities). Reconcilers and
+    # `vbridge translate` keep the default.
+    want_podgroup: bool = True
 
     def queue(self, *, field: str | None, annotations: Mapping[str, str] | None) -> str:
         """The job's queue by precedence; raises QueueError if it may not be used."""

@@ -81,12 +81,14 @@ class KubeflowAdapter:
             if n:
                 taken[role] = n
             left -= n
-        resources = policy.get("minResources") or podresources.total(
-            podresources.scale(
-                podresources.pod_requests(((specs[r].get("template") or {}).get("spec") or {}), what=r), n
+        resources = policy.get("minResources")
+        if resources is None and ctx.want_podgroup:  # admission needs no minResources: spare the arithmetic
+            resources = podresources.total(
+                podresources.scale(
+                    podresources.pod_requests(((specs[r].get("template") or {}).get("spec") or {}), what=r), n
+                )
+                for r, n in taken.items()
             )
-            for r, n in taken.items()
-        )
         priority = policy.get("priorityClass") or next(
             (
                 pc
