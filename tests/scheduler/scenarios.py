@@ -50,7 +50,7 @@ class Scenario:
         return cycle.schedule(snap, conf, self.now)
 
 
-def check(scenario: Scenario) -> plan.Plan:
+def assert_expected(scenario: Scenario) -> plan.Plan:
     result = scenario.run()
     binds = result.binds()
     if scenario.binds is not None:

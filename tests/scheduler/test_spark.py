@@ -78,4 +78,4 @@ SCENARIOS = [
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_spark(scenario: scenarios.Scenario) -> None:
-    scenarios.check(scenario)
+    scenarios.assert_expected(scenario)

@@ -147,7 +147,7 @@ SCENARIOS = [
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_allocate(scenario: scenarios.Scenario) -> None:
-    scenarios.check(scenario)
+    scenarios.assert_expected(scenario)
 
 
 def test_same_inputs_same_plan() -> None:

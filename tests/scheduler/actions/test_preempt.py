@@ -120,4 +120,4 @@ SCENARIOS = [
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_preempt(scenario: scenarios.Scenario) -> None:
-    scenarios.check(scenario)
+    scenarios.assert_expected(scenario)

@@ -70,4 +70,4 @@ SCENARIOS = [
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_reclaim(scenario: scenarios.Scenario) -> None:
-    scenarios.check(scenario)
+    scenarios.assert_expected(scenario)

@@ -77,7 +77,7 @@ SCENARIOS = [
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_proportion(scenario: scenarios.Scenario) -> None:
-    scenarios.check(scenario)
+    scenarios.assert_expected(scenario)
 
 
 def test_water_fill_caps_by_request_and_redistributes() -> None:
