@@ -8,19 +8,16 @@ Each job gets exactly one PodGroup (ours), and every pod the operator creates ca
 
 from __future__ import annotations
 
-import pathlib
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import yaml
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
-from bridge.localcluster import binaries, cluster, depcrds, operators
+from bridge.localcluster import binaries
 from tests.integration import test_spark_submit as common
 from tests.integration.test_controlplane import eventually
-from tests.support import bridgethread
+from tests.support import operator_env
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 GROUP_NAME = common.GROUP_NAME
@@ -30,33 +27,11 @@ TASK_SPEC = "volcano.sh/task-spec"
 
 @pytest.fixture(scope="module")
 def env(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Env]:
-    binary = common.operator_binary("training-operator")
-    lc = cluster.LocalCluster(tmp_path_factory.mktemp("training-operator"), bins=bins)
-    lc.start()
-    bridge = None
-    try:
-        bridge = bridgethread.BridgeThread(lc).start()
-        with operators.Operator("training-operator", lc, binary=binary) as op:
-            api = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
-            gang = common.Gang(lc, api)
-            try:
-                yield api, op, gang
-            finally:
-                gang.stop()
-                api.close()
-    finally:
-        if bridge is not None:
-            bridge.stop()
-        lc.stop()
+    yield from operator_env.running("training-operator", bins, tmp_path_factory)
 
 
 def example(rel: str) -> dict[str, Any]:
-    module, version, _ = depcrds.SETS["training-operator"]
-    body: dict[str, Any] = yaml.safe_load(
-        pathlib.Path(depcrds.module_dir(module, version) / "examples" / rel).read_text()
-    )
-    body["metadata"].pop("namespace", None)
-    return body
+    return operator_env.upstream_example("training-operator", rel)
 
 
 def opted_in_namespace(api: k8s.ApiClient, name: str) -> str:
