@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge.adapters import base, kubeflow
+from bridge.adapters import base, mpi_job_v1
 
 
-class MPIJobAdapter(kubeflow.KubeflowAdapter):
+class MPIJobAdapter(mpi_job_v1.MPIJobV1Adapter):
+    """The v1 family member with another version and the launcher policy; same field and roles."""
+
     registration = base.Registration(
         name="kubeflow.org/mpijob",
         group="kubeflow.org",
@@ -23,8 +25,6 @@ class MPIJobAdapter(kubeflow.KubeflowAdapter):
         failure_policy="Fail",
         why="an unstamped MPIJob would start piecemeal; denying is safer than a silent no-gang",
     )
-    replica_field = "mpiReplicaSpecs"
-    roles = ("Launcher", "Worker")
 
     def gang_roles(self, spec: Mapping[str, Any], replicas: Mapping[str, int]) -> list[str]:
         if spec.get("launcherCreationPolicy") == "WaitForWorkersReady":

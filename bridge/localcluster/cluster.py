@@ -16,18 +16,20 @@ import dataclasses
 import pathlib
 import shutil
 import socket
+import ssl
 import tempfile
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+import httpx
 import yaml
 
 from bridge import crdgen, errors
 from bridge.k8s import client, kubeconfigs, paths
 from bridge.localcluster import binaries, certs, processes
 
-__all__ = ["DEFAULT_QUEUES", "LocalCluster", "Ports", "free_port"]
+__all__ = ["DEFAULT_QUEUES", "LocalCluster", "Ports", "apply_crds", "free_port", "http_ok"]
 
 # As Volcano's scheduler does at start-up: `root` (not reclaimable) and `default` (reclaimable).
 DEFAULT_QUEUES: tuple[dict[str, Any], ...] = (
@@ -133,7 +135,7 @@ class LocalCluster:
             log=logs / "etcd.log",
         )
         self._run(etcd)
-        self._wait(etcd, "etcd", lambda: _http_ok(f"{etcd_url}/health"))
+        self._wait(etcd, "etcd", lambda: http_ok(f"{etcd_url}/health"))
 
         apiserver = processes.Process(
             "kube-apiserver",
@@ -165,7 +167,11 @@ class LocalCluster:
         )
         self._run(apiserver)
         conn = kubeconfigs.load(self.kubeconfig)
-        self._wait(apiserver, "kube-apiserver", lambda: _https_ok(conn, "/readyz"))
+        self._wait(
+            apiserver,
+            "kube-apiserver",
+            lambda: http_ok(conn.server + "/readyz", verify=conn.ssl_context(), timeout=2.0),
+        )
         self.timings["apiserver"] = time.monotonic() - self._t0
 
         kcm = processes.Process(
@@ -274,19 +280,9 @@ def _run_sync(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
         pool.submit(asyncio.run, make()).result()
 
 
-def _http_ok(url: str) -> bool:
-    import httpx  # local: only the readiness probe needs plain HTTP
-
+def http_ok(url: str, *, verify: ssl.SSLContext | bool = True, timeout: float = 1.0) -> bool:
+    """A readiness probe: does ``url`` answer 200 now?"""
     try:
-        return httpx.get(url, timeout=1.0).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
-def _https_ok(conn: kubeconfigs.Connection, path: str) -> bool:
-    import httpx
-
-    try:
-        return httpx.get(conn.server + path, verify=conn.ssl_context(), timeout=2.0).status_code == 200
+        return httpx.get(url, verify=verify, timeout=timeout).status_code == 200
     except httpx.HTTPError:
         return False

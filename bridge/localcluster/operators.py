@@ -374,7 +374,7 @@ class Operator:
         return True
 
     def _mpi_args(self) -> list[str]:
-        if _http_ok(f"http://127.0.0.1:{MPI_HEALTH_PORT}/healthz") or not _port_free(MPI_HEALTH_PORT):
+        if cluster.http_ok(f"http://127.0.0.1:{MPI_HEALTH_PORT}/healthz") or not _port_free(MPI_HEALTH_PORT):
             raise errors.PortInUseError(
                 f"mpi-operator v0.8.2 always serves /healthz on :{MPI_HEALTH_PORT}, which is taken"
             )
@@ -391,7 +391,7 @@ class Operator:
             self.proc.check_alive()
             if not mounted:
                 mounted = self._mount_training_certs()
-            elif _http_ok(f"http://{self.probe}{path}") and all(map(_served, self.webhook_urls)):
+            elif cluster.http_ok(f"http://{self.probe}{path}") and all(map(_served, self.webhook_urls)):
                 return
             time.sleep(0.2)
         raise errors.StartupError(
@@ -427,12 +427,5 @@ def _served(url: str) -> bool:
     try:
         # No verification: only whether the path is routed yet matters (404 until registered).
         return httpx.post(url, content=b"{}", verify=False, timeout=1.0).status_code != 404
-    except httpx.HTTPError:
-        return False
-
-
-def _http_ok(url: str) -> bool:
-    try:
-        return httpx.get(url, timeout=1.0).status_code == 200
     except httpx.HTTPError:
         return False

@@ -7,6 +7,7 @@ here would only add megabytes to the CRD and drift with every Kubernetes release
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Any, Literal
 
 import pydantic
@@ -17,31 +18,6 @@ __all__ = ["CRD", "EVENTS", "PHASES", "JobSpec", "JobStatus", "Policy", "TaskSpe
 
 NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 TASK_NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-EVENTS = (
-    "*",
-    "PodPending",
-    "PodRunning",
-    "PodFailed",
-    "PodEvicted",
-    "Unknown",
-    "TaskCompleted",
-    "OutOfSync",
-    "CommandIssued",
-    "JobUpdated",
-    "TaskFailed",
-)
-PHASES = (
-    "Pending",
-    "Aborting",
-    "Aborted",
-    "Running",
-    "Restarting",
-    "Completing",
-    "Completed",
-    "Terminating",
-    "Terminated",
-    "Failed",
-)
 Event = Literal[
     "*",
     "PodPending",
@@ -67,6 +43,9 @@ Phase = Literal[
     "Terminated",
     "Failed",
 ]
+# The same values as tuples, for validation messages (one list: the Literals above).
+EVENTS: tuple[str, ...] = typing.get_args(Event)
+PHASES: tuple[str, ...] = typing.get_args(Phase)
 # An object the CRD stores as given; its content is checked where it is used (a pod, a PVC).
 Opaque = Annotated[
     dict[str, Any], pydantic.WithJsonSchema({"type": "object", "x-kubernetes-preserve-unknown-fields": True})
