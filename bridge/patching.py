@@ -1,10 +1,14 @@
 """JSON Patches by diffing: build the desired body, never write patch operations by hand.
 
 Adapters build the desired body copy-on-write (:func:`assoc`), so every part they did not touch
-is the *same* object as in the original. :func:`diff` drops those shared parts from both sides
-before handing them to ``jsonpatch.JsonPatch.from_diff``, which then compares only what may
-have changed: on a 10 KiB pod that is the difference between ~0.5 ms and ~20 µs. The patch is
-exactly what a full diff yields for dict members; lists are compared whole.
+is the *same* object as in the original. :func:`diff` walks both bodies, skips the shared parts
+by identity, and compares only what may have changed. Objects (dicts) are diffed member by
+member here, in member order; two lists that differ are handed to
+``jsonpatch.JsonPatch.from_diff``, whose list operations are kept as they are (prefixed with the
+list's pointer). Scalars are compared as JSON compares them: ``1``, ``1.0`` and ``true`` differ.
+
+On a 10 KiB pod this is the difference between ~0.5 ms (a full ``from_diff``) and a few µs; it
+is the admission webhook's hottest path.
 """
 
 from __future__ import annotations
@@ -13,38 +17,73 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jsonpatch
+import orjson
 
 __all__ = ["assoc", "diff", "get_in"]
 
+_ABSENT: Any = object()
 
-def _prune(a: Any, b: Any) -> tuple[Any, Any]:
-    if not (isinstance(a, dict) and isinstance(b, dict)):
-        return a, b
-    left: dict[str, Any] = {}
-    right: dict[str, Any] = {}
-    for key in [*a, *(k for k in b if k not in a)]:  # keep member order: the patch order follows it
-        if key in a and key in b:
-            if a[key] is b[key]:
-                continue
-            left[key], right[key] = _prune(a[key], b[key])
-        elif key in a:
-            left[key] = a[key]
-        else:
-            right[key] = b[key]
-    return left, right
+
+def _token(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1") if ("~" in key or "/" in key) else key
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON: Python's == says 0 == False == 0.0, JSON does not."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or a != b:
+        return False
+    if not isinstance(a, (list, dict)):
+        return True
+    try:  # containers equal by ==: compare their JSON, which tells 0, 0.0 and false apart
+        return bool(orjson.dumps(a) == orjson.dumps(b))
+    except TypeError:  # not serialisable by orjson (an integer beyond 64 bits): let jsonpatch decide
+        return False
+
+
+def _lists(path: str, a: list[Any], b: list[Any], ops: list[dict[str, Any]]) -> None:
+    for op in jsonpatch.JsonPatch.from_diff(a, b).patch:
+        op = {**op, "path": path + op["path"]}
+        if "from" in op:
+            op["from"] = path + op["from"]
+        ops.append(op)
+
+
+def _walk(path: str, a: dict[str, Any], b: dict[str, Any], ops: list[dict[str, Any]]) -> None:
+    for key in a:
+        if key not in b:
+            ops.append({"op": "remove", "path": f"{path}/{_token(key)}"})
+    for key, new in b.items():
+        old = a.get(key, _ABSENT)
+        if old is new:  # shared with the original: untouched
+            continue
+        if old is _ABSENT:
+            ops.append({"op": "add", "path": f"{path}/{_token(key)}", "value": new})
+        elif isinstance(old, dict) and isinstance(new, dict):
+            _walk(f"{path}/{_token(key)}", old, new, ops)
+        elif isinstance(old, list) and isinstance(new, list):
+            if not _same(old, new):
+                _lists(f"{path}/{_token(key)}", old, new, ops)
+        elif not _same(old, new):
+            ops.append({"op": "replace", "path": f"{path}/{_token(key)}", "value": new})
 
 
 def diff(original: dict[str, Any], desired: dict[str, Any]) -> list[dict[str, Any]]:
-    """The JSON Patch (RFC 6902) that turns ``original`` into ``desired``; empty when equal."""
-    left, right = _prune(original, desired)
-    ops: list[dict[str, Any]] = jsonpatch.JsonPatch.from_diff(left, right).patch
+    """The JSON Patch (RFC 6902) that turns ``original`` into ``desired``; empty when equal.
+
+    Values in the patch are shared with ``desired``, not copied: serialise the patch (or copy it)
+    before changing ``desired``.
+    """
+    ops: list[dict[str, Any]] = []
+    _walk("", original, desired, ops)
     return ops
 
 
 def get_in(obj: Mapping[str, Any], path: Sequence[str], default: Any = None) -> Any:
     node: Any = obj
     for key in path:
-        if not isinstance(node, Mapping) or key not in node:
+        if not (type(node) is dict or isinstance(node, Mapping)) or key not in node:  # dict first: abc checks are slow
             return default
         node = node[key]
     return node
@@ -59,7 +98,7 @@ def assoc(obj: Mapping[str, Any], path: Sequence[str], value: Any) -> dict[str, 
     node = root
     for key in path[:-1]:
         child = node.get(key)
-        node[key] = dict(child) if isinstance(child, Mapping) else {}
+        node[key] = dict(child) if type(child) is dict or isinstance(child, Mapping) else {}
         node = node[key]
     node[path[-1]] = value
     return root

@@ -14,7 +14,12 @@ modver() { # module version required by a wrapper's go.mod
 }
 key() { cat "$1/go.mod" "$1/go.sum" | sha256sum | cut -c1-10; }  # content only: the checkout path must not matter
 
-binname() { case $1 in go.etcd.io/etcd/server/v3) echo etcd ;; *) basename "$1" ;; esac; }
+binname() { # what go build names a package's binary (a major-version suffix is dropped)
+  local last; last=$(basename "$1")
+  if [ "$1" = go.etcd.io/etcd/server/v3 ]; then echo etcd
+  elif [[ $last =~ ^v[0-9]+$ ]]; then basename "$(dirname "$1")"
+  else echo "$last"; fi
+}
 
 build_set() { # NAME MODULE-DIR OUT-DIR LDFLAGS PKG...
   local name=$1 dir=$2 out=$3 ldflags=$4; shift 4
@@ -46,12 +51,15 @@ build_set controlplane "$cp_dir" "$cache/k8s-$k8s-etcd-$etcd-$(key "$cp_dir")" "
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl go.etcd.io/etcd/server/v3
 
+extras="kwok helm"
+[ "${VBRIDGE_BENCH_TOOLS:-}" = 1 ] && extras="$extras vegeta"  # bench/admission.py's constant-rate load generator
 if [ "${VBRIDGE_SKIP_EXTRAS:-}" != 1 ]; then
-  for extra in kwok helm; do
+  for extra in $extras; do
     d="$top/tools/$extra"; [ -f "$d/go.mod" ] || continue
     case $extra in
       kwok) pkg=sigs.k8s.io/kwok/cmd/kwok; mod=sigs.k8s.io/kwok ;;
       helm) pkg=helm.sh/helm/v3/cmd/helm; mod=helm.sh/helm/v3 ;;
+      vegeta) pkg=github.com/tsenart/vegeta/v12; mod=github.com/tsenart/vegeta/v12 ;;
     esac
     v=$(modver "$d" "$mod")
     build_set "$extra" "$d" "$cache/$extra-$v-$(key "$d")" "-s -w" "$pkg" || echo "$extra: build failed (optional)" >&2

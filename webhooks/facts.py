@@ -15,6 +15,7 @@ from bridge.k8s import client, paths, watching
 __all__ = ["Facts"]
 
 log = logging.getLogger(__name__)
+_MAX_CONTEXTS = 4096
 
 
 @dataclasses.dataclass
@@ -31,21 +32,32 @@ class Facts:
         self.queues: dict[str, queues.QueueFacts] = {}
         self.priorities: dict[str, int] = {}
         self._synced: dict[str, bool] = {"namespaces": False, "queues": False, "priorityclasses": False}
+        # Contexts are immutable and asked for on every review: built once per namespace, dropped
+        # whenever a watch changes a fact.
+        self._contexts: dict[tuple[str, str, bool], base.Context] = {}
 
     @property
     def synced(self) -> bool:
         return all(self._synced.values())
 
-    def context(self, namespace: str, *, scheduler_name: str) -> base.Context:
-        ns = self.namespaces.get(namespace) or _Namespace({}, {})
-        return base.Context(
-            namespace=namespace,
-            namespace_labels=ns.labels,
-            namespace_annotations=ns.annotations,
-            queues=self.queues,
-            priorities=self.priorities,
-            scheduler_name=scheduler_name,
-        )
+    def context(self, namespace: str, *, scheduler_name: str, want_podgroup: bool = True) -> base.Context:
+        key = (namespace, scheduler_name, want_podgroup)
+        ctx = self._contexts.get(key)
+        if ctx is None:
+            ns = self.namespaces.get(namespace) or _Namespace({}, {})
+            ctx = base.Context(
+                namespace=namespace,
+                namespace_labels=ns.labels,
+                namespace_annotations=ns.annotations,
+                queues=self.queues,
+                priorities=self.priorities,
+                scheduler_name=scheduler_name,
+                want_podgroup=want_podgroup,
+            )
+            if len(self._contexts) >= _MAX_CONTEXTS:
+                self._contexts.clear()
+            self._contexts[key] = ctx
+        return ctx
 
     async def run(self, api: client.Client) -> None:
         """Watch until cancelled; each source is marked synced after its first full list."""
@@ -74,6 +86,7 @@ class Facts:
                 await asyncio.sleep(1)
 
     def _namespace(self, kind: str, obj: dict[str, Any]) -> None:
+        self._contexts = {}
         meta = obj.get("metadata") or {}
         if kind == "DELETED":
             self.namespaces.pop(meta.get("name", ""), None)
@@ -83,6 +96,7 @@ class Facts:
             )
 
     def _queue(self, kind: str, obj: dict[str, Any]) -> None:
+        self._contexts = {}
         name = (obj.get("metadata") or {}).get("name", "")
         if kind == "DELETED":
             self.queues = {k: v for k, v in self.queues.items() if k != name}
@@ -90,6 +104,7 @@ class Facts:
             self.queues = {**self.queues, name: queues.QueueFacts.from_api(obj)}  # swap: readers see whole maps
 
     def _priority(self, kind: str, obj: dict[str, Any]) -> None:
+        self._contexts = {}
         name = (obj.get("metadata") or {}).get("name", "")
         if kind == "DELETED":
             self.priorities = {k: v for k, v in self.priorities.items() if k != name}

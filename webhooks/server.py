@@ -71,23 +71,40 @@ class App:
 async def _read_body(receive: Receive, send: Send, timeout: float) -> bytes | None:
     chunks: list[bytes] = []
     size = 0
-    while True:
-        try:
-            async with asyncio.timeout(timeout):  # no extra task per read, unlike wait_for
-                message = await receive()
-        except TimeoutError:
-            await _reply(send, 408, b'{"error":"request body not received in time"}')
-            return None
-        if message["type"] == "http.disconnect":
-            return None
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > reviews.MAX_BODY:
-            await _reply(send, 413, b'{"error":"AdmissionReview larger than 3 MiB"}')
-            return None
-        chunks.append(chunk)
-        if not message.get("more_body"):
-            return b"".join(chunks)
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    timed_out = False
+
+    def expire() -> None:
+        nonlocal timed_out
+        timed_out = True
+        task.cancel()
+
+    # One timer for the whole body (cheaper than a timeout context per chunk): a client that has
+    # not sent all of it within ``timeout`` seconds gets 408.
+    timer = loop.call_later(timeout, expire)
+    try:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > reviews.MAX_BODY:
+                timer.cancel()
+                await _reply(send, 413, b'{"error":"AdmissionReview larger than 3 MiB"}')
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body"):
+                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    except asyncio.CancelledError:
+        if not timed_out or task.uncancel() > 0:
+            raise  # cancelled from outside (shutdown): not ours to swallow
+        await _reply(send, 408, b'{"error":"request body not received in time"}')
+        return None
+    finally:
+        timer.cancel()
 
 
 async def _reply(send: Send, status: int, body: bytes) -> None:
@@ -95,7 +112,7 @@ async def _reply(send: Send, status: int, body: bytes) -> None:
         {
             "type": "http.response.start",
             "status": status,
-            "headers": [*_JSON, (b"content-length", str(len(body)).encode())],
+            "headers": [*_JSON, (b"content-length", b"%d" % len(body))],
         }
     )
     await send({"type": "http.response.body", "body": body})

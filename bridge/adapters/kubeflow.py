@@ -56,6 +56,20 @@ class KubeflowAdapter:
 
         return sorted(roles, key=rank)
 
+    @staticmethod
+    def _stamp(rs: dict[str, Any], job: str, role: str, scheduler_name: str) -> dict[str, Any]:
+        """A replica spec whose pod template carries the group, the task and our scheduler."""
+        template = rs.get("template")
+        template = template if isinstance(template, dict) else {}
+        meta, spec = template.get("metadata"), template.get("spec")
+        meta = meta if isinstance(meta, dict) else {}
+        annotations = {**(meta.get("annotations") or {}), keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower()}
+        out = {**template, "metadata": {**meta, "annotations": annotations}}
+        if isinstance(spec, dict) and spec.get("schedulerName") not in (None, "", "default-scheduler"):
+            return {**rs, "template": out}  # the user chose a scheduler: theirs wins
+        out["spec"] = {**(spec if isinstance(spec, dict) else {}), "schedulerName": scheduler_name}
+        return {**rs, "template": out}
+
     def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
         meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
         specs = spec.get(self.replica_field)
@@ -97,17 +111,8 @@ class KubeflowAdapter:
             ),
             None,
         )
-        desired = obj
-        for role, rs in specs.items():
-            base_path = ("spec", self.replica_field, role, "template")
-            stamps = {
-                **(patching.get_in(rs, ("template", "metadata", "annotations")) or {}),
-                keys.GROUP_NAME: name,
-                keys.TASK_SPEC: role.lower(),
-            }
-            desired = patching.assoc(desired, (*base_path, "metadata", "annotations"), stamps)
-            if patching.get_in(rs, ("template", "spec", "schedulerName")) in (None, "", "default-scheduler"):
-                desired = patching.assoc(desired, (*base_path, "spec", "schedulerName"), ctx.scheduler_name)
+        stamped = {role: self._stamp(rs, name, role, ctx.scheduler_name) for role, rs in specs.items()}
+        desired = patching.assoc(obj, ("spec", self.replica_field), stamped)
         group = podgroups.build(
             name=name,
             namespace=meta.get("namespace") or ctx.namespace,

@@ -28,8 +28,11 @@ ADAPTERS: tuple[base.Adapter, ...] = (
 )
 
 
+_BY_PATH: dict[str, base.Adapter] = {a.registration.path: a for a in ADAPTERS}
+
+
 def by_path(path: str) -> base.Adapter | None:
-    return next((a for a in ADAPTERS if a.registration.path == path), None)
+    return _BY_PATH.get(path)
 
 
 def for_object(obj: dict[str, object]) -> list[base.Adapter]:

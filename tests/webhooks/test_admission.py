@@ -21,8 +21,10 @@ class Facts:
     def __init__(self, **queue_facts: queues.QueueFacts) -> None:
         self.queues = queue_facts or {"default": queues.QueueFacts()}
 
-    def context(self, namespace: str, *, scheduler_name: str) -> base.Context:
-        return base.Context(namespace=namespace, queues=self.queues, scheduler_name=scheduler_name)
+    def context(self, namespace: str, *, scheduler_name: str, want_podgroup: bool = True) -> base.Context:
+        return base.Context(
+            namespace=namespace, queues=self.queues, scheduler_name=scheduler_name, want_podgroup=want_podgroup
+        )
 
 
 def review(
