@@ -394,7 +394,7 @@ PROFILE_BUCKETS = (
     ("watches + cache", "scheduler/io/cache.py", "bridge/k8s/watching.py"),
     ("cache.inputs / loop", "scheduler/io/loop.py"),
 )
-HTTP_STACK = ("httpx/", "httpcore/", "h11/", "anyio/", "ssl.py")
+HTTP_STACK = ("aiohttp/", "yarl/", "multidict/", "ssl.py")
 
 
 def _summarize_profile(path: pathlib.Path, top: int = 12) -> None:
@@ -422,13 +422,13 @@ def _summarize_profile(path: pathlib.Path, top: int = 12) -> None:
             sniffio += n
         # A frame reads "function (path/to/file.py:line)"; paths are relative to sys.path.
         for frame in {f.rpartition(":")[0] for f in stack.split(";")}:
-            if frame.partition(" (")[2].startswith(("scheduler/", "bridge/k8s", "httpcore/")):
+            if frame.partition(" (")[2].startswith(("scheduler/", "bridge/k8s", "aiohttp/")):
                 incl[frame + ")"] += n
     if not total:
         return
     print(f"\nprofile {path.name}: {total} samples at 200 Hz = {total / 200:.1f} s of CPU")
     for bucket, n in buckets.most_common():
-        print(f"  {100 * n / total:5.1f}%  {bucket}  ({100 * in_http[bucket] / total:.1f}% in httpx/httpcore/ssl)")
+        print(f"  {100 * n / total:5.1f}%  {bucket}  ({100 * in_http[bucket] / total:.1f}% in aiohttp/ssl)")
     if sniffio:
         # httpcore 1.0.9 runs `import sniffio` whenever it creates a lock or event; without the
         # package installed, each is a full failed search of sys.path.

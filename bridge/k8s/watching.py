@@ -13,8 +13,6 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
-
 from bridge import errors
 from bridge.k8s import client as client_mod
 
@@ -100,5 +98,5 @@ async def watch(
             if exc.status != 410:
                 raise
             rv = ""
-        except (OSError, httpx.TransportError):
+        except client_mod.TRANSPORT_ERRORS:
             await asyncio.sleep(0.5)  # connection dropped: resume from the last resourceVersion

@@ -18,8 +18,6 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-import httpx
-
 from bridge import errors
 from bridge.k8s import client, paths
 from scheduler import plan
@@ -116,7 +114,7 @@ class Binder:
                     why = f"binding rejected: {exc}"
                     if exc.status not in TRANSIENT:
                         break
-                except (httpx.TransportError, OSError) as exc:
+                except client.TRANSPORT_ERRORS as exc:
                     why = f"binding failed: {exc!r}"
                 if attempt < self.retries:
                     await asyncio.sleep(self.backoff * 2**attempt)
@@ -132,10 +130,15 @@ class Binder:
             return f"pod is gone ({exc.status})"
         if (pod.get("metadata") or {}).get("uid") != op.uid:
             return "pod was replaced by a new one with the same name"
-        node = (pod.get("spec") or {}).get("nodeName")
+        spec = pod.get("spec") or {}
+        node = spec.get("nodeName")
         if node == op.node:
             return None
-        return f"pod is already assigned to node {node}" if node else "pod is being deleted"
+        if node:
+            return f"pod is already assigned to node {node}"
+        if spec.get("schedulingGates"):
+            return "pod has scheduling gates"
+        return "pod is being deleted"
 
     async def _failed(self, op: plan.Allocate, why: str) -> None:
         self.cache.forget(op.pod)
