@@ -1,24 +1,33 @@
-"""The ``vbridge`` command line."""
+"""The ``vbridge`` command line.
+
+Modules are imported by the command that needs them, so that a long-running service starts
+without paying for every other command's imports (the scheduler's first cycle counts from its
+start: the whole set takes ~0.6 s to import, the scheduler's own ~0.3 s).
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
+import importlib
 import json
 import pathlib
 import sys
 import time
+from typing import Any
 
-import yaml
-
-from bridge import chartgen, cli_jobs, cli_serve, crdgen, embedded, errors, translating
-from bridge.localcluster import binaries, cluster, operators
-from bridge.nodesim import nodes
-from scheduler import explain_command, simulate_command
-from scheduler.io import command as scheduler_command
+from bridge import errors
 
 __all__ = ["main"]
+
+# Subcommands defined in their own modules (each has ``add_parser(subparsers)``), by name.
+EXTERNAL = {
+    "serve": "bridge.cli_serve",
+    "scheduler": "scheduler.io.command",
+    "explain": "scheduler.explain_command",
+    "simulate": "scheduler.simulate_command",
+    "job": "bridge.cli_jobs",
+    "queue": "bridge.cli_jobs",
+}
 
 
 def _say(msg: str) -> None:
@@ -26,6 +35,13 @@ def _say(msg: str) -> None:
 
 
 def cmd_up(args: argparse.Namespace) -> int:
+    import asyncio
+    import contextlib
+
+    from bridge import embedded
+    from bridge.localcluster import binaries, cluster, operators
+    from bridge.nodesim import nodes
+
     _say("volcano-bridge: preparing the control-plane binaries (built from Go modules on first use)...")
     bins = binaries.ensure()
     workdir = pathlib.Path(args.workdir).resolve() if args.workdir else None
@@ -56,6 +72,8 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
+    from bridge.localcluster import binaries
+
     bins = binaries.ensure(extras=not args.no_extras)
     _say(f"control plane: {bins.folder}")
     for name, folder in bins.extras.items():
@@ -64,6 +82,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_crds(args: argparse.Namespace) -> int:
+    from bridge import crdgen
+
     folder = pathlib.Path(args.dir)
     if args.check:
         stale = crdgen.check(folder)
@@ -79,6 +99,10 @@ def cmd_crds(args: argparse.Namespace) -> int:
 
 def cmd_translate(args: argparse.Namespace) -> int:
     """Print, offline, what the bridge would do to each object of a manifest."""
+    import yaml
+
+    from bridge import translating
+
     path = pathlib.Path(args.file)
     try:
         documents = [d for d in yaml.safe_load_all(path.read_text()) if d]
@@ -110,6 +134,8 @@ def cmd_translate(args: argparse.Namespace) -> int:
 
 
 def cmd_chart(args: argparse.Namespace) -> int:
+    from bridge import chartgen
+
     if args.check:
         stale = chartgen.check()
         if stale:
@@ -122,9 +148,19 @@ def cmd_chart(args: argparse.Namespace) -> int:
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
+def _add_external(sub: Any, module_name: str) -> None:
+    module = importlib.import_module(module_name)
+    register = getattr(module, "add_parser", None) or module.add_parsers
+    register(sub)
+
+
+def parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; for a subcommand of ``EXTERNAL``, only that one (and only its imports)."""
     p = argparse.ArgumentParser(prog="vbridge", description="Volcano gang scheduling for unchanged workloads.")
     sub = p.add_subparsers(dest="command", required=True)
+    if command in EXTERNAL:
+        _add_external(sub, EXTERNAL[command])
+        return p
     up = sub.add_parser("up", help="run a local control plane with simulated nodes until Ctrl-C")
     up.add_argument("--nodes", type=int, default=4)
     up.add_argument("--node-cpu", default="16")
@@ -159,11 +195,8 @@ def parser() -> argparse.ArgumentParser:
     chart_mode.add_argument("--write", action="store_true", default=True)
     chart_mode.add_argument("--check", action="store_true")
     chart.set_defaults(func=cmd_chart)
-    cli_serve.add_parser(sub)
-    scheduler_command.add_parser(sub)
-    explain_command.add_parser(sub)
-    simulate_command.add_parser(sub)
-    cli_jobs.add_parsers(sub)
+    for module_name in dict.fromkeys(EXTERNAL.values()):
+        _add_external(sub, module_name)
     tr = sub.add_parser("translate", help="print, offline, what the bridge would do to a manifest")
     tr.add_argument("file")
     tr.add_argument(
@@ -179,7 +212,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = parser(argv[0] if argv else None).parse_args(argv)
     try:
         return int(args.func(args))
     except errors.BridgeError as exc:

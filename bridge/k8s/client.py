@@ -9,11 +9,11 @@ spends is one the apiserver does not get. Watches are streamed line by line on t
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import aiohttp
+import orjson
 
 from bridge import errors
 from bridge.k8s import kubeconfigs
@@ -29,9 +29,15 @@ _MAX_LINE = 4 * 1024 * 1024
 TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (aiohttp.ClientError, OSError, asyncio.TimeoutError)
 
 
+def _loads(data: bytes) -> Any:
+    """orjson: several times faster than the stdlib on watch events and lists. Like the apiserver's
+    own decoding of unstructured objects, integers beyond 64 bits come back as floats."""
+    return orjson.loads(data)
+
+
 def _error(status: int, reason: str, body: bytes) -> errors.ApiError:
     try:
-        parsed = json.loads(body)
+        parsed = _loads(body)
         if not isinstance(parsed, dict):
             raise ValueError
         return errors.ApiError(status, parsed.get("reason", ""), parsed.get("message", body.decode(errors="replace")))
@@ -90,7 +96,7 @@ class Client:
         params: dict[str, Any] | None = None,
         content_type: str = "application/json",
     ) -> dict[str, Any]:
-        content = None if body is None else json.dumps(body).encode()
+        content = None if body is None else orjson.dumps(body)
         async with self._http().request(
             method,
             self._server + path,
@@ -101,7 +107,7 @@ class Client:
             data = await response.read()
             if response.status >= 400:
                 raise _error(response.status, response.reason or "", data)
-        out: dict[str, Any] = json.loads(data) if data else {}
+        out: dict[str, Any] = _loads(data) if data else {}
         return out
 
     async def stream_lines(self, path: str, params: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
@@ -112,4 +118,4 @@ class Client:
                 raise _error(response.status, response.reason or "", await response.read())
             async for line in response.content:
                 if line.strip():
-                    yield json.loads(line)
+                    yield _loads(line)
