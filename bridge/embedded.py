@@ -27,7 +27,7 @@ from scheduler import config as sched_config
 from scheduler.io import loop as sched_loop
 from webhooks import server
 
-__all__ = ["WITH_OPERATORS", "Options", "run"]
+__all__ = ["OPERATOR_JOBS", "WITH_OPERATORS", "Options", "job_state", "run"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Which upstream CRD sets the seed examples need. MPIJob v1 (training-operator) is chosen over
@@ -42,6 +42,16 @@ SEEDS = (
     "sparkapplication-pi-volcano.yaml",
     "tfjob-v1alpha1.yaml",
     "mpijob-v1alpha2.yaml",
+)
+
+
+# The operators' jobs `up` reports (apiVersion, plural, kind): with --with-operators the seeds run to
+# the end, and their PodGroups are deleted when they finish, so the groups table alone goes quiet.
+OPERATOR_JOBS = (
+    ("sparkoperator.k8s.io/v1beta2", "sparkapplications", "SparkApplication"),
+    ("kubeflow.org/v1", "tfjobs", "TFJob"),
+    ("kubeflow.org/v1", "pytorchjobs", "PyTorchJob"),
+    ("kubeflow.org/v1", "mpijobs", "MPIJob"),
 )
 
 
@@ -87,9 +97,33 @@ async def _report(api: client.Client, say: Callable[[str], None], last: list[str
             f"{meta['namespace'] + '/' + meta['name']:64} {(status.get('state') or {}).get('phase', 'Pending'):10} "
             f"{status.get('running', 0):>7} {status.get('succeeded', 0):>5} {status.get('retryCount', 0)}"
         )
+    lines += await _operator_jobs(api)
     if lines != last:
         last[:] = lines
         say("\n".join(lines))
+
+
+async def _operator_jobs(api: client.Client) -> list[str]:
+    """A table of the operators' jobs and their state (the operator's own words), if there are any."""
+    rows = []
+    for api_version, plural, kind in OPERATOR_JOBS:
+        try:
+            items = (await api.request("GET", paths.resource(api_version, plural))).get("items", [])
+        except errors.ApiError:
+            continue  # CRD not installed
+        for job in items:
+            meta = job["metadata"]
+            rows.append(f"{meta['namespace'] + '/' + meta['name']:64} {kind:17} {job_state(job) or '-'}")
+    return [f"{'NAMESPACE/OPERATOR JOB':64} {'KIND':17} STATE", *rows] if rows else []
+
+
+def job_state(job: dict[str, Any]) -> str:
+    """A SparkApplication's applicationState, or a Kubeflow job's latest true condition."""
+    status = job.get("status") or {}
+    if "applicationState" in status:
+        return str((status["applicationState"] or {}).get("state") or "")
+    true = [c.get("type", "") for c in status.get("conditions") or [] if c.get("status") == "True"]
+    return str(true[-1]) if true else ""
 
 
 async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None]) -> None:

@@ -33,6 +33,7 @@ __all__ = [
     "plan",
     "plugins",
     "podspec",
+    "ranking",
     "resources",
     "session",
     "simulate",
@@ -40,5 +41,6 @@ __all__ = [
     "snapshot",
     "spark",
     "statement",
+    "tally",
     "verdicts",
 ]

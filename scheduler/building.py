@@ -5,6 +5,10 @@ Which pods are ours: ``spec.schedulerName`` equal to the configured name and the
 Every pod with a node (any scheduler) counts against that node's capacity. Our pods whose
 PodGroup is missing, or that lack the annotation, become :class:`snapshot.Stranded` entries so
 the plan can give them a verdict instead of leaving them silently Pending.
+
+Which PodGroups are ours: those with at least one of our pods, and those with no pods yet (an
+operator creates the group first and waits for it to be admitted). A group whose pods all name
+another scheduler belongs to that scheduler: it is left out, so the plan writes nothing to it.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from scheduler import podspec, resources, snapshot
+from scheduler import podspec, resources, snapshot, tally
 
 __all__ = ["GROUP_ANNOTATION", "build", "parse_time"]
 
@@ -51,11 +55,13 @@ def build(
     groups = {f"{_meta(pg).get('namespace', '')}/{_meta(pg).get('name', '')}": pg for pg in podgroups}
 
     memo: dict[Any, resources.Resource] = {}
+    shapes: dict[tuple[resources.Resource, podspec.Placement], int] = {}  # see snapshot.Task.shape
     tasks: dict[str, snapshot.Task] = {}
     members: dict[str, list[str]] = {}
     stranded: list[snapshot.Stranded] = []
     occupancy: list[tuple[int, resources.Resource, bool]] = []
     placed: list[tuple[int, str, Mapping[str, str]]] = []
+    foreign: set[str] = set()  # groups named by pods of other schedulers
     for pod in pods:
         meta, spec, status = _meta(pod), pod.get("spec") or {}, pod.get("status") or {}
         phase = status.get("phase", "Pending")
@@ -64,10 +70,12 @@ def build(
         if node in index and phase not in ("Succeeded", "Failed"):
             occupancy.append((index[node], request, bool(meta.get("deletionTimestamp"))))
             placed.append((index[node], meta.get("namespace", ""), meta.get("labels") or {}))
+        group = (meta.get("annotations") or {}).get(GROUP_ANNOTATION)
         if spec.get("schedulerName", "default-scheduler") != scheduler_name:
+            if group:
+                foreign.add(f"{meta.get('namespace', '')}/{group}")
             continue
         key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
-        group = (meta.get("annotations") or {}).get(GROUP_ANNOTATION)
         if not group:
             if node is None and phase == "Pending":
                 msg = f"pod has no {GROUP_ANNOTATION} annotation; waiting for its PodGroup to be created"
@@ -78,9 +86,11 @@ def build(
             if node is None and phase == "Pending":
                 stranded.append(snapshot.Stranded(key, "PodGroupNotFound", f"podgroup {job_key} not found"))
             continue
-        tasks[key] = _task(pod, key, job_key, request, node, classes, default_priority)
+        tasks[key] = _task(pod, key, job_key, request, node, classes, default_priority, shapes)
         members.setdefault(job_key, []).append(key)
 
+    for key in foreign - members.keys():
+        groups.pop(key, None)
     dims = _dims(node_list, tasks.values())
     allocatable = np.array([resources.vector(n.allocatable, dims) for n in node_list], dtype=np.float64)
     allocatable = allocatable.reshape(len(node_list), len(dims))
@@ -99,6 +109,7 @@ def build(
         queues={q.name: q for q in (_queue(q) for q in queues)},
         placed_labels=tuple(placed),
         stranded=tuple(stranded),
+        columns=tally.of(tasks, list(jobs), index),
     )
 
 
@@ -174,6 +185,7 @@ def _task(
     node: str | None,
     classes: Mapping[str, int],
     default_priority: int,
+    shapes: dict[tuple[resources.Resource, podspec.Placement], int],
 ) -> snapshot.Task:
     meta, spec, status = _meta(pod), pod.get("spec") or {}, pod.get("status") or {}
     annotations, labels = meta.get("annotations") or {}, meta.get("labels") or {}
@@ -181,6 +193,8 @@ def _task(
     class_name = spec.get("priorityClassName", "")
     priority = spec.get("priority")
     role = labels.get(SPARK_ROLE) or ("executor" if SPARK_APP in labels else None)
+    placement = podspec.parse_placement(spec, namespace)
+    shape = shapes.setdefault((request, placement), len(shapes))
     return snapshot.Task(
         key=key,
         uid=meta.get("uid", key),
@@ -197,7 +211,8 @@ def _task(
         preemptable=annotations.get(PREEMPTABLE, "true").lower() != "false",
         critical=namespace == "kube-system" or class_name in CRITICAL_CLASSES,
         labels=labels,
-        placement=podspec.parse_placement(spec, namespace),
+        placement=placement,
+        shape=shape,
         spark_role=role,
         created=meta.get("creationTimestamp", ""),
         started=parse_time(status.get("startTime")),
@@ -214,6 +229,10 @@ def _job(
 ) -> snapshot.Job:
     meta, spec, status = _meta(pg), pg.get("spec") or {}, pg.get("status") or {}
     min_resources = spec.get("minResources")
+    by_creation = tuple(sorted(members, key=lambda k: (tasks[k].created, k)))
+    by_priority = tuple(tasks[k] for k in by_creation)
+    if len({task.priority for task in by_priority}) > 1:
+        by_priority = tuple(sorted(by_priority, key=lambda t: -t.priority))  # stable: creation kept
     return snapshot.Job(
         key=key,
         uid=meta.get("uid", key),
@@ -226,7 +245,8 @@ def _job(
         priority=classes.get(spec.get("priorityClassName", ""), default_priority),
         phase=status.get("phase") or "Pending",
         created=meta.get("creationTimestamp", ""),
-        tasks=tuple(sorted(members, key=lambda k: (tasks[k].created, k))),
+        tasks=by_creation,
+        by_priority=by_priority,
         spark=any(tasks[k].spark_role for k in members),
     )
 

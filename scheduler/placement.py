@@ -9,8 +9,13 @@ hundredth identical pod costs one row, not one full scan.
 
 ``place_many`` places a gang's identical pods in one step with the same result as calling
 ``place`` and allocating after each: only the ``count`` best rows can be chosen (an untouched
-row is only picked once every better untouched row has been), so their scores after 0, 1, 2…
-copies are computed in one vectorised call and the picks are a heap merge over them.
+row is only picked once every better untouched row has been), so their scores after 1, 2…
+more copies are computed in one vectorised call and the picks are a heap merge over them;
+when no row's second copy would beat the last row's first (a spread gang), the picks are
+simply those rows, best first. The best rows come from a per-shape ``ranking.Ranking``.
+
+Entries are keyed by ``Task.shape``. ``on_future`` is brought up to date only when a task
+may be pipelined (``place``): the batched path never reads it.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ import heapq
 import numpy as np
 import numpy.typing as npt
 
-from scheduler import podspec, resources, session, snapshot
+from scheduler import ranking, resources, session, snapshot
 from scheduler.plugins import tiers
 
 __all__ = ["ALLOCATE", "PIPELINE", "Placer"]
@@ -32,16 +37,23 @@ PIPELINE = "pipeline"
 NOT_READY = "node(s) were not ready"
 
 Scores = npt.NDArray[np.float64]
+Vector = npt.NDArray[np.float64]
 
 
 @dataclasses.dataclass(slots=True)
 class _Entry:
     on_idle: Scores
-    on_future: Scores
+    on_future: Scores  # up to date only after ``Placer._future``: allocating never reads it
+    score: Scores  # the plugins' score per row, fitting or not
+    ok: npt.NDArray[np.bool_]  # ready and passing every predicate
     seen: int  # length of Session.changed_rows when last refreshed
-    # (-score, row) of rows that fit on idle, for place_many's top-k, built on first use. Refreshed
-    # rows are pushed again; an entry whose score no longer matches on_idle is stale and skipped.
-    ranking: list[tuple[float, int]] | None = None
+    # The request over every dimension, and the floor a row's free amounts must reach: the
+    # request where asked, -inf elsewhere, so ``(free >= floor).all(axis=1)`` checks only the
+    # dimensions the task asks for (a dimension it does not ask for may be overcommitted).
+    req: Vector
+    floor: Vector
+    ranking: ranking.Ranking | None = None  # rows that fit on idle, for place_many; built on first use
+    future_due: npt.NDArray[np.bool_] | None = None  # rows refreshed since on_future last was
 
 
 class Placer:
@@ -50,7 +62,10 @@ class Placer:
         self.plugins = plugins
         self.rows = np.arange(len(ssn.snapshot.nodes), dtype=np.intp)
         self.ready = np.array([n.ready for n in ssn.snapshot.nodes], dtype=bool)
-        self._cache: dict[tuple[resources.Resource, podspec.Placement], _Entry] = {}
+        self._all_ready = bool(self.ready.all())
+        self._cache: dict[int, _Entry] = {}  # by Task.shape
+        self._steps: dict[tuple[int, int, int], npt.NDArray[np.float64]] = {}
+        self._taken: dict[tuple[int, int, int, int], npt.NDArray[np.float64]] = {}
 
     def place(self, task: snapshot.Task, *, pipeline: bool = True) -> tuple[str, int] | None:
         """(ALLOCATE or PIPELINE, node row) for the best node, or None if none fits."""
@@ -61,6 +76,7 @@ class Placer:
         if entry.on_idle[row] > -np.inf:
             return ALLOCATE, row
         if pipeline:
+            self._future(entry)
             row = int(entry.on_future.argmax())
             if entry.on_future[row] > -np.inf:
                 return PIPELINE, row
@@ -76,13 +92,24 @@ class Placer:
         if count <= 0 or not len(self.rows) or task.placement.anti_affinity:
             return []
         entry = self._entry(task)
-        fits = self._best(entry, count)
-        if not len(fits):
+        rank = entry.ranking
+        if rank is None or rank.stale():
+            rank = entry.ranking = ranking.Ranking(len(self.rows))
+            rank.rebuild(entry.on_idle)
+        best = rank.take(count)
+        if not best:
             return []
-        scores = entry.on_idle
-        ahead = _Lookahead(self, task, fits, max(1, min(count, 4 * count // len(fits) + 1)))
-        heap = [(-float(s), int(r), i) for i, (s, r) in enumerate(zip(scores[fits], fits, strict=True))]
-        heapq.heapify(heap)
+        mask = rank.mask
+        order = [key & mask for key in best]
+        rows = np.fromiter(order, dtype=np.intp, count=len(best))
+        ahead = _Lookahead(self, task, entry, rows, max(1, min(count, 4 * count // len(best) + 1)))
+        scores = entry.on_idle[rows].tolist()
+        if len(best) == count and count > 1 and ahead.second_below(scores[-1]):
+            # No row's second copy scores as high as the last row's first: one copy per row,
+            # best first (what the merge below would pick, without its loop).
+            return order
+        # best is in (-score, row) order, so with the index appended it is already a heap.
+        heap = [(-score, row, i) for i, (score, row) in enumerate(zip(scores, order, strict=True))]
         picks: list[int] = []
         while heap and len(picks) < count:
             _, row, i = heapq.heappop(heap)
@@ -92,29 +119,6 @@ class Placer:
                 heapq.heappush(heap, (-nxt, row, i))
         return picks
 
-    def _best(self, entry: _Entry, count: int) -> npt.NDArray[np.intp]:
-        """The ``count`` best rows that fit on idle, by (score desc, row asc), in row order.
-
-        A lazily cleaned heap rather than a partition over all nodes: between two gangs of one
-        shape only a few rows change, so this costs O(count log n), not O(n) per gang.
-        """
-        scores = entry.on_idle
-        if entry.ranking is None or len(entry.ranking) > 2 * len(scores) + 1024:
-            fit = np.flatnonzero(scores > -np.inf)
-            entry.ranking = list(zip((-scores[fit]).tolist(), fit.tolist(), strict=True))
-            heapq.heapify(entry.ranking)
-        ranking, seen = entry.ranking, set()
-        best: list[tuple[float, int]] = []
-        while ranking and len(best) < count:
-            item = heapq.heappop(ranking)
-            neg, row = item
-            if row not in seen and scores[row] == -neg:
-                seen.add(row)
-                best.append(item)
-        for item in best:  # still current: back in for the next gang of this shape
-            heapq.heappush(ranking, item)
-        return np.array(sorted(row for _, row in best), dtype=np.intp)
-
     def feasible(self, task: snapshot.Task) -> npt.NDArray[np.bool_]:
         """Rows that pass every predicate, ignoring resources (for preempt and reclaim)."""
         ok = self.ready.copy()
@@ -123,42 +127,87 @@ class Placer:
         return ok
 
     def _entry(self, task: snapshot.Task) -> _Entry:
-        key = (task.request, task.placement)
+        key = task.shape
         changed = self.session.changed_rows
         entry = self._cache.get(key)
         if entry is None:
             size = len(self.rows)
-            entry = self._cache[key] = _Entry(np.empty(size), np.empty(size), len(changed))
+            req = self.session.vector(task.request)
+            floor = np.where(req > 0, req, -np.inf)
+            empty = np.empty(size)
+            entry = _Entry(empty, empty.copy(), empty.copy(), np.empty(size, dtype=bool), len(changed), req, floor)
+            self._cache[key] = entry
             self._refresh(task, entry, self.rows)
-        elif entry.seen < len(changed):
-            rows = np.unique(np.asarray(changed[entry.seen :], dtype=np.intp))
+            return entry
+        fresh: set[int] = set()
+        if entry.seen < len(changed):
+            fresh = set(changed[entry.seen :])
             entry.seen = len(changed)
-            self._refresh(task, entry, rows if len(rows) * 8 < len(self.rows) else self.rows)
+            if len(fresh) * 8 < len(self.rows):
+                self._refresh(task, entry, np.fromiter(fresh, dtype=np.intp, count=len(fresh)))
+            else:
+                self._refresh(task, entry, self.rows)
+        if entry.ranking is not None:
+            entry.ranking.restore(fresh)
         return entry
 
     def _refresh(self, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp]) -> None:
         ssn = self.session
-        req = ssn.vector(task.request)
-        asked = np.flatnonzero(req > 0)
-        ok = self.ready[rows]
-        for _, mask in self.plugins.predicate(task, rows):
-            ok = ok & mask
-        need = req[asked]
-        on_idle = ok & (ssn.idle[rows][:, asked] >= need).all(axis=1)
-        on_future = ok & (ssn.future[rows][:, asked] >= need).all(axis=1)
-        # Scored when any row fits either way: a row can fit on idle but not on future idle (its
-        # room is pipelined to another gang), and it must not score 0 then.
-        score = self.plugins.node_score(task, rows) if on_future.any() or on_idle.any() else np.zeros(len(rows))
-        entry.on_idle[rows] = np.where(on_idle, score, -np.inf)
-        if entry.ranking is not None:
+        checks = self.plugins.predicate(task, rows)
+        on_idle = _all(ssn.idle.take(rows, axis=0) >= entry.floor)
+        if checks or not self._all_ready:
+            ok = self.ready[rows]
+            for _, mask in checks:
+                ok &= mask
+            on_idle &= ok
+            entry.ok[rows] = ok
+        else:
+            entry.ok[rows] = True
+        # Scored even where nothing fits (those rows are masked below). A row can fit on idle
+        # but not on future idle (its room is pipelined to another gang): it keeps its score.
+        score = self.plugins.node_score(task, rows)
+        entry.score[rows] = score
+        fresh = np.where(on_idle, score, -np.inf)
+        entry.on_idle[rows] = fresh
+        if entry.future_due is None:
+            entry.future_due = np.zeros(len(self.rows), dtype=bool)
+        entry.future_due[rows] = True
+        rank = entry.ranking
+        if rank is not None:
             if len(rows) == len(self.rows):
                 entry.ranking = None  # rebuilt on next use
             else:
-                fresh = entry.on_idle[rows]
-                for neg, row in zip((-fresh).tolist(), rows.tolist(), strict=True):
-                    if neg < np.inf:
-                        heapq.heappush(entry.ranking, (neg, row))
-        entry.on_future[rows] = np.where(on_future, score, -np.inf)
+                keys = rank.keys(fresh, rows)
+                rank.update(rows.tolist(), [k if f else None for k, f in zip(keys, on_idle.tolist(), strict=True)])
+
+    def steps(self, start: int, depth: int, times: int) -> npt.NDArray[np.float64]:
+        """start, …, start + depth - 1, repeated ``times`` times (cached: the same few recur)."""
+        key = (start, depth, times)
+        steps = self._steps.get(key)
+        if steps is None:
+            steps = self._steps[key] = np.tile(np.arange(start, start + depth, dtype=np.float64), times)
+        return steps
+
+    def taken(self, task: snapshot.Task, req: Vector, start: int, depth: int, times: int) -> npt.NDArray[np.float64]:
+        """``steps(start, depth, times)[:, None] * req``: what the extra copies take (cached)."""
+        key = (task.shape, start, depth, times)
+        taken = self._taken.get(key)
+        if taken is None:
+            taken = self._taken[key] = self.steps(start, depth, times)[:, None] * req
+        return taken
+
+    def _future(self, entry: _Entry) -> None:
+        """Bring ``on_future`` up to date for the rows refreshed since it last was.
+
+        The same as computing it in ``_refresh``: a row's future idle changes only with an entry
+        in ``Session.changed_rows``, and ``_entry`` refreshes those rows before any read.
+        """
+        if entry.future_due is None:
+            return
+        rows = np.flatnonzero(entry.future_due)
+        entry.future_due = None
+        fits = entry.ok[rows] & _all(self.session.future.take(rows, axis=0) >= entry.floor)
+        entry.on_future[rows] = np.where(fits, entry.score[rows], -np.inf)
 
     def explain(self, task: snapshot.Task) -> str:
         """Why no node fits, kube-scheduler style: "0/3 nodes are available: 3 Insufficient cpu."."""
@@ -176,18 +225,30 @@ class Placer:
         return f"0/{len(self.rows)} nodes are available: {parts or 'no nodes'}."
 
 
+def _all(checks: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Rows whose every column holds (``.all(axis=1)`` without its Python-level wrapper)."""
+    result: npt.NDArray[np.bool_] = np.logical_and.reduce(checks, axis=1)
+    return result
+
+
 class _Lookahead:
     """Scores of candidate rows after 1, 2, … more copies of one task, computed in chunks."""
 
-    def __init__(self, placer: Placer, task: snapshot.Task, rows: npt.NDArray[np.intp], depth: int) -> None:
+    def __init__(
+        self, placer: Placer, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp], depth: int
+    ) -> None:
         self.placer, self.task = placer, task
-        req = placer.session.vector(task.request)
-        self.asked = np.flatnonzero(req > 0)
-        self.need = req[self.asked]
+        self.req, self.floor = entry.req, entry.floor
         self.taken = [0] * len(rows)
         self.rows = rows
-        self.scores: list[list[float | None]] = [[] for _ in rows]
-        self._fill(np.arange(len(rows)), 1, depth)
+        self.depth = depth
+        self.scores: list[list[float | None]] = []  # filled on first need (a lone copy needs none)
+
+    def second_below(self, bound: float) -> bool:
+        """Every row's score for a second copy is below ``bound`` (or that copy does not fit)."""
+        if not self.scores:
+            self._fill(None, 1, self.depth)
+        return all(line[0] is None or line[0] < bound for line in self.scores)
 
     def after(self, i: int, wanted: int) -> float | None:
         """Row ``i`` took one more copy: its score for the next one, None if that does not fit."""
@@ -195,18 +256,25 @@ class _Lookahead:
         taken = self.taken[i]
         if not wanted:
             return None
+        if not self.scores:
+            self._fill(None, 1, self.depth)
         if taken > len(self.scores[i]):
             # Past the look-ahead (big gangs on few rows): double it, for this row alone.
-            self._fill(np.array([i]), taken, min(wanted, 2 * taken))
+            self._fill(i, taken, min(wanted, 2 * taken))
         return self.scores[i][taken - 1]
 
-    def _fill(self, which: npt.NDArray[np.intp], start: int, depth: int) -> None:
+    def _fill(self, which: int | None, start: int, depth: int) -> None:
+        """Scores after ``start`` … ``start + depth - 1`` more copies, for row ``which`` or all."""
         ssn = self.placer.session
-        rows = np.repeat(self.rows[which], depth)
-        extra = np.tile(np.arange(start, start + depth, dtype=np.float64), len(which))
-        idle = ssn.idle[rows][:, self.asked] - extra[:, None] * self.need
-        fits = (idle >= self.need).all(axis=1)
+        chosen = self.rows if which is None else self.rows[which : which + 1]
+        rows = np.repeat(chosen, depth)
+        extra = self.placer.steps(start, depth, len(chosen))
+        taken = self.placer.taken(self.task, self.req, start, depth, len(chosen))
+        fits = _all(ssn.idle.take(rows, axis=0) - taken >= self.floor)
         # Plain floats, None where the copy does not fit: the merge loop then stays in Python.
-        scores = np.where(fits, self.placer.plugins.node_score(self.task, rows, extra), np.nan).tolist()
-        for n, i in enumerate(which.tolist()):
-            self.scores[i] += [None if s != s else s for s in scores[n * depth : (n + 1) * depth]]
+        scores = self.placer.plugins.node_score(self.task, rows, extra).tolist()
+        values: list[float | None] = [s if f else None for s, f in zip(scores, fits.tolist(), strict=True)]
+        if which is None:
+            self.scores = [values[n * depth : (n + 1) * depth] for n in range(len(chosen))]
+        else:
+            self.scores[which] += values

@@ -6,6 +6,10 @@ a node row is appended to ``changed_rows`` so placement caches can refresh only 
 
 Only :mod:`scheduler.statement` calls the ``apply_*``/``undo_*`` methods, so every change is
 recorded and can be rolled back in reverse.
+
+Opening counts per job and per task name (ready, valid, pending, BestEffort) and sums what
+each job holds from the snapshot's task columns (:mod:`scheduler.tally`) in bulk: a cycle
+over a hundred thousand pods does not touch each pod in Python just to begin.
 """
 
 from __future__ import annotations
@@ -16,12 +20,17 @@ import datetime
 import numpy as np
 import numpy.typing as npt
 
-from scheduler import config, plan, resources, snapshot, spark
+from scheduler import config, plan, resources, snapshot, spark, tally
 
 __all__ = ["Session"]
 
 Vector = npt.NDArray[np.float64]
+Matrix = npt.NDArray[np.float64]
 S = snapshot.TaskStatus
+_READY = tally.codes(snapshot.READY)
+_INVALID = tally.codes(frozenset({S.FAILED, S.RELEASING}))
+_PENDING = tally.STATUSES.index(S.PENDING)
+_CHARGED = tally.codes(snapshot.OCCUPYING - {S.RELEASING})
 
 
 class Session:
@@ -31,57 +40,56 @@ class Session:
         self.now = now
         self.dims = snap.dims
         self.node_index = snap.node_index
+        self.node_names = [node.name for node in snap.nodes]
         self.idle: Vector = snap.allocatable - snap.used
         self.future: Vector = self.idle + snap.releasing
-        self.free_total: Vector = np.maximum(self.idle, 0).sum(axis=0)
+        self.free_total: Vector = np.maximum(self.idle, 0).sum(axis=0)  # kept only while holds exist
         self.changed_rows: list[int] = []
-        self.added_on_row: dict[int, list[snapshot.Task]] = {}  # pods placed on each row this cycle
+        # Pods placed on each row this cycle, for pod anti-affinity: kept only if some pod has it.
+        self.added_on_row: dict[int, list[snapshot.Task]] = {}
+        self.track_labels = snap.columns.anti_affinity
         self.operations: list[plan.Operation] = []  # committed statements, in order
-        self.status: dict[str, S] = {}
-        self.row: dict[str, int] = {}
+        # The same, indexed for closing: pod → node of each Allocate, pods of each Pipeline, and
+        # how many of each a job got (a pod is never both: each leaves Pending for good).
+        self.committed_binds: dict[str, str] = {}
+        self.committed_pipelines: set[str] = set()
+        self.binds_per_job: collections.Counter[str] = collections.Counter()
+        self.pipelines_per_job: collections.Counter[str] = collections.Counter()
+        cols = snap.columns
+        self.status: dict[str, S] = dict(cols.statuses)
+        self.row: dict[str, int] = dict(cols.rows)
         self.phase: dict[str, str] = {key: job.phase for key, job in snap.jobs.items()}
-        self.ready: collections.Counter[str] = collections.Counter()
+        jobs, groups = cols.jobs, cols.groups
+        ready = np.isin(cols.status, _READY)
+        valid = ~np.isin(cols.status, _INVALID)  # Volcano's "valid": may still run (not failed, not leaving)
+        pending = cols.status == _PENDING
+        best_effort = pending & cols.best_effort
+        self.ready = tally.counter(jobs, cols.job, ready)
+        self.task_ready = tally.counter(groups, cols.group, ready)
         self.pipelined: collections.Counter[str] = collections.Counter()
-        self.task_ready: collections.Counter[tuple[str, str]] = collections.Counter()
         self.task_pipelined: collections.Counter[tuple[str, str]] = collections.Counter()
-        self.valid: collections.Counter[tuple[str, str]] = collections.Counter()  # per task name
-        self.valid_total: collections.Counter[str] = collections.Counter()
-        self.pending_best_effort: collections.Counter[str] = collections.Counter()
-        zero = np.zeros(len(self.dims))
-        self.job_allocated: dict[str, Vector] = {key: zero.copy() for key in snap.jobs}
-        self.queue_allocated: dict[str, Vector] = {}
+        self.valid = tally.counter(groups, cols.group, valid)  # per task name
+        self.valid_total = tally.counter(jobs, cols.job, valid)
+        self.pending = tally.counter(jobs, cols.job, pending)  # tasks still Pending, BestEffort too
+        self.pending_best_effort = tally.counter(jobs, cols.job, best_effort)
+        self.task_pending_best_effort = tally.counter(groups, cols.group, best_effort)
         self.fit_errors: dict[str, str] = {}  # task → why it was not placed
         self.job_errors: dict[str, str] = {}  # job → why the gang was not placed
         self.invalid: dict[str, plan.Invalid] = {}  # job → gang's JobValid verdict
         self._vectors: dict[resources.Resource, Vector] = {}
-        # Charged per (job, request) after the loop: one vector add per distinct pair instead of
-        # one per running pod (whole numbers, so the sum is the same).
-        charged: collections.Counter[tuple[str, resources.Resource]] = collections.Counter()
-        for key, task in snap.tasks.items():
-            self._open_task(key, task, charged)
-        for (job, request), count in charged.items():
-            self.job_allocated[job] += self.vector(request) * count
+        # One row per distinct request (``cols.request`` indexes it), for sums per job in bulk.
+        vectors = [self.vector(r) for r in cols.requests]
+        self.request_vectors: Matrix = np.array(vectors, dtype=np.float64).reshape(-1, len(self.dims))
+        # Rows of one matrix: ``job_allocated[key] += v`` updates it in place.
+        self._job_matrix = tally.per_job(cols, np.isin(cols.status, _CHARGED), self.request_vectors)
+        self.job_allocated: dict[str, Vector] = dict(zip(jobs, self._job_matrix, strict=True))
+        self.queue_allocated: dict[str, Vector] = {}
+        self.queue_jobs: dict[str, list[int]] = {}  # queue name → its jobs' indices in ``cols.jobs``
+        for i, job in enumerate(snap.jobs.values()):
+            self.queue_jobs.setdefault(job.queue, []).append(i)
+        zero = np.zeros(len(self.dims))
         self.holds: dict[str, Vector] = spark.holds(self)
         self.held_total: Vector = sum(self.holds.values(), zero.copy())
-
-    def _open_task(
-        self, key: str, task: snapshot.Task, charged: collections.Counter[tuple[str, resources.Resource]]
-    ) -> None:
-        self.status[key] = task.status
-        if task.node is not None and task.node in self.node_index:
-            self.row[key] = self.node_index[task.node]
-        job = task.job
-        if task.status in snapshot.READY:
-            self.ready[job] += 1
-            self.task_ready[(job, task.task_name)] += 1
-        if task.status not in (S.FAILED, S.RELEASING):
-            # Volcano's "valid" tasks: everything that may still run (not failed, not leaving).
-            self.valid[(job, task.task_name)] += 1
-            self.valid_total[job] += 1
-        if task.status in snapshot.OCCUPYING and task.status is not S.RELEASING:
-            charged[(job, task.request)] += 1
-        if task.status is S.PENDING and task.best_effort:
-            self.pending_best_effort[job] += 1
 
     # --- read helpers -------------------------------------------------------------------
     def vector(self, request: resources.Resource) -> Vector:
@@ -99,18 +107,21 @@ class Session:
     def allocated_of_queue(self, queue: str) -> Vector:
         vec = self.queue_allocated.get(queue)
         if vec is None:
-            vec = np.zeros(len(self.dims))
-            for key, job in self.snapshot.jobs.items():
-                if job.queue == queue:
-                    vec += self.job_allocated[key]
-            self.queue_allocated[queue] = vec
+            members = self.queue_jobs.get(queue, [])
+            vec = self.queue_allocated[queue] = self._job_matrix[members].sum(axis=0)
         return vec
 
     def pending_tasks(self, job: str) -> list[str]:
         """Pending tasks in Volcano's task order: higher priority first, then creation."""
-        tasks = self.snapshot.tasks
-        keys = [k for k in self.snapshot.jobs[job].tasks if self.status[k] is S.PENDING]
-        return sorted(keys, key=lambda k: -tasks[k].priority)  # stable: creation order kept
+        return [task.key for task in self.pending_of(job)]
+
+    def pending_of(self, job: str) -> list[snapshot.Task]:
+        """``pending_tasks`` as Task objects."""
+        ordered = self.snapshot.jobs[job].by_priority
+        if self.pending[job] == len(ordered):  # all of them: no need to look each one up
+            return list(ordered)
+        status, pending = self.status, S.PENDING
+        return [task for task in ordered if status[task.key] is pending]
 
     def held_against(self, job: str) -> Vector:
         """Capacity held for other groups (Spark executors) that ``job`` must leave free."""
@@ -124,37 +135,81 @@ class Session:
         self._take(row, vec, idle=True)
         self.status[key] = S.ALLOCATED
         self.row[key] = row
+        self.pending[task.job] -= 1
         self._count(task, ready=1)
         self._charge(task, vec)
-        self.added_on_row.setdefault(row, []).append(task)
+        if self.track_labels:
+            self.added_on_row.setdefault(row, []).append(task)
         return self._consume_hold(task.job, vec)
 
-    def apply_allocate_many(self, keys: list[str], rows: list[int]) -> None:
+    def apply_allocate_many(self, batch: list[snapshot.Task], rows: list[int]) -> None:
         """``apply_allocate`` for tasks of one job with one request, in one step per touched row.
 
         Only for jobs without a Spark hold (nothing to consume). Amounts are whole numbers in
         float64, so the sums equal the one-by-one ones exactly, whatever the order.
         """
-        first = self.task(keys[0])
+        keys = [task.key for task in batch]
+        first = batch[0]
         vec = self.vector(first.request)
-        touched, counts = np.unique(np.asarray(rows, dtype=np.intp), return_counts=True)
-        delta = counts[:, None] * vec
-        before = np.maximum(self.idle[touched], 0).sum(axis=0)
-        self.idle[touched] -= delta
-        self.free_total += np.maximum(self.idle[touched], 0).sum(axis=0) - before
-        self.future[touched] -= delta
-        self.changed_rows.extend(rows)
-        status, placed, added, task_ready = self.status, self.row, self.added_on_row, self.task_ready
-        for key, row in zip(keys, rows, strict=True):
-            task = self.snapshot.tasks[key]
-            status[key] = S.ALLOCATED
-            placed[key] = row
-            task_ready[(task.job, task.task_name)] += 1
-            added.setdefault(row, []).append(task)
+        self._take_many(rows, vec)
+        self.status.update(dict.fromkeys(keys, S.ALLOCATED))
+        self.row.update(zip(keys, rows, strict=True))
+        names = [task.task_name for task in batch]
+        if names.count(names[0]) == len(names):  # one task name, as is usual
+            self.task_ready[(first.job, names[0])] += len(keys)
+        else:
+            for name in names:
+                self.task_ready[(first.job, name)] += 1
+        if self.track_labels:
+            added = self.added_on_row
+            for task, row in zip(batch, rows, strict=True):
+                added.setdefault(row, []).append(task)
         self.ready[first.job] += len(keys)
+        self.pending[first.job] -= len(keys)
         total = vec * len(keys)
         self.job_allocated[first.job] += total
-        self.allocated_of_queue(self.job(first.job).queue)[:] += total
+        queue = self.allocated_of_queue(self.snapshot.jobs[first.job].queue)
+        queue += total
+
+    def undo_allocate_many(self, batch: list[snapshot.Task], rows: list[int]) -> None:
+        """Roll back ``apply_allocate_many(batch, rows)``."""
+        first = batch[0]
+        vec = self.vector(first.request)
+        self._take_many(rows, -vec)
+        status, placed, task_ready = self.status, self.row, self.task_ready
+        for task, row in zip(reversed(batch), reversed(rows), strict=True):
+            status[task.key] = S.PENDING
+            del placed[task.key]
+            task_ready[(task.job, task.task_name)] -= 1
+            self._drop_label(row, task)
+        self.ready[first.job] -= len(batch)
+        self.pending[first.job] += len(batch)
+        total = vec * len(batch)
+        self.job_allocated[first.job] -= total
+        self.allocated_of_queue(self.job(first.job).queue)[:] -= total
+
+    def _take_many(self, rows: list[int], vec: Vector) -> None:
+        """``_take(row, vec, idle=True)`` for each of ``rows`` (repeats allowed), in one step."""
+        delta: Vector
+        if len(set(rows)) == len(rows):  # one copy per row (a spread gang): 1 × vec is vec
+            touched, delta = np.array(rows, dtype=np.intp), vec
+        else:
+            per_row = collections.Counter(rows)
+            touched = np.fromiter(per_row, dtype=np.intp, count=len(per_row))
+            delta = np.fromiter(per_row.values(), dtype=np.float64, count=len(per_row))[:, None] * vec
+        # take, subtract, put back: cheaper than ``idle[touched] -= delta`` (rows are distinct)
+        idle = self.idle.take(touched, axis=0)
+        if self.holds:  # free_total is only read while Spark capacity is held
+            self.free_total -= np.maximum(idle, 0).sum(axis=0)
+            idle -= delta
+            self.free_total += np.maximum(idle, 0).sum(axis=0)
+        else:
+            idle -= delta
+        self.idle[touched] = idle
+        future = self.future.take(touched, axis=0)
+        future -= delta
+        self.future[touched] = future
+        self.changed_rows.extend(rows)
 
     def undo_allocate(self, key: str, row: int, hold_before: Vector | None) -> None:
         task = self.task(key)
@@ -162,6 +217,7 @@ class Session:
         self._take(row, -vec, idle=True)
         self.status[key] = S.PENDING
         del self.row[key]
+        self.pending[task.job] += 1
         self._count(task, ready=-1)
         self._charge(task, -vec)
         self._drop_label(row, task)
@@ -173,8 +229,10 @@ class Session:
         self._take(row, vec, idle=False)
         self.status[key] = S.PIPELINED
         self.row[key] = row
+        self.pending[task.job] -= 1
         self._count(task, pipelined=1)
-        self.added_on_row.setdefault(row, []).append(task)
+        if self.track_labels:
+            self.added_on_row.setdefault(row, []).append(task)
         return self._consume_hold(task.job, vec)
 
     def undo_pipeline(self, key: str, row: int, hold_before: Vector | None) -> None:
@@ -182,6 +240,7 @@ class Session:
         self._take(row, -self.vector(task.request), idle=False)
         self.status[key] = S.PENDING
         del self.row[key]
+        self.pending[task.job] += 1
         self._count(task, pipelined=-1)
         self._drop_label(row, task)
         self._restore_hold(task.job, hold_before)
@@ -211,10 +270,12 @@ class Session:
         self._charge(task, vec)
 
     def _take(self, row: int, vec: Vector, *, idle: bool) -> None:
-        if idle:
+        if idle and self.holds:  # free_total is only read while Spark capacity is held
             old = np.maximum(self.idle[row], 0)
             self.idle[row] -= vec
             self.free_total += np.maximum(self.idle[row], 0) - old
+        elif idle:
+            self.idle[row] -= vec
         self.future[row] -= vec
         self.changed_rows.append(row)
 
@@ -229,7 +290,8 @@ class Session:
         self.allocated_of_queue(self.job(task.job).queue)[:] += vec
 
     def _drop_label(self, row: int, task: snapshot.Task) -> None:
-        self.added_on_row[row].remove(task)
+        if self.track_labels:
+            self.added_on_row[row].remove(task)
 
     def _consume_hold(self, job: str, vec: Vector) -> Vector | None:
         held = self.holds.get(job)

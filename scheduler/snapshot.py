@@ -11,11 +11,15 @@ import dataclasses
 import datetime
 import enum
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from scheduler import podspec, resources
+
+if TYPE_CHECKING:
+    from scheduler import tally
 
 __all__ = ["Job", "Node", "Queue", "Snapshot", "Stranded", "Task", "TaskStatus"]
 
@@ -69,6 +73,7 @@ class Task:
     critical: bool  # kube-system or system-*-critical: never evicted
     labels: Mapping[str, str]
     placement: podspec.Placement
+    shape: int  # equal (request, placement), equal number: a cheap key for "placed alike"
     spark_role: str | None
     created: str
     started: datetime.datetime | None
@@ -89,7 +94,8 @@ class Job:
     priority: int
     phase: str
     created: str
-    tasks: tuple[str, ...]
+    tasks: tuple[str, ...]  # by creation
+    by_priority: tuple[Task, ...]  # the tasks in Volcano's task order: higher priority first, then creation
     spark: bool
 
 
@@ -127,6 +133,7 @@ class Snapshot:
     queues: Mapping[str, Queue]
     placed_labels: tuple[tuple[int, str, Mapping[str, str]], ...]  # (node row, namespace, labels)
     stranded: tuple[Stranded, ...]
+    columns: tally.Tally  # the tasks as arrays, for counting per job in bulk
 
     @property
     def node_index(self) -> dict[str, int]:

@@ -29,35 +29,50 @@ class _Entry:
     message: str = ""
 
 
+@dataclasses.dataclass(slots=True)
+class _Batch:
+    """Allocations of one job's identical tasks, made (and undone) in one session step."""
+
+    tasks: list[snapshot.Task]
+    rows: list[int]
+
+
 class Statement:
     def __init__(self, ssn: session.Session) -> None:
         self.session = ssn
-        self._entries: list[_Entry] = []
+        self._entries: list[_Entry | _Batch] = []
+        self._count = 0
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return self._count
 
     def allocate(self, task: str, row: int) -> None:
         self._entries.append(_Entry("allocate", task, row, self.session.apply_allocate(task, row)))
+        self._count += 1
 
-    def allocate_many(self, tasks: list[str], rows: list[int]) -> None:
+    def allocate_many(self, tasks: list[snapshot.Task], rows: list[int]) -> None:
         """``allocate`` each task on its row, in order; one job, one request, no Spark hold."""
         if not tasks:
             return
         self.session.apply_allocate_many(tasks, rows)
-        self._entries += [_Entry("allocate", task, row, None) for task, row in zip(tasks, rows, strict=True)]
+        self._entries.append(_Batch(tasks, rows))
+        self._count += len(tasks)
 
     def pipeline(self, task: str, row: int) -> None:
         self._entries.append(_Entry("pipeline", task, row, self.session.apply_pipeline(task, row)))
+        self._count += 1
 
     def evict(self, task: str, *, reason: str, message: str) -> None:
         row = self.session.row[task]
         self._entries.append(_Entry("evict", task, row, self.session.apply_evict(task), reason, message))
+        self._count += 1
 
     def discard(self) -> None:
         ssn = self.session
         for entry in reversed(self._entries):
-            if entry.kind == "allocate":
+            if isinstance(entry, _Batch):
+                ssn.undo_allocate_many(entry.tasks, entry.rows)
+            elif entry.kind == "allocate":
                 assert not isinstance(entry.undo, snapshot.TaskStatus)
                 ssn.undo_allocate(entry.task, entry.row, entry.undo)
             elif entry.kind == "pipeline":
@@ -67,17 +82,31 @@ class Statement:
                 assert isinstance(entry.undo, snapshot.TaskStatus)
                 ssn.undo_evict(entry.task, entry.undo)
         self._entries.clear()
+        self._count = 0
 
     def commit(self) -> None:
-        ops = self.session.operations
-        nodes = self.session.snapshot.nodes
+        ssn = self.session
+        ops, binds, pipelines = ssn.operations, ssn.committed_binds, ssn.committed_pipelines
+        names = ssn.node_names
+        tasks = ssn.snapshot.tasks
         for entry in self._entries:
-            task = self.session.task(entry.task)
-            node = nodes[entry.row].name
+            if isinstance(entry, _Batch):
+                nodes = [names[row] for row in entry.rows]
+                ops += [plan.Allocate(t.key, t.uid, node) for t, node in zip(entry.tasks, nodes, strict=True)]
+                binds.update(zip([t.key for t in entry.tasks], nodes, strict=True))
+                ssn.binds_per_job[entry.tasks[0].job] += len(entry.tasks)
+                continue
+            task = tasks[entry.task]
+            node = names[entry.row]
             if entry.kind == "allocate":
                 ops.append(plan.Allocate(task.key, task.uid, node))
+                binds[task.key] = node
+                ssn.binds_per_job[task.job] += 1
             elif entry.kind == "pipeline":
                 ops.append(plan.Pipeline(task.key, task.uid, node))
+                pipelines.add(task.key)
+                ssn.pipelines_per_job[task.job] += 1
             else:
                 ops.append(plan.Evict(task.key, task.uid, node, entry.reason, entry.message))
         self._entries.clear()
+        self._count = 0

@@ -14,114 +14,129 @@ silently) with "N/M tasks in gang unschedulable: ..."; ``Scheduled`` when the ga
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable
 
-from scheduler import plan, resources, session, snapshot
+import numpy as np
+
+from scheduler import plan, resources, session, snapshot, tally
 
 __all__ = ["close"]
 
 S = snapshot.TaskStatus
 SCHEDULED = frozenset({S.BOUND, S.RUNNING, S.SUCCEEDED, S.FAILED})
 READY_REASON = "tasks in gang are ready to be scheduled"
+# Snapshot status codes (``tally.STATUSES``), to read a job's per-status counts.
+_PENDING, _RUNNING, _BOUND, _ALLOCATED, _SUCCEEDED, _FAILED = (
+    tally.STATUSES.index(s) for s in (S.PENDING, S.RUNNING, S.BOUND, S.ALLOCATED, S.SUCCEEDED, S.FAILED)
+)
 
-_Messages = Callable[[str], tuple[str, str]]  # task → (event reason, message)
+# A ready gang's condition: the same value every time, so one shared (immutable) instance.
+_READY_CONDITIONS = (plan.Condition("Scheduled", "True", READY_REASON, ""),)
 
 
 def close(ssn: session.Session) -> plan.Plan:
     snap = ssn.snapshot
+    cols = snap.columns
     ops = tuple(ssn.operations)
-    bound = {op.pod: op.node for op in ops if isinstance(op, plan.Allocate)}
-    pipelined = {op.pod for op in ops if isinstance(op, plan.Pipeline)}
+    bound, pipelined = ssn.committed_binds, ssn.committed_pipelines
     pods = [
         plan.PodVerdict(pod, "Normal", "Scheduled", f"Successfully assigned {pod} to {node}")
         for pod, node in bound.items()
     ]
     pods += [plan.PodVerdict(s.key, "Warning", "Unschedulable", s.message) for s in snap.stranded]
+    # Snapshot statuses counted per job in bulk; bound and pipelined tasks were all Pending in it.
+    width = len(tally.STATUSES)
+    by_status = np.bincount(cols.job * width + cols.status, minlength=len(cols.jobs) * width)
+    counts = by_status.reshape(len(cols.jobs), width).tolist()
+    tasks = snap.tasks
     groups = []
-    for job in snap.jobs.values():
-        verdict, messages = _podgroup(ssn, job, bound)
+    for job, statuses in zip(snap.jobs.values(), counts, strict=True):
+        here = ssn.binds_per_job[job.key]
+        verdict, reason, detail = _podgroup(ssn, job, statuses, here, bound)
         groups.append(verdict)
+        if statuses[_PENDING] <= here + ssn.pipelines_per_job[job.key]:
+            continue  # every Pending task was bound or pipelined: no pod verdicts to give
+        unready = max(job.min_member - _ready(statuses, here), 0)
         for task_key in job.tasks:
-            if task_key in bound or task_key in pipelined or snap.tasks[task_key].status is not S.PENDING:
+            if task_key in bound or task_key in pipelined or tasks[task_key].status is not S.PENDING:
                 continue
-            reason, message = messages(task_key)
-            pods.append(plan.PodVerdict(task_key, "Warning", reason, message))
+            event, message = _message(ssn, task_key, reason, detail, unready, len(job.tasks))
+            pods.append(plan.PodVerdict(task_key, "Warning", event, message))
     return plan.Plan(operations=ops, podgroups=tuple(groups), queues=_queues(ssn, groups), pods=tuple(pods))
 
 
-def _podgroup(ssn: session.Session, job: snapshot.Job, bound: dict[str, str]) -> tuple[plan.PodGroupVerdict, _Messages]:
-    snap = ssn.snapshot
-    statuses = collections.Counter(snap.tasks[t].status for t in job.tasks)
-    scheduled = sum(statuses[s] for s in SCHEDULED) + sum(1 for t in job.tasks if t in bound)
-    finished = statuses[S.SUCCEEDED] + statuses[S.FAILED]
-    if job.min_member <= scheduled and scheduled == finished and scheduled:
+def _ready(statuses: list[int], bound_here: int) -> int:
+    return statuses[_BOUND] + statuses[_RUNNING] + statuses[_ALLOCATED] + statuses[_SUCCEEDED] + bound_here
+
+
+def _podgroup(
+    ssn: session.Session, job: snapshot.Job, statuses: list[int], bound_here: int, bound: dict[str, str]
+) -> tuple[plan.PodGroupVerdict, str, str]:
+    """(verdict, pod event reason, message for pods without their own fit error).
+
+    ``statuses``: the job's task count per snapshot status code; ``bound_here``: bound this cycle.
+    """
+    running, succeeded, failed = statuses[_RUNNING], statuses[_SUCCEEDED], statuses[_FAILED]
+    scheduled = statuses[_BOUND] + running + succeeded + failed + bound_here
+    if job.min_member <= scheduled and scheduled == succeeded + failed and scheduled:
         phase = "Completed"
     elif scheduled >= job.min_member and scheduled:
         phase = "Running"
-    elif statuses[S.RUNNING] + statuses[S.BOUND] + sum(1 for t in job.tasks if t in bound):
+    elif running + statuses[_BOUND] + bound_here:
         phase = "Unknown"
     elif ssn.phase[job.key] in ("Inqueue", "Running", "Unknown"):
         phase = "Inqueue"
     else:
         phase = "Pending"
-    ready = sum(1 for t in job.tasks if snap.tasks[t].status in snapshot.READY or t in bound)
-    pending = [t for t in job.tasks if snap.tasks[t].status is S.PENDING and t not in bound]
-    total = len(job.tasks)
-    unready = max(job.min_member - ready, 0)
-    condition, reason, default_message = _condition(ssn, job, phase, pending, ready)
+    ready = _ready(statuses, bound_here)
+    waiting = statuses[_PENDING] - bound_here  # Pending tasks not bound (pipelined ones included)
+    condition, reason, detail = _condition(ssn, job, phase, waiting, bound, ready)
     conditions: tuple[plan.Condition, ...] = ()
     if condition is not None:
         conditions = (condition,)
-    elif ready >= job.min_member and (ready or not pending):
-        conditions = (plan.Condition("Scheduled", "True", READY_REASON, ""),)
+    elif ready >= job.min_member and (ready or not waiting):
+        conditions = _READY_CONDITIONS
+    verdict = plan.PodGroupVerdict(job.key, phase, conditions, running, succeeded, failed)
+    return verdict, reason, detail
 
-    def messages(task_key: str) -> tuple[str, str]:
-        if reason == "Unschedulable":
-            return reason, default_message
-        error = ssn.fit_errors.get(task_key)
-        if error and unready == 0:
-            return "FailedScheduling", error
-        return "FailedScheduling", f"{unready}/{total} tasks in gang unschedulable: {error or default_message}"
 
-    verdict = plan.PodGroupVerdict(
-        key=job.key,
-        phase=phase,
-        conditions=conditions,
-        running=statuses[S.RUNNING],
-        succeeded=statuses[S.SUCCEEDED],
-        failed=statuses[S.FAILED],
-    )
-    return verdict, messages
+def _message(ssn: session.Session, task: str, reason: str, detail: str, unready: int, total: int) -> tuple[str, str]:
+    """(event reason, message) for a pending pod of a group that gave ``reason`` and ``detail``."""
+    if reason == "Unschedulable":
+        return reason, detail
+    error = ssn.fit_errors.get(task)
+    if error and unready == 0:
+        return "FailedScheduling", error
+    return "FailedScheduling", f"{unready}/{total} tasks in gang unschedulable: {error or detail}"
+
+
+def _unschedulable(reason: str, detail: str, unready: int, total: int) -> plan.Condition:
+    return plan.Condition("Unschedulable", "True", reason, f"{unready}/{total} tasks in gang unschedulable: {detail}")
 
 
 def _condition(
-    ssn: session.Session, job: snapshot.Job, phase: str, pending: list[str], ready: int
+    ssn: session.Session, job: snapshot.Job, phase: str, waiting: int, bound: dict[str, str], ready: int
 ) -> tuple[plan.Condition | None, str, str]:
     """(Unschedulable condition or None, pod event reason, message for pods without their own)."""
     total = len(job.tasks)
     unready = max(job.min_member - ready, 0)
-
-    def unschedulable(reason: str, detail: str) -> plan.Condition:
-        return plan.Condition(
-            "Unschedulable", "True", reason, f"{unready}/{total} tasks in gang unschedulable: {detail}"
-        )
-
     queue = ssn.snapshot.queues.get(job.queue)
     if queue is None:
         detail = f"queue {job.queue} not found"
-        return unschedulable("QueueNotFound", detail), "Unschedulable", detail
+        return _unschedulable("QueueNotFound", detail, unready, total), "Unschedulable", detail
     invalid = ssn.invalid.get(job.key)
     if invalid is not None:
-        return unschedulable(invalid.reason, invalid.message), "Unschedulable", invalid.message
+        return _unschedulable(invalid.reason, invalid.message, unready, total), "Unschedulable", invalid.message
     if phase == "Pending":
         detail = ssn.job_errors.get(job.key, "PodGroup is pending: not admitted yet")
-        closed = queue.state != "Open"
-        return unschedulable("QueueClosed" if closed else "NotEnoughResources", detail), "Unschedulable", detail
-    if pending and ready < job.min_member:
+        reason = "QueueClosed" if queue.state != "Open" else "NotEnoughResources"
+        return _unschedulable(reason, detail, unready, total), "Unschedulable", detail
+    if waiting and ready < job.min_member:
+        tasks = ssn.snapshot.tasks
+        pending = [t for t in job.tasks if tasks[t].status is S.PENDING and t not in bound]
         errors = [ssn.fit_errors[t] for t in pending if t in ssn.fit_errors]
         detail = ssn.job_errors.get(job.key) or (errors[0] if errors else "waiting for resources being released")
         detail = f"pod group is not ready, {ready} ready, {job.min_member} minAvailable; {detail}"
-        return unschedulable("NotEnoughResources", detail), "FailedScheduling", detail
+        return _unschedulable("NotEnoughResources", detail, unready, total), "FailedScheduling", detail
     return None, "FailedScheduling", ssn.job_errors.get(job.key, "waiting for resources")
 
 

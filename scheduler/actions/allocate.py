@@ -33,8 +33,8 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
             ssn.phase[key] = "Inqueue"  # Volcano: without enqueue every job counts as admitted
         if ssn.phase[key] not in ADMITTED or info.queue not in ssn.snapshot.queues:
             continue
-        if not any(ssn.status[t] is session.S.PENDING and not ssn.task(t).best_effort for t in info.tasks):
-            continue
+        if ssn.pending[key] <= ssn.pending_best_effort[key]:
+            continue  # no pending task that asks for resources
         invalid = plugins.job_valid(key)
         if invalid is not None:
             ssn.invalid[key] = invalid
@@ -42,8 +42,11 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
         by_queue.setdefault(info.queue, []).append(key)
     for jobs in by_queue.values():
         jobs.sort(key=plugins.job_order, reverse=True)
+    # A queue's order key only changes when its own allocation does (``Plugin.queue_order``), and
+    # a turn only allocates to the served queue: keep the keys and recompute the served one.
+    order = {queue: plugins.queue_order(queue) for queue in by_queue}
     while by_queue:
-        queue = min(by_queue, key=plugins.queue_order)
+        queue = min(by_queue, key=order.__getitem__)
         jobs = by_queue[queue]
         if plugins.overused(queue):
             for job in jobs:
@@ -54,64 +57,63 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
         if not jobs:
             del by_queue[queue]
         allocate_job(ssn, plugins, placer, job)
+        order[queue] = plugins.queue_order(queue)
 
 
 def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.Placer, job: str) -> None:
     info = ssn.job(job)
     stmt = statement.Statement(ssn)
-    failed: dict[tuple[object, object], str] = {}  # same request+placement fails the same way
+    failed: dict[int, str] = {}  # same shape (request and placement) fails the same way
     for run in _runs(ssn, job):
-        task = ssn.task(run[0])
-        shape = (task.request, task.placement)
+        task = run[0]
+        shape = task.shape
         if shape in failed:
-            for key in run:
-                ssn.fit_errors[key] = failed[shape]
+            for other in run:
+                ssn.fit_errors[other.key] = failed[shape]
             continue
         # Identical tasks: as many as the queue lets through go in one batched step, with the
         # choices the one-by-one loop below would make; it takes over where the batch stops.
-        if not ssn.held_against(job).any():
+        if not ssn.holds or not ssn.held_against(job).any():
             rows = placer.place_many(task, plugins.allocatable_count(info.queue, task, len(run)))
             if job in ssn.holds:  # a Spark driver's own hold is consumed pod by pod
-                for key, row in zip(run, rows, strict=False):
-                    stmt.allocate(key, row)
-            else:
+                for other, row in zip(run, rows, strict=False):
+                    stmt.allocate(other.key, row)
+            elif rows:
                 stmt.allocate_many(run[: len(rows)], rows)
             run = run[len(rows) :]
-        for key in run:
+        for other in run:
             if shape in failed:
-                ssn.fit_errors[key] = failed[shape]
+                ssn.fit_errors[other.key] = failed[shape]
                 continue
             # Nodes first, then the queue: when both refuse, "Insufficient cpu" is the clearer answer.
             choice = placer.place(task)
             reason = placer.explain(task) if choice is None else blocked(ssn, plugins, info.queue, task)
             if choice is None or reason:
-                failed[shape] = ssn.fit_errors[key] = reason
+                failed[shape] = ssn.fit_errors[other.key] = reason
                 continue
             kind, row = choice
             if kind == placement.ALLOCATE:
-                stmt.allocate(key, row)
+                stmt.allocate(other.key, row)
             else:
-                stmt.pipeline(key, row)
+                stmt.pipeline(other.key, row)
     if plugins.job_ready(job):
         stmt.commit()
     elif not plugins.job_pipelined(job):
         stmt.discard()
 
 
-def _runs(ssn: session.Session, job: str) -> list[list[str]]:
+def _runs(ssn: session.Session, job: str) -> list[list[snapshot.Task]]:
     """The job's pending non-BestEffort tasks in task order, cut where request or placement changes."""
-    runs: list[list[str]] = []
-    last: tuple[object, object] | None = None
-    for key in ssn.pending_tasks(job):
-        task = ssn.task(key)
+    runs: list[list[snapshot.Task]] = []
+    last = -1
+    for task in ssn.pending_of(job):
         if task.best_effort:
             continue
-        shape = (task.request, task.placement)
-        if shape == last:
-            runs[-1].append(key)
+        if task.shape == last:
+            runs[-1].append(task)
         else:
-            runs.append([key])
-            last = shape
+            runs.append([task])
+            last = task.shape
     return runs
 
 
@@ -120,7 +122,7 @@ def blocked(ssn: session.Session, plugins: tiers.Tiers, queue: str, task: snapsh
     if not plugins.allocatable(queue, task):
         return f"queue {queue} would exceed its deserved share"
     held = ssn.held_against(task.job)
-    if held.any():
+    if ssn.holds and held.any():
         req = ssn.vector(task.request)
         asked = (req > 0) & (held > 0)
         if np.any(ssn.free_total[asked] - req[asked] < held[asked]):

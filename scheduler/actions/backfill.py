@@ -3,7 +3,8 @@
 Gang already counts pending BestEffort members as ready. A job's BestEffort tasks are still
 placed in one statement, committed only when every one of them found a node, so a gang made
 only of BestEffort pods (a Volcano Job whose templates ask for nothing) binds at once, in one
-cycle, or not at all.
+cycle, or not at all; and only when the job is then ready, so a BestEffort member (an MPI
+launcher) is never bound ahead of the rest of a gang that allocate could not place.
 """
 
 from __future__ import annotations
@@ -18,11 +19,14 @@ ADMITTED = ("Inqueue", "Running", "Unknown")
 
 def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     placer = placement.Placer(ssn, plugins)
-    for key in sorted(ssn.snapshot.jobs, key=plugins.job_order):
+    # Only jobs with pending BestEffort tasks have anything to do here (nothing else places
+    # those, and this count follows them); filtering before sorting keeps the order.
+    todo = [key for key in ssn.snapshot.jobs if ssn.pending_best_effort[key] > 0]
+    for key in sorted(todo, key=plugins.job_order):
         if ssn.phase[key] not in ADMITTED or key in ssn.invalid:
             continue
         stmt = statement.Statement(ssn)
-        placed = 0
+        placed: list[str] = []
         failed = False
         for task_key in ssn.pending_tasks(key):
             task = ssn.task(task_key)
@@ -34,9 +38,19 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
                 failed = True
                 continue
             stmt.allocate(task_key, choice[1])
-            placed += 1
+            placed.append(task_key)
         if failed:
             stmt.discard()
             continue
-        ssn.pending_best_effort[key] -= placed  # now counted as allocated instead
-        stmt.commit()
+        _pending_best_effort(ssn, key, placed, -1)  # now counted as allocated instead
+        if plugins.job_ready(key):
+            stmt.commit()
+        else:  # Volcano dispatches only a ready job's allocations: no lone launcher of an unplaced gang
+            _pending_best_effort(ssn, key, placed, +1)
+            stmt.discard()
+
+
+def _pending_best_effort(ssn: session.Session, job: str, placed: list[str], sign: int) -> None:
+    ssn.pending_best_effort[job] += sign * len(placed)
+    for task_key in placed:
+        ssn.task_pending_best_effort[(job, ssn.task(task_key).task_name)] += sign

@@ -10,6 +10,10 @@ One watch per kind (list, then watch; ``bridge.k8s.watching`` relists on 410 wit
   forgets a failed bind.
 - *deleting* pods: victims we deleted, shown with a ``deletionTimestamp`` until the watch says
   so, so their room counts as releasing rather than free or still held.
+
+Unbound pods with ``spec.schedulingGates`` are left out: the apiserver refuses to bind them (409
+"non-empty .spec.schedulingGates"), and kube-scheduler likewise keeps them out of its queue until
+the last gate is lifted (the bridge gates spark-submit drivers until their group is complete).
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ class Cache:
         self._synced_kinds: set[str] = set()
         self._assumed: dict[str, Assumed] = {}
         self._deleting: dict[str, str] = {}  # pod key -> uid
+        self._gated: set[str] = set()  # unbound pods with scheduling gates: not schedulable yet
 
     # -- the binder's side -----------------------------------------------------------------
 
@@ -85,6 +90,8 @@ class Cache:
     def inputs(self) -> dict[str, list[Obj]]:
         """Shallow copies of the lists; objects are replaced, never mutated, so this is consistent."""
         out = {kind: list(objs.values()) for kind, objs in self.store.items()}
+        if self._gated:
+            out["pods"] = [p for p in out["pods"] if key_of(p) not in self._gated]
         if self._assumed or self._deleting:
             out["pods"] = [self._overlay(p) for p in out["pods"]]
         return out
@@ -149,8 +156,13 @@ class Cache:
         if event == "DELETED":
             self._assumed.pop(key, None)
             self._deleting.pop(key, None)
+            self._gated.discard(key)
             return True
         meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+        if spec.get("schedulingGates") and not spec.get("nodeName"):
+            self._gated.add(key)
+        else:
+            self._gated.discard(key)
         assumed = self._assumed.get(key)
         if assumed is not None and (spec.get("nodeName") or assumed.uid != meta.get("uid")):
             del self._assumed[key]  # confirmed by the watch (or the pod was replaced)

@@ -58,6 +58,8 @@ class Plugin:
         return None
 
     def queue_order(self, queue: str) -> tuple[Any, ...] | None:
+        """A sort key that may change only when the queue's own allocation does: allocate keeps
+        each queue's key and recomputes it after that queue's turn only."""
         return None
 
     def predicate(self, task: snapshot.Task, rows: Rows) -> list[tuple[str, Mask]]:

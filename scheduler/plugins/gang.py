@@ -1,7 +1,8 @@
 """gang: all-or-nothing by ``minMember`` and per-task ``minTaskMember``.
 
 Task names come from the pod annotation ``volcano.sh/task-spec``. Ready counts Bound,
-Running, Allocated and Succeeded tasks plus pending BestEffort tasks (backfill places those);
+Running, Allocated and Succeeded tasks plus pending BestEffort tasks (backfill places those),
+per job and per task name, as Volcano's ``IsReady`` and ``CheckTaskReady``;
 pipelined counts Pipelined too. A job gives up victims only above its ``minMember``, so an
 eviction never leaves a running gang short.
 """
@@ -37,7 +38,7 @@ class Gang(base.Plugin):
     def _enough(self, job: str, *, pipelined: bool) -> bool:
         ssn, info = self.session, self.session.job(job)
         for task_name, minimum in info.min_task_member.items():
-            count = ssn.task_ready[(job, task_name)]
+            count = ssn.task_ready[(job, task_name)] + ssn.task_pending_best_effort[(job, task_name)]
             if pipelined:
                 count += ssn.task_pipelined[(job, task_name)]
             if count < minimum:

@@ -10,6 +10,7 @@ valid when only other rows change.
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from scheduler import config, resources, session, snapshot
 from scheduler.plugins import base
@@ -17,25 +18,41 @@ from scheduler.plugins import base
 __all__ = ["BinPack", "NodeOrder"]
 
 
-def _fractions(
-    ssn: session.Session, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None
-) -> tuple[base.Scores, base.Scores]:
+class _Fractions:
     """Requested fraction of cpu and memory per row, counting the pod itself (capped at 1).
 
     ``extra`` copies already on a row lower its idle by ``extra × request``; amounts are whole
     numbers in float64, so this equals the session's own running subtraction bit for bit.
+    This runs for every gang and every refreshed row, so it keeps numpy calls to a minimum:
+    cpu and memory are always the first two dimensions, read as one basic slice.
     """
-    req = ssn.vector(task.request)
-    cols = [ssn.dims.index(resources.CPU), ssn.dims.index(resources.MEMORY)]
-    # Plain arithmetic on a (rows × 2) slice: this runs once per placed pod, so fewer numpy
-    # calls matter more than elegance. Nodes without the resource count as full.
-    cap = ssn.snapshot.allocatable[rows][:, cols]
-    idle = ssn.idle[rows][:, cols]
-    if extra is not None:
-        idle = idle - extra[:, None] * req[cols]
-    used = cap - idle + req[cols]
-    frac = np.minimum(used / np.maximum(cap, 1e-9), 1.0)
-    return frac[:, 0], frac[:, 1]
+
+    def __init__(self, ssn: session.Session) -> None:
+        assert ssn.dims[:2] == (resources.CPU, resources.MEMORY)
+        self.session = ssn
+        cap = np.ascontiguousarray(ssn.snapshot.allocatable[:, :2])
+        # Capacity and divisor side by side: one ``take`` reads both.
+        self.nodes = np.hstack((cap, np.maximum(cap, 1e-9)))  # nodes without the resource count as full
+        self._requests: dict[int, npt.NDArray[np.float64]] = {}  # cpu and memory asked, by Task.shape
+
+    def __call__(
+        self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None
+    ) -> tuple[base.Scores, base.Scores]:
+        ssn = self.session
+        req = self._requests.get(task.shape)
+        if req is None:
+            req = self._requests[task.shape] = ssn.vector(task.request)[:2]
+        idle = ssn.idle.take(rows, axis=0)[:, :2]  # take: far cheaper than fancy indexing on few rows
+        if extra is not None:
+            idle = idle - extra[:, None] * req
+        nodes = self.nodes.take(rows, axis=0)
+        used = nodes[:, :2] - idle + req
+        frac = np.minimum(used / nodes[:, 2:], 1.0)
+        return frac[:, 0], frac[:, 1]
+
+
+def _weighted(weight: float, score: base.Scores) -> base.Scores:
+    return score if weight == 1 else weight * score  # 1 × x is x: one numpy call fewer
 
 
 class NodeOrder(base.Plugin):
@@ -46,16 +63,23 @@ class NodeOrder(base.Plugin):
         self.least = option.number("leastrequested.weight", 1)
         self.most = option.number("mostrequested.weight", 0)
         self.balanced = option.number("balancedresource.weight", 1)
+        self._fractions = _Fractions(ssn)
 
     def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
-        cpu, mem = _fractions(self.session, task, rows, extra)
-        score = np.zeros(len(rows))
+        cpu, mem = self._fractions(task, rows, extra)
+        # Summed in the order of the parts, starting from the first present one (0 + x is x).
+        parts = []
         if self.least:
-            score += self.least * (100 - (cpu + mem) * 50)
+            parts.append(_weighted(self.least, 100 - (cpu + mem) * 50))
         if self.most:
-            score += self.most * (cpu + mem) * 50
+            parts.append((cpu + mem) * 50 if self.most == 1 else self.most * (cpu + mem) * 50)
         if self.balanced:
-            score += self.balanced * (100 - np.abs(cpu - mem) * 100)
+            parts.append(_weighted(self.balanced, 100 - np.abs(cpu - mem) * 100))
+        if not parts:
+            return np.zeros(len(rows))
+        score = parts[0]
+        for part in parts[1:]:
+            score = score + part
         return score
 
 
@@ -67,9 +91,10 @@ class BinPack(base.Plugin):
         self.weight = option.number("binpack.weight", 1)
         self.cpu = option.number("binpack.cpu", 1)
         self.memory = option.number("binpack.memory", 1)
+        self._fractions = _Fractions(ssn)
 
     def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
-        cpu, mem = _fractions(self.session, task, rows, extra)
+        cpu, mem = self._fractions(task, rows, extra)
         parts = self.cpu + self.memory
         if parts <= 0:
             return np.zeros(len(rows))

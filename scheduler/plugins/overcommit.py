@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from scheduler import config, session, snapshot, spark
+from scheduler import config, session, spark
 from scheduler.plugins import base
 
 __all__ = ["Overcommit", "promised"]
@@ -31,7 +31,7 @@ def promised(ssn: session.Session, job: str) -> Vector:
         return np.zeros(len(ssn.dims))
     if info.spark and spark.driver_started(ssn.snapshot, info) is not None:
         return np.zeros(len(ssn.dims))  # executors arrived, or the reservation timed out
-    if not any(ssn.status[t] is snapshot.TaskStatus.PENDING for t in info.tasks):
+    if not ssn.pending[job]:
         return np.zeros(len(ssn.dims))  # nothing left to place: all members placed or finished
     return np.maximum(ssn.vector(info.min_resources) - ssn.job_allocated[job], 0)
 

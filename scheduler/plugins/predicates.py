@@ -36,13 +36,18 @@ class Predicates(base.Plugin):
         nodes = ssn.snapshot.nodes
         self._schedulable = np.array([not n.unschedulable for n in nodes], dtype=bool)
         self._tainted = [i for i, n in enumerate(nodes) if any(t.effect in BLOCKING for t in n.taints)]
-        self._static: dict[podspec.Placement, list[tuple[str, base.Mask]]] = {}
+        # By Task.shape (an int, cheap to hash); shapes that share a placement share its masks.
+        self._static: dict[int, list[tuple[str, base.Mask]]] = {}
+        self._masks: dict[podspec.Placement, list[tuple[str, base.Mask]]] = {}
         self._existing: dict[podspec.AntiAffinity, base.Mask] = {}
 
     def predicate(self, task: snapshot.Task, rows: base.Rows) -> list[tuple[str, base.Mask]]:
-        checks = self._static.get(task.placement)
+        checks = self._static.get(task.shape)
         if checks is None:
-            checks = self._static[task.placement] = self._evaluate(task.placement)
+            checks = self._masks.get(task.placement)
+            if checks is None:
+                checks = self._masks[task.placement] = self._evaluate(task.placement)
+            self._static[task.shape] = checks
         out = [(reason, mask[rows]) for reason, mask in checks]
         if task.placement.anti_affinity:
             out.append((ANTI_AFFINITY, self._anti_affinity(task.placement, rows)))

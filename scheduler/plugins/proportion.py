@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from scheduler import config, resources, session, snapshot
+from scheduler import config, resources, session, snapshot, tally
 from scheduler.plugins import base, overcommit
 
 __all__ = ["Proportion", "water_fill"]
@@ -87,11 +87,12 @@ class Proportion(base.Plugin):
         super().__init__(option, ssn)
         snap, dims = ssn.snapshot, ssn.dims
         active = sorted({job.queue for job in snap.jobs.values() if job.queue in snap.queues})
-        request = {q: ssn.allocated_of_queue(q).copy() for q in active}
-        for task in snap.tasks.values():
-            queue = snap.jobs[task.job].queue
-            if task.status is snapshot.TaskStatus.PENDING and queue in request:
-                request[queue] += ssn.vector(task.request)
+        # Request: what the queue holds plus what its pending tasks ask for (summed per job in bulk).
+        cols = snap.columns
+        waiting = tally.per_job(
+            cols, cols.status == tally.STATUSES.index(snapshot.TaskStatus.PENDING), ssn.request_vectors
+        )
+        request = {q: ssn.allocated_of_queue(q) + waiting[ssn.queue_jobs.get(q, [])].sum(axis=0) for q in active}
         total = snap.allocatable.sum(axis=0)
         guarantee = {q: resources.vector(snap.queues[q].guarantee, dims) for q in active}
         guaranteed = sum(guarantee.values(), np.zeros(len(dims)))
@@ -117,24 +118,28 @@ class Proportion(base.Plugin):
             fixed=fixed,
             fixed_mask=fixed_mask,
         )
+        self._floats = {q: d.tolist() for q, d in self.deserved.items()}
 
     def share(self, queue: str) -> float:
-        deserved = self.deserved.get(queue)
+        deserved = self._floats.get(queue)
         if deserved is None:
             return 0.0
-        allocated = self.session.allocated_of_queue(queue)
-        ratios = np.where(deserved > 0, allocated / np.where(deserved > 0, deserved, 1), np.where(allocated > 0, 1, 0))
-        return float(ratios.max(initial=0.0))
+        # Plain floats: a few dimensions, asked once per allocate turn (same IEEE arithmetic).
+        share = 0.0
+        for allocated, wanted in zip(self.session.allocated_of_queue(queue).tolist(), deserved, strict=True):
+            ratio = allocated / wanted if wanted > 0 else (1.0 if allocated > 0 else 0.0)
+            share = max(share, ratio)
+        return share
 
     def queue_order(self, queue: str) -> tuple[Any, ...]:
         return (-self.session.snapshot.queues[queue].priority, self.share(queue))
 
     def overused(self, queue: str) -> bool:
-        deserved = self.deserved.get(queue)
+        deserved = self._floats.get(queue)
         if deserved is None:
             return False
-        allocated = self.session.allocated_of_queue(queue)
-        return bool(allocated.any() and np.all(deserved <= allocated + EPS))
+        allocated = self.session.allocated_of_queue(queue).tolist()
+        return any(allocated) and all(d <= a + EPS for d, a in zip(deserved, allocated, strict=True))
 
     def allocatable(self, queue: str, task: snapshot.Task) -> bool:
         deserved = self.deserved.get(queue)
@@ -149,14 +154,23 @@ class Proportion(base.Plugin):
         deserved = self.deserved.get(queue)
         if deserved is None or count <= 0:
             return count
-        req = self.session.vector(task.request)
-        asked = req > 0
-        # Copy j passes when allocated + (j + 1) × request ≤ deserved; amounts are whole numbers,
-        # so this is exactly the running sum ``allocatable`` would see, and it is monotone in j.
-        copies = np.arange(1, count + 1, dtype=np.float64)[:, None]
-        after = self.session.allocated_of_queue(queue)[asked] + copies * req[asked]
-        passes = np.all(after <= deserved[asked] + EPS, axis=1)
-        return int(count if passes.all() else passes.argmin())
+        # Copy c passes when allocated + c × request ≤ deserved + EPS; amounts are whole numbers,
+        # so this is exactly the running sum ``allocatable`` would see, and it is monotone in c.
+        # Per dimension: a float estimate of the last passing c, then corrected with the very
+        # comparison ``allocatable`` makes (same IEEE arithmetic, so the answer is exact).
+        allocated = self.session.allocated_of_queue(queue).tolist()
+        limits = self._floats[queue]
+        for i, req in enumerate(self.session.vector(task.request).tolist()):
+            if req <= 0:
+                continue
+            a, bound = allocated[i], limits[i] + EPS
+            c = int(min(count, max(0.0, (bound - a) // req)))
+            while c < count and a + (c + 1) * req <= bound:
+                c += 1
+            while c > 0 and a + c * req > bound:
+                c -= 1
+            count = c
+        return count
 
     def enqueueable(self, job: str) -> bool:
         ssn = self.session

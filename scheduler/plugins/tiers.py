@@ -33,38 +33,54 @@ REGISTRY: dict[str, type[base.Plugin]] = {
 }
 
 
+def _overrides(plugin: base.Plugin, hook: str) -> bool:
+    return getattr(type(plugin), hook) is not getattr(base.Plugin, hook)
+
+
 class Tiers:
     def __init__(self, conf: config.SchedulerConfig, ssn: session.Session) -> None:
         self.tiers = [[REGISTRY[opt.name](opt, ssn) for opt in tier if opt.name in REGISTRY] for tier in conf.tiers]
         self.all = [plugin for tier in self.tiers for plugin in tier]
         self.session = ssn
-        # Bound methods looked up once: these run per task and per job.
-        self._predicates = [p.predicate for p in self.all if type(p).predicate is not base.Plugin.predicate]
-        self._scores = [p.node_score for p in self.all if type(p).node_score is not base.Plugin.node_score]
-        self._allocatable = [p for p in self.all if type(p).allocatable is not base.Plugin.allocatable]
+        # Bound methods of the plugins that override each hook, in tier order, looked up once:
+        # these run per task and per job, and the base hooks only ever answer None.
+        self._predicates = self._hooks("predicate")
+        self._scores = self._hooks("node_score")
+        self._allocatable = [p for p in self.all if _overrides(p, "allocatable")]
+        self._job_valid = self._hooks("job_valid")
+        self._job_ready = self._hooks("job_ready")
+        self._job_pipelined = self._hooks("job_pipelined")
+        self._job_order = self._hooks("job_order")
+        self._queue_order = self._hooks("queue_order")
+        self._enqueueable = self._hooks("enqueueable")
+        self._allocatable_hooks = self._hooks("allocatable")
+        self._overused = self._hooks("overused")
+
+    def _hooks(self, name: str) -> list[Any]:
+        return [getattr(p, name) for p in self.all if _overrides(p, name)]
 
     def job_valid(self, job: str) -> base.Invalid | None:
-        return next((r for r in (p.job_valid(job) for p in self.all) if r is not None), None)
+        return next((r for r in (hook(job) for hook in self._job_valid) if r is not None), None)
 
     def job_ready(self, job: str) -> bool:
-        return all(r is not False for r in (p.job_ready(job) for p in self.all))
+        return all(r is not False for r in (hook(job) for hook in self._job_ready))
 
     def job_pipelined(self, job: str) -> bool:
-        return all(r is not False for r in (p.job_pipelined(job) for p in self.all))
+        return all(r is not False for r in (hook(job) for hook in self._job_pipelined))
 
     def job_order(self, job: str) -> tuple[Any, ...]:
         info = self.session.job(job)
-        return (*(p.job_order(job) or () for p in self.all), info.created, info.uid)
+        return (*(hook(job) or () for hook in self._job_order), info.created, info.uid)
 
     def queue_order(self, queue: str) -> tuple[Any, ...]:
         info = self.session.snapshot.queues[queue]
-        return (*(p.queue_order(queue) or () for p in self.all), info.created, queue)
+        return (*(hook(queue) or () for hook in self._queue_order), info.created, queue)
 
     def enqueueable(self, job: str) -> bool:
-        return all(r is not False for r in (p.enqueueable(job) for p in self.all))
+        return all(r is not False for r in (hook(job) for hook in self._enqueueable))
 
     def allocatable(self, queue: str, task: snapshot.Task) -> bool:
-        return all(r is not False for r in (p.allocatable(queue, task) for p in self.all))
+        return all(r is not False for r in (hook(queue, task) for hook in self._allocatable_hooks))
 
     def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int:
         """How many of ``count`` identical allocations in a row ``allocatable`` would allow.
@@ -82,18 +98,21 @@ class Tiers:
         return allowed
 
     def overused(self, queue: str) -> bool:
-        return any(p.overused(queue) for p in self.all)
+        return any(hook(queue) for hook in self._overused)
 
     def predicate(self, task: snapshot.Task, rows: base.Rows) -> list[tuple[str, base.Mask]]:
         return [check for hook in self._predicates for check in hook(task, rows)]
 
     def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
-        total = np.zeros(len(rows), dtype=np.float64)
+        if len(self._scores) == 1:  # the usual conf: one scoring plugin
+            only: base.Scores | None = self._scores[0](task, rows, extra)
+            return np.zeros(len(rows), dtype=np.float64) if only is None else only
+        total: base.Scores | None = None
         for hook in self._scores:
             score = hook(task, rows, extra)
             if score is not None:
-                total += score
-        return total
+                total = score if total is None else total + score  # 0 + x is x: no zeros to start from
+        return np.zeros(len(rows), dtype=np.float64) if total is None else total
 
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str

@@ -8,6 +8,8 @@ Each job gets exactly one PodGroup (ours), and every pod the operator creates ca
 
 from __future__ import annotations
 
+import functools
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -56,15 +58,25 @@ def job_pods(api: k8s.ApiClient, op: Any, ns: str, job: str, count: int) -> list
 
 
 def check(
-    api: k8s.ApiClient, op: Any, gang: common.Gang, ns: str, kind: str, job: str, roles: dict[str, int]
+    api: k8s.ApiClient,
+    op: Any,
+    gang: common.Gang,
+    ns: str,
+    kind: str,
+    job: str,
+    roles: dict[str, int],
+    *,
+    pod_count: int | None = None,
 ) -> dict[str, Any]:
+    """The job's one PodGroup (gang ``roles``), its ``pod_count`` pods stamped, bound and run to success."""
+    count = sum(roles.values()) if pod_count is None else pod_count
     [pg] = eventually(lambda: common.podgroups(api, ns), what=f"{job}'s PodGroup")
     assert pg["metadata"]["name"] == job
     assert pg["spec"]["minMember"] == sum(roles.values())
     assert pg["spec"]["minTaskMember"] == {r.lower(): n for r, n in roles.items()}
     owner = pg["metadata"]["ownerReferences"][0]
     assert owner["name"] == job and owner["controller"] is True
-    pods = job_pods(api, op, ns, job, sum(roles.values()))
+    pods = job_pods(api, op, ns, job, count)
     for pod in pods:
         role = pod["metadata"]["labels"]["training.kubeflow.org/replica-type"]
         assert pod["spec"]["schedulerName"] == "volcano"
@@ -74,7 +86,7 @@ def check(
     if gang.on:
         # Our scheduler binds the whole gang; the simulated nodes finish the pods, so the
         # operator sees its job through to the end.
-        common.eventually_bound(api, ns, f"training.kubeflow.org/job-name={job}", sum(roles.values()))
+        common.eventually_bound(api, ns, f"training.kubeflow.org/job-name={job}", count)
         eventually(
             lambda: condition(api, ns, kind, job) == "Succeeded", timeout=120, what=f"{job} to succeed\n{op.tail()}"
         )
@@ -120,3 +132,133 @@ def test_operator_validating_webhook_is_live(env: Env) -> None:
     with pytest.raises(k8s.ApiException) as denied:
         create(api, ns, body)
     assert "validator.tfjob.training-operator.kubeflow.org" in denied.value.body
+
+
+def released(api: k8s.ApiClient, ns: str, job: str) -> bool:
+    """The job's PodGroup is Completed, or gone (our reconciler deletes it once the job finished)."""
+    found = [g for g in common.podgroups(api, ns) if g["metadata"]["name"] == job]
+    return not found or (found[0].get("status") or {}).get("phase") == "Completed"
+
+
+@pytest.mark.timeout(600)
+def test_pytorchjob_elastic_echo_example_gangs_min_replicas(env: Env) -> None:
+    """``pytorch/elastic/echo/echo.yaml``, unchanged: 2 workers, elasticPolicy minReplicas 1, maxReplicas 2.
+
+    The gang is minReplicas workers (1), so an elastic job may start below its size. The real
+    operator started with ``--gang-scheduler-name=volcano`` counts every replica (2): its
+    common/job.go reads only ``runPolicy.schedulingPolicy.minAvailable``, which users then set to
+    minReplicas by hand (kubeflow/trainer#1571); the bridge sets it for them.
+    """
+    api, op, gang = env
+    assert gang.on, "our scheduler is part of this checkout"
+    ns = opted_in_namespace(api, "torch-elastic")
+    body = example("pytorch/elastic/echo/echo.yaml")
+    assert body["spec"]["elasticPolicy"]["minReplicas"] == 1
+    assert body["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] == 2
+    job = body["metadata"]["name"]
+    create(api, ns, body)
+    pg = check(api, op, gang, ns, "pytorchjobs", job, {"Worker": 1}, pod_count=2)
+    assert not pg["spec"].get("minResources")  # the example asks for nothing; neither does the operator
+    assert pg["spec"]["queue"] == "default"
+    eventually(lambda: released(api, ns, job), what=f"{job}'s PodGroup to complete or be collected")
+
+
+TF_PAIR_WORKERS = 3
+TF_PAIR_CPU = 6  # 3 x 6 cpu fits the 4 nodes of 8 cpu; 6 pods of 6 cpu need 6 nodes
+
+
+def tf_pair_job(name: str) -> dict[str, Any]:
+    """``tensorflow/simple.yaml`` with another name, 3 workers instead of 2 and a 6 cpu request each."""
+    body = example("tensorflow/simple.yaml")
+    body["metadata"]["name"] = name
+    worker = body["spec"]["tfReplicaSpecs"]["Worker"]
+    worker["replicas"] = TF_PAIR_WORKERS
+    worker["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": str(TF_PAIR_CPU)}}
+    return body
+
+
+def holding(pod: dict[str, Any]) -> bool:
+    """Bound and not finished: the pod holds its node's resources."""
+    return bool(pod["spec"].get("nodeName")) and pod["status"].get("phase") not in ("Succeeded", "Failed")
+
+
+def unschedulable(group: dict[str, Any]) -> bool:
+    """Waiting as a gang: Pending or Inqueue with a true Unschedulable condition."""
+    status = group.get("status") or {}
+    conditions = status.get("conditions") or []
+    waiting = any(c.get("type") == "Unschedulable" and c.get("status") == "True" for c in conditions)
+    return status.get("phase") in ("Pending", "Inqueue") and waiting
+
+
+@pytest.mark.timeout(600)
+def test_two_tfjobs_that_cannot_both_fit_run_one_after_the_other_each_whole(env: Env) -> None:
+    """Two TFJobs of 3 x 6 cpu workers, created together on 4 nodes of 8 cpu.
+
+    Each fits alone (one worker a node); together they need 6 nodes. Built from the upstream
+    ``tensorflow/simple.yaml`` with the name, the worker count (3) and a cpu request (6) changed.
+    Without gangs each job could grab part of the nodes and both would hang half-started. With
+    them one job runs whole while the other's group waits Unschedulable, then the other runs whole.
+    """
+    api, op, gang = env
+    assert gang.on, "our scheduler is part of this checkout"
+    ns = opted_in_namespace(api, "tf-pair")
+    jobs = ("tf-pair-a", "tf-pair-b")
+    for job in jobs:
+        create(api, ns, tf_pair_job(job))
+
+    first_bound: dict[str, float] = {}  # when a job's first pod was seen bound
+    whole: dict[str, float] = {}  # when all its pods were
+    order: list[str] = []
+    waiting: list[dict[str, Any]] = []  # the other job's PodGroup status while one job ran
+    deadline = time.monotonic() + 240
+    while not all(condition(api, ns, "tfjobs", j) == "Succeeded" for j in jobs):
+        assert time.monotonic() < deadline, f"both TFJobs to succeed\n{common.podgroups(api, ns)}\n{op.tail()}"
+        now = time.monotonic()
+        by_job = {j: common.pods(api, ns, f"training.kubeflow.org/job-name={j}") for j in jobs}
+        held = {j: [p["metadata"]["name"] for p in found if holding(p)] for j, found in by_job.items()}
+        assert not all(held.values()), f"both jobs hold nodes at once: {held}"
+        for job, found in by_job.items():
+            bound = [p for p in found if p["spec"].get("nodeName")]
+            if bound and job not in first_bound:
+                first_bound[job] = now
+                order.append(job)
+            if len(bound) == TF_PAIR_WORKERS and job not in whole:
+                whole[job] = now
+                # While the job runs (its PodGroup still there): bound as one gang, in one cycle.
+                common.eventually_bound(api, ns, f"training.kubeflow.org/job-name={job}", TF_PAIR_WORKERS)
+        running = [j for j in jobs if held[j] and j in whole]
+        if running:
+            [other] = [j for j in jobs if j != running[0]]
+            groups = {g["metadata"]["name"]: g for g in common.podgroups(api, ns)}
+            if other not in first_bound and other in groups:
+                waiting.append(groups[other].get("status") or {})
+        time.sleep(0.2)
+
+    assert len(order) == 2, order
+    for job in jobs:
+        # Whole gangs: all of a job's pods were bound together, not one now and the rest later.
+        assert whole[job] - first_bound[job] < 3.0, (job, first_bound, whole)
+        # TFJob succeeds once worker 0 has (its default success policy): the others may finish later.
+        eventually(
+            lambda job=job: (
+                sorted(p["status"].get("phase") for p in common.pods(api, ns, f"training.kubeflow.org/job-name={job}"))
+                == ["Succeeded"] * TF_PAIR_WORKERS
+            ),
+            what=f"every worker of {job} to succeed",
+        )
+    first, second = order
+    finished = max(
+        c["state"]["terminated"]["finishedAt"]
+        for p in common.pods(api, ns, f"training.kubeflow.org/job-name={first}")
+        for c in p["status"]["containerStatuses"]
+    )
+    scheduled = min(
+        c["lastTransitionTime"]
+        for p in common.pods(api, ns, f"training.kubeflow.org/job-name={second}")
+        for c in p["status"]["conditions"]
+        if c["type"] == "PodScheduled"
+    )
+    assert finished <= scheduled, f"{second} was bound at {scheduled}, before {first} finished at {finished}"
+    assert any(unschedulable({"status": s}) for s in waiting), f"{second}'s group while {first} ran: {waiting}"
+    for job in jobs:
+        eventually(functools.partial(released, api, ns, job), what=f"{job}'s PodGroup to complete or be collected")

@@ -25,7 +25,7 @@ from bridge.k8s import client, kubeconfigs
 from bridge.localcluster import cluster, operators
 from bridge.spark import conf as sparkconf
 from tests.integration.test_controlplane import PG, eventually
-from tests.support import bridgethread, loopthread, simthread
+from tests.support import bridgethread, gangcheck, loopthread, simthread
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -197,13 +197,37 @@ def test_spark_submit_volcano_feature_step_group_is_completed_not_replaced(
 
 
 def eventually_bound(api: k8s.ApiClient, ns: str, selector: str, count: int) -> None:
-    """All ``count`` pods bound to a node (pods the operator already cleaned up do not count)."""
+    """All ``count`` pods bound to a node (pods the operator already cleaned up do not count), and
+    each of their PodGroups bound as one gang: its first minMember binds in one scheduler cycle.
 
-    def bound() -> bool:
-        found = pods(api, ns, selector)
-        return len(found) == count and all(p["spec"].get("nodeName") for p in found)
+    The binds are those the ``Gang`` running against ``api`` recorded (see ``GANGS``).
+    """
+    gang = GANGS.get(api)
+    assert gang is not None, (
+        "eventually_bound needs a Gang running against this api client (Gang(lc, api)): "
+        "it records the cycle in which each pod was bound"
+    )
+    seen: list[str] = []
 
-    eventually(bound, timeout=60, what=f"{count} pods ({selector}) to be bound")
+    def bound() -> tuple[dict[str, gangcheck.Bind], dict[str, int]] | None:
+        found = {f"{ns}/{p['metadata']['name']}": p for p in pods(api, ns, selector)}
+        binds = gang.log.binds()
+        seen[:] = [f"{k}: node {p['spec'].get('nodeName')}, {binds.get(k)}" for k, p in found.items()]
+        # The scheduler reports a cycle after its binds landed: wait for the record, not only the node.
+        if len(found) != count or not all(p["spec"].get("nodeName") and k in binds for k, p in found.items()):
+            return None
+        annotations = [p["metadata"].get("annotations") or {} for p in found.values()]
+        groups = {f"{ns}/{a[GROUP_NAME]}" for a in annotations if GROUP_NAME in a}
+        live = {f"{ns}/{pg['metadata']['name']}": pg for pg in podgroups(api, ns)}
+        assert groups <= set(live), f"PodGroups {sorted(groups - set(live))} are gone before minMember was read"
+        return binds, {g: int(live[g]["spec"].get("minMember", 1)) for g in groups}
+
+    try:
+        binds, min_members = eventually(bound, timeout=60, what=f"{count} pods ({selector}) to be bound")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}; last seen:\n  " + "\n  ".join(seen)) from None
+    problems = gangcheck.split_gangs(binds, min_members)
+    assert not problems, "\n".join([*problems, *(f"failed bind: {f}" for f in gang.log.failed())])
 
 
 def scheduler_available() -> bool:
@@ -215,10 +239,14 @@ class Gang:
     """Simulated nodes plus our scheduler (named volcano, as the stamps ask) on ``lc``, when we have it.
 
     Pods finish ``run_seconds`` after they start, so operators see their jobs through to the end.
+    ``log`` records the cycle in which each pod was bound and its PodGroup; while running, the gang
+    is registered in ``GANGS`` under ``api``, where ``eventually_bound`` finds it.
     """
 
     def __init__(self, lc: cluster.LocalCluster, api: k8s.ApiClient, *, run_seconds: float = 5.0) -> None:
         self.threads: list[loopthread.LoopThread] = []
+        self.api = api
+        self.log = gangcheck.BindLog()
         if not scheduler_available():
             return
         from bridge.nodesim import nodes
@@ -233,19 +261,26 @@ class Gang:
 
         async def main(ready: asyncio.Event) -> None:
             async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=32) as conn:
-                sched = loop.Scheduler(conn, config.default(), period=0.5)
+                sched = loop.Scheduler(conn, config.default(), period=0.5, on_cycle=self.log.record)
                 task = asyncio.create_task(sched.run())
                 await sched.cache.synced.wait()
                 ready.set()
                 await task
 
         self.threads.append(loopthread.LoopThread(main, "scheduler").start())
+        GANGS[api] = self
 
     @property
     def on(self) -> bool:
         return bool(self.threads)
 
     def stop(self) -> None:
+        if GANGS.get(self.api) is self:
+            del GANGS[self.api]
         for thread in reversed(self.threads):
             thread.stop()
         self.threads.clear()
+
+
+# The running Gangs, by the api client their tests read the cluster with.
+GANGS: dict[k8s.ApiClient, Gang] = {}

@@ -4,24 +4,34 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
 import time
+from typing import Any
 
 import pytest
+from kubernetes import client as k8s
+from kubernetes import config as k8s_config
 
+from bridge import embedded
 from bridge.localcluster import binaries
+from tests.integration import test_spark_submit as common
+from tests.integration.test_controlplane import PG, eventually
 
 pytestmark = pytest.mark.integration
 
 
 def _procs_mentioning(text: str) -> list[int]:
+    """Processes with ``text`` in their command line or environment (the operators carry the
+    workdir only in theirs: ``KUBECONFIG``)."""
     found = []
+    needle = text.encode()
     for entry in pathlib.Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
-                if text in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"):
+                if any(needle in (entry / part).read_bytes() for part in ("cmdline", "environ")):
                     found.append(int(entry.name))
             except OSError:
                 continue
@@ -112,3 +122,122 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
         proc.send_signal(signal.SIGINT)
         assert proc.wait(30) == 0
     assert _procs_mentioning(str(workdir)) == []
+
+
+def _wait_for_output(out: pathlib.Path, proc: subprocess.Popen[bytes], text: str, timeout: float) -> str:
+    """The output so far, once the regular expression ``text`` matches it; fails if ``vbridge up`` exits first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        seen = out.read_text()
+        if re.search(text, seen):
+            return seen
+        assert proc.poll() is None, f"vbridge up exited ({proc.returncode}) early:\n{seen[-5000:]}"
+        time.sleep(0.2)
+    raise AssertionError(f"no {text!r} from vbridge up in {timeout:.0f} s:\n{out.read_text()[-5000:]}")
+
+
+def _succeeded(obj: dict[str, Any]) -> bool:
+    conds = (obj.get("status") or {}).get("conditions") or []
+    return any(c["type"] == "Succeeded" and c["status"] == "True" for c in conds)
+
+
+# The seed jobs the operators run: (group, version, plural, name), and the PodGroup the bridge makes.
+SEED_JOBS = {
+    ("sparkoperator.k8s.io", "v1beta2", "sparkapplications", "spark-pi"): "spark-spark-pi-pg",
+    ("kubeflow.org", "v1", "tfjobs", "example-job"): "example-job",
+    ("kubeflow.org", "v1", "mpijobs", "tensorflow-mnist"): "tensorflow-mnist",
+}
+
+
+@pytest.mark.operators
+@pytest.mark.timeout(420)
+def test_up_with_operators_runs_the_seed_spark_tf_and_mpi_jobs_to_completion(
+    tmp_path: pathlib.Path, bins: binaries.Binaries
+) -> None:
+    for name in embedded.WITH_OPERATORS:
+        common.operator_binary(name)  # skipped when not built, failed under CI=true
+    common.spark_home()  # the spark-operator runs pyspark's spark-submit
+    workdir = tmp_path / "up"
+    out = tmp_path / "up.out"
+    argv = [sys.executable, "-m", "bridge.cli", "up", "--with-operators", "--run-seconds", "2"]
+    with out.open("w") as sink, subprocess.Popen([*argv, "--workdir", str(workdir)], stdout=sink, stderr=sink) as proc:
+        try:
+            seen = _wait_for_output(out, proc, "gang scheduler running", timeout=180)
+            [kubeconfig] = [line.split(":", 1)[1].strip() for line in seen.splitlines() if "kubeconfig:" in line]
+            _wait_for_output(out, proc, "created MPIJob seed/tensorflow-mnist", timeout=60)
+            _check_seed_jobs(kubeconfig, out, workdir)
+            # ...and `up` says so, in its table of the operators' jobs.
+            for pattern in (
+                r"seed/spark-pi +SparkApplication +COMPLETED",
+                r"seed/example-job +TFJob +Succeeded",
+                r"seed/tensorflow-mnist +MPIJob +Succeeded",
+            ):
+                _wait_for_output(out, proc, pattern, timeout=15)
+        finally:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGINT)
+            try:
+                code = proc.wait(60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                raise
+        assert code == 0, out.read_text()[-3000:]
+    text = out.read_text()
+    assert "bind of" not in text, text  # no failed binds (gated drivers are not bound)
+    assert "stopping..." in text
+    assert _procs_mentioning(str(workdir)) == []  # operators, control plane: all gone
+
+
+def _check_seed_jobs(kubeconfig: str, out: pathlib.Path, workdir: pathlib.Path) -> None:
+    api = k8s_config.new_client_from_config(config_file=kubeconfig)
+    custom, core = k8s.CustomObjectsApi(api), k8s.CoreV1Api(api)
+
+    def logs() -> str:
+        tails = [out.read_text()[-3000:]]
+        for name in embedded.WITH_OPERATORS:
+            log = workdir / name / f"{name}.log"
+            tails.append(f"--- {name}\n" + "\n".join(log.read_text().splitlines()[-20:]) if log.exists() else "")
+        return "\n".join(tails)
+
+    def finished() -> bool:
+        for (group, version, plural, name), _ in SEED_JOBS.items():
+            obj: dict[str, Any] = custom.get_namespaced_custom_object(group, version, "seed", plural, name)
+            if plural == "sparkapplications":
+                if ((obj.get("status") or {}).get("applicationState") or {}).get("state") != "COMPLETED":
+                    return False
+            elif not _succeeded(obj):
+                return False
+        return True
+
+    def groups_released() -> bool:
+        """Each job's PodGroup is Completed, or was deleted by the bridge when the job finished."""
+        for (_, _, _, name), pg_name in SEED_JOBS.items():
+            events = core.list_namespaced_event("seed", field_selector=f"involvedObject.name={name}").items
+            reasons = {str(e.reason) for e in events}
+            assert "PodGroupCreated" in reasons, f"{name}: no PodGroupCreated event ({sorted(reasons)})"
+            try:
+                pg: dict[str, Any] = custom.get_namespaced_custom_object(*PG, "seed", "podgroups", pg_name)
+            except k8s.ApiException as exc:
+                if exc.status != 404 or "PodGroupDeleted" not in reasons:
+                    return False
+                continue
+            if (pg.get("status") or {}).get("phase") != "Completed":
+                return False
+        return True
+
+    try:
+        try:
+            eventually(finished, timeout=180, what="the seed SparkApplication, TFJob and MPIJob to finish")
+            eventually(groups_released, timeout=30, what="their PodGroups to be completed or collected")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n{logs()}") from None
+        jobs = tuple(name for (_, _, _, name) in SEED_JOBS)
+        ours = [p for p in common.pods(api, "seed", "") if p["metadata"]["name"].startswith(jobs)]
+        # driver; TFJob master, worker, 2 ps; MPIJob launcher and the workers its cleanPodPolicy kept
+        assert len(ours) >= 6, [p["metadata"]["name"] for p in ours]
+        for pod in ours:
+            where = (pod["metadata"]["name"], pod["spec"].get("nodeName"), pod["status"]["phase"])
+            assert pod["spec"]["schedulerName"] == "volcano" and str(where[1]).startswith("sim-node-"), where
+            assert where[2] == "Succeeded", where
+    finally:
+        api.close()

@@ -36,6 +36,7 @@ class Scenario:
     conditions: Mapping[str, tuple[str, str, str]] = dataclasses.field(default_factory=dict)  # (type, reason, text)
     pod_events: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)  # pod → (reason, text)
     queue_states: Mapping[str, tuple[str, int, int]] = dataclasses.field(default_factory=dict)  # (state, pend, inq)
+    untouched: frozenset[str] = frozenset()  # pods and podgroups the plan must not mention at all
 
     def run(self) -> plan.Plan:
         conf = config.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout)
@@ -73,6 +74,8 @@ def assert_expected(scenario: Scenario) -> plan.Plan:
     for pod_name, (reason, text) in scenario.pod_events.items():
         verdict = events[f"ns/{pod_name}"]
         assert verdict.reason == reason and text in verdict.message, verdict
+    mentioned = {op.pod for op in result.operations} | {v.key for v in result.podgroups} | set(events)
+    assert not mentioned & {f"ns/{name}" for name in scenario.untouched}, sorted(mentioned)
     queues = {q.name: q for q in result.queues}
     for name, (state, pending, inqueue) in scenario.queue_states.items():
         assert (queues[name].state, queues[name].pending, queues[name].inqueue) == (state, pending, inqueue)

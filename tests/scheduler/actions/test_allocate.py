@@ -142,6 +142,23 @@ SCENARIOS = [
         queues=Q,
         binds={"p0": "n2"},
     ),
+    scenarios.Scenario(
+        id="other-scheduler-groups-left-alone",
+        nodes=[b.node("n1")],
+        pods=[
+            b.pod("theirs-0", group="theirs", scheduler="default-scheduler"),
+            b.pod("theirs-1", group="theirs", scheduler="other", node="n1"),
+            b.pod("mixed-ours", group="mixed"),
+            b.pod("mixed-theirs", group="mixed", scheduler="other"),
+        ],
+        podgroups=[b.podgroup("theirs", min_member=2), b.podgroup("mixed"), b.podgroup("empty")],
+        queues=Q,
+        binds={"mixed-ours": "n1"},
+        untouched=frozenset({"theirs", "theirs-0", "theirs-1", "mixed-theirs"}),
+        # A group with one of our pods is ours; one with no pods yet is too (operators create it first).
+        phases={"mixed": "Running", "empty": "Inqueue"},
+        queue_states={"default": ("Open", 0, 1)},
+    ),
 ]
 
 

@@ -50,6 +50,28 @@ SCENARIOS = [
         queues=[b.queue()],
         binds={},
     ),
+    # mpi-operator's tensorflow-benchmarks: a launcher asking for nothing, workers asking only for
+    # GPUs, minTaskMember per role. The pending launcher counts for its task too, so the workers
+    # are committed and the launcher joins them in the same cycle.
+    scenarios.Scenario(
+        id="besteffort-launcher-counts-toward-its-min-task-member",
+        nodes=[b.node("n1", gpu=4)],
+        pods=[b.pod("launcher", cpu=None, memory=None, task="launcher")]
+        + [b.pod(f"w{i}", cpu=None, memory=None, gpu=1, task="worker") for i in range(2)],
+        podgroups=[b.podgroup("pg", min_member=3, min_task_member={"launcher": 1, "worker": 2})],
+        queues=[b.queue()],
+        binds={"launcher": "n1", "w0": "n1", "w1": "n1"},
+        phases={"pg": "Running"},
+    ),
+    scenarios.Scenario(
+        id="besteffort-launcher-not-bound-ahead-of-workers-that-do-not-fit",
+        nodes=[b.node("n1")],  # no GPUs
+        pods=[b.pod("launcher", cpu=None, memory=None, task="launcher")]
+        + [b.pod(f"w{i}", cpu=None, memory=None, gpu=1, task="worker") for i in range(2)],
+        podgroups=[b.podgroup("pg", min_member=3)],
+        queues=[b.queue()],
+        binds={},
+    ),
 ]
 
 

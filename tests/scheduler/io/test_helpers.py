@@ -50,6 +50,21 @@ def test_assumed_pod_of_another_uid_is_not_overlaid() -> None:
     assert "nodeName" not in c.inputs()["pods"][0]["spec"]
 
 
+def test_gated_pods_are_left_out_until_their_last_gate_is_lifted() -> None:
+    c = cache.Cache(api=None)  # type: ignore[arg-type]
+    gated = pod("p")
+    gated["spec"] = {"schedulingGates": [{"name": "vbridge.io/podgroup"}]}
+    c._apply("pods", "ADDED", gated)
+    c._apply("pods", "ADDED", pod("q"))
+    assert [p["metadata"]["name"] for p in c.inputs()["pods"]] == ["q"]
+    assert c._apply("pods", "MODIFIED", pod("p"))  # gate lifted: the scheduler wakes
+    assert sorted(p["metadata"]["name"] for p in c.inputs()["pods"]) == ["p", "q"]
+    c._apply("pods", "MODIFIED", gated)
+    c._apply("pods", "DELETED", gated)
+    c._apply("pods", "ADDED", pod("p"))  # a new pod of the same name, never gated
+    assert len(c.inputs()["pods"]) == 2
+
+
 def test_a_running_pods_status_update_does_not_wake_the_scheduler() -> None:
     c = cache.Cache(api=None)  # type: ignore[arg-type]
     bound = {**pod("p", node="n1"), "status": {"phase": "Pending"}}
