@@ -87,6 +87,12 @@ class Client:
             session, self._session = self._session, None
             await session.close()
 
+    async def warm(self) -> None:
+        """Open every connection of the pool now (cheap ``GET /version`` requests, all at once), so
+        a later burst does not pay for the TLS handshakes. Failures are left to later requests."""
+        probes = [self.request("GET", "/version") for _ in range(self._connections)]
+        await asyncio.gather(*probes, return_exceptions=True)
+
     async def request(
         self,
         method: str,

@@ -79,6 +79,7 @@ class Scheduler:
         self.cache = cache.Cache(api, on_change=self._wake.set)
         # Writes may go through their own client: the watches each pin a connection of theirs.
         writer = write_api or api
+        self._writer = write_api
         self.binder = binder.Binder(writer, self.cache, hook=bind_hook)
         self.status = status.StatusWriter(writer, self.cache)
         self.cycles = 0
@@ -90,6 +91,10 @@ class Scheduler:
     async def run(self) -> None:
         async with asyncio.TaskGroup() as group:
             group.create_task(self.cache.run())
+            if self._writer is not None:
+                # Open the write pool while the cache lists: the first cycle's binds then start at
+                # full concurrency instead of waiting on dozens of TLS handshakes at once.
+                group.create_task(self._writer.warm())
             if self.elector is not None:
                 group.create_task(self.elector.run())
                 group.create_task(self._follow_leadership(self.elector))
