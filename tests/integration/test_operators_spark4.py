@@ -1,0 +1,47 @@
+"""The real spark-operator (v2.5.2, default flags) running pyspark 4.x's spark-submit.
+
+The Spark 4 line ships ``VolcanoFeatureStep`` in its standard build; the operator, without its
+batch-scheduler flag, never asks for it, so the driver pod the 4.x submission client creates
+reaches our webhook exactly as a 3.5 one does (``test_operators_spark.py``): it must come out
+stamped, held until its group is complete, bound by our scheduler, and run to COMPLETED.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from kubernetes import client as k8s
+
+from bridge.localcluster import binaries, operators
+from tests.integration import test_operators_spark as spark_ops
+from tests.integration import test_spark_submit as common
+from tests.integration.test_controlplane import eventually
+from tests.support import operator_env
+
+pytestmark = [pytest.mark.integration, pytest.mark.operators]
+
+
+@pytest.fixture(scope="module")
+def env(
+    bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[k8s.ApiClient, Any, common.Gang]]:
+    yield from operator_env.running("spark-operator", bins, tmp_path_factory, spark=common.spark4_home())
+
+
+@pytest.mark.timeout(600)
+def test_spark_pi_volcano_example_with_spark_4_submission(env: tuple[k8s.ApiClient, Any, common.Gang]) -> None:
+    api, op, gang = env
+    assert gang.on, "our scheduler is part of this checkout"
+    ns = spark_ops.make_namespace(api, "spark4-volcano")
+    spark_ops.submit(api, ns, spark_ops.example("spark-pi-volcano.yaml"))
+    group = "spark-spark-pi-volcano-pg"
+    [pg] = eventually(lambda: common.podgroups(api, ns), what="the SparkApplication's PodGroup")
+    # Same sizing as on the 3.5 line: driver + 2 executors, each 1 cpu and 512m + 384Mi overhead.
+    assert pg["spec"] == {"minMember": 1, "queue": "default", "minResources": {"cpu": "3", "memory": "2688Mi"}}
+    driver = spark_ops.check_driver(api, op, ns, "spark-pi-volcano", group)
+    # The driver was made by the 4.x submission client the operator ran.
+    assert driver["metadata"]["labels"]["spark-version"] == operators.spark_version(common.spark4_home())
+    assert driver["metadata"]["labels"]["spark-version"].startswith("4.")
+    spark_ops.run_to_completion(api, op, gang, ns, "spark-pi-volcano", group)
