@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from bridge import errors
@@ -11,6 +12,9 @@ __all__ = ["OWNED_FIELDS", "ensure"]
 
 PG = "scheduling.volcano.sh/v1beta1"
 OWNED_FIELDS = ("minMember", "minTaskMember", "minResources", "queue", "priorityClassName")
+# Write conflicts on a PodGroup are routine: the scheduler writes its status (PodGroups have no
+# status subresource) and several executors may add themselves as owners at once.
+CONFLICT_RETRIES = 5
 
 
 def _merge_value(current: Any, want: Any) -> Any:
@@ -24,7 +28,9 @@ async def ensure(api: client.Client, desired: dict[str, Any], *, fill_only: bool
     """Make ``desired`` exist. Returns "created", "updated" or "unchanged".
 
     An existing group keeps every field we do not own. With ``fill_only`` (a user's template
-    made it) we only add what is missing and override nothing the user set.
+    made it) we only add what is missing and override nothing the user set. Corrections are
+    written with a resourceVersion precondition and read again on a conflict (see
+    ``CONFLICT_RETRIES``).
     """
     meta = desired["metadata"]
     base = paths.resource(PG, "podgroups", namespace=meta["namespace"])
@@ -34,7 +40,20 @@ async def ensure(api: client.Client, desired: dict[str, Any], *, fill_only: bool
     except errors.ApiError as exc:
         if exc.status != 409:
             raise
-    current = await api.request("GET", f"{base}/{meta['name']}")
+    attempt = 1
+    while True:
+        try:
+            return await _correct(api, f"{base}/{meta['name']}", desired, fill_only=fill_only)
+        except errors.ApiError as exc:
+            if exc.status != 409 or attempt == CONFLICT_RETRIES:
+                raise
+        await asyncio.sleep(0.05 * attempt)
+        attempt += 1
+
+
+async def _correct(api: client.Client, path: str, desired: dict[str, Any], *, fill_only: bool) -> str:
+    meta = desired["metadata"]
+    current = await api.request("GET", path)
     spec, want = current.get("spec") or {}, desired["spec"]
     if fill_only:
         patch_spec = {k: v for k, v in want.items() if k in OWNED_FIELDS and spec.get(k) in (None, {}, "")}
@@ -56,5 +75,5 @@ async def ensure(api: client.Client, desired: dict[str, Any], *, fill_only: bool
         body["metadata"]["ownerReferences"] = refs + [
             {**r, "controller": r.get("controller", False) and not has_controller} for r in new_refs
         ]
-    await api.request("PATCH", f"{base}/{meta['name']}", body=body, content_type=client.MERGE)
+    await api.request("PATCH", path, body=body, content_type=client.MERGE)
     return "updated"

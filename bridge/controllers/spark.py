@@ -17,10 +17,6 @@ from bridge.spark import conf as sparkconf
 __all__ = ["SparkReconciler"]
 
 log = logging.getLogger(__name__)
-# Write conflicts on a PodGroup are routine: our scheduler writes its status (no status
-# subresource) and a second executor adds itself as an owner. Events of a pod being reconciled
-# are not queued, so a conflict that is not retried here would leave the group unfinished.
-CONFLICT_RETRIES = 5
 
 
 class SparkReconciler:
@@ -128,7 +124,7 @@ class SparkReconciler:
             group["metadata"]["ownerReferences"] = [podgroups.owner_ref(pod)]
             existing = await self._get_group(meta["namespace"], group_name)
             made_by_others = existing is not None and keys.MANAGED_BY not in (existing["metadata"].get("labels") or {})
-            await self._ensure(group, fill_only=made_by_others)
+            await podgroup_io.ensure(self.api, group, fill_only=made_by_others)
             detail = f"template {name}" if name else "no template"
             await events.emit(
                 self.api, pod, reason="PodGroupReady", message=f"PodGroup {group_name} ({detail}): {group['spec']}"
@@ -200,15 +196,4 @@ class SparkReconciler:
         ):
             return  # a driver owns it (cluster mode)
         group["metadata"]["ownerReferences"] = [owner]
-        await self._ensure(group, fill_only=True)
-
-    async def _ensure(self, group: dict[str, Any], *, fill_only: bool) -> None:
-        """``podgroup_io.ensure``, read and written again on a write conflict (see CONFLICT_RETRIES)."""
-        for attempt in range(1, CONFLICT_RETRIES + 1):
-            try:
-                await podgroup_io.ensure(self.api, group, fill_only=fill_only)
-                return
-            except errors.ApiError as exc:
-                if exc.status != 409 or attempt == CONFLICT_RETRIES:
-                    raise
-            await asyncio.sleep(0.05 * attempt)
+        await podgroup_io.ensure(self.api, group, fill_only=True)
