@@ -238,7 +238,7 @@ def _start_process(
 ) -> processes.Process:
     logs = lc.workdir / "logs"
     if contender == "ours":
-        argv = [sys.executable, "-m", "bridge.cli", "scheduler", f"--kubeconfig={lc.kubeconfig}"]
+        argv = [sys.executable, "-m", "bridge.cli", "scheduler", f"--kubeconfig={lc.kubeconfig}", "--verbose"]
     elif contender.startswith("ours@"):
         # What-if: the same scheduler over a client with N connections instead of 64.
         argv = [sys.executable, "-c", OURS_WITH_CONNECTIONS, str(lc.kubeconfig), contender.partition("@")[2]]
@@ -357,7 +357,7 @@ async def _run(
             result.first_bind = tracker.first - start
         if result.error and tracker.bound:
             result.seconds = time.perf_counter() - start
-        if proc is not None and not contender.startswith("ours") and args.verbose:
+        if proc is not None and args.verbose:
             print(proc.tail(10), flush=True)
     return result
 

@@ -51,7 +51,8 @@ def load_config(path: str | None, scheduler_name: str) -> config.SchedulerConfig
 
 def main(args: argparse.Namespace) -> int:
     logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(relativeCreated)7.0fms %(levelname)s %(name)s: %(message)s",
     )
     if not args.kubeconfig:
         raise errors.ConfigError("no kubeconfig: pass --kubeconfig or set KUBECONFIG")

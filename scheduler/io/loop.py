@@ -114,6 +114,7 @@ class Scheduler:
 
     async def _loop(self) -> None:
         await self.cache.synced.wait()
+        log.info("cache synced: %s", ", ".join(f"{len(v)} {k}" for k, v in self.cache.store.items()))
         while True:
             self._wake.clear()
             if self.is_leader():
@@ -146,6 +147,17 @@ class Scheduler:
         self.metrics.cycle(
             verdicts, seconds=report.seconds, bound=len(outcome.bound), failed=len(outcome.failed), writes=writes
         )
+        if outcome.bound or outcome.failed:
+            log.info(
+                "cycle %d: %d bound, %d failed in %.0f ms (core %.0f ms, binds done at %.0f ms), %d status writes",
+                self.cycles,
+                len(outcome.bound),
+                len(outcome.failed),
+                report.seconds * 1000,
+                core * 1000,
+                binds * 1000,
+                writes,
+            )
         if self.on_cycle is not None:
             self.on_cycle(report)
         return report
