@@ -134,12 +134,10 @@ def tfjob_review() -> dict[str, Any]:
 
 
 class StaticFacts(facts.Facts):
-    """The server's own facts cache, as its watches would fill it: one namespace, the default queue."""
+    """The server's own facts cache, as its watches would fill it: plain namespaces, the default queue."""
 
     def __init__(self) -> None:
         super().__init__()
-        for ns in ("spark", "ml"):
-            self.namespaces[ns] = facts._Namespace({}, {})
         self.queues = {"default": queues.QueueFacts()}
 
     @property

@@ -53,8 +53,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PG_API = "scheduling.volcano.sh/v1beta1"
 NS = "bench"
 CONCURRENCY = 64  # our binder's concurrency and client connections (vbridge scheduler uses 64)
-# Setup (nodes, PodGroups, pods) is not what is measured; fewer connections cost httpcore's pool
-# less CPU per request, which on 2 cores leaves more to the apiserver and shortens the run.
+# Setup (nodes, PodGroups, pods) is not what is measured: a few connections are enough.
 SETUP_CONNECTIONS = 8
 # Far above what this apiserver serves, so neither Go scheduler waits on its client rate limiter.
 GO_QPS = 5000
@@ -407,7 +406,7 @@ def _summarize_profile(path: pathlib.Path, top: int = 12) -> None:
     buckets: collections.Counter[str] = collections.Counter()
     in_http: collections.Counter[str] = collections.Counter()
     incl: collections.Counter[str] = collections.Counter()
-    total = sniffio = 0
+    total = 0
     for line in path.read_text().splitlines():
         stack, _, count = line.rpartition(" ")
         if not stack or not count.isdigit():
@@ -418,8 +417,6 @@ def _summarize_profile(path: pathlib.Path, top: int = 12) -> None:
         buckets[bucket] += n
         if any(m in stack for m in HTTP_STACK):
             in_http[bucket] += n
-        if "current_async_library" in stack and "_find_and_load" in stack:
-            sniffio += n
         # A frame reads "function (path/to/file.py:line)"; paths are relative to sys.path.
         for frame in {f.rpartition(":")[0] for f in stack.split(";")}:
             if frame.partition(" (")[2].startswith(("scheduler/", "bridge/k8s", "aiohttp/")):
@@ -429,10 +426,6 @@ def _summarize_profile(path: pathlib.Path, top: int = 12) -> None:
     print(f"\nprofile {path.name}: {total} samples at 200 Hz = {total / 200:.1f} s of CPU")
     for bucket, n in buckets.most_common():
         print(f"  {100 * n / total:5.1f}%  {bucket}  ({100 * in_http[bucket] / total:.1f}% in aiohttp/ssl)")
-    if sniffio:
-        # httpcore 1.0.9 runs `import sniffio` whenever it creates a lock or event; without the
-        # package installed, each is a full failed search of sys.path.
-        print(f"  {100 * sniffio / total:5.1f}%  of all: httpcore's failing `import sniffio` (sniffio not installed)")
     print("  heaviest functions (inclusive):")
     for frame, n in incl.most_common(top):
         print(f"  {100 * n / total:5.1f}%  {frame}")

@@ -29,7 +29,6 @@ Matrix = npt.NDArray[np.float64]
 S = snapshot.TaskStatus
 _READY = tally.codes(snapshot.READY)
 _INVALID = tally.codes(frozenset({S.FAILED, S.RELEASING}))
-_PENDING = tally.STATUSES.index(S.PENDING)
 _CHARGED = tally.codes(snapshot.OCCUPYING - {S.RELEASING})
 
 
@@ -62,7 +61,7 @@ class Session:
         jobs, groups = cols.jobs, cols.groups
         ready = np.isin(cols.status, _READY)
         valid = ~np.isin(cols.status, _INVALID)  # Volcano's "valid": may still run (not failed, not leaving)
-        pending = cols.status == _PENDING
+        pending = cols.status == tally.PENDING
         best_effort = pending & cols.best_effort
         self.ready = tally.counter(jobs, cols.job, ready)
         self.task_ready = tally.counter(groups, cols.group, ready)
@@ -166,10 +165,7 @@ class Session:
                 added.setdefault(row, []).append(task)
         self.ready[first.job] += len(keys)
         self.pending[first.job] -= len(keys)
-        total = vec * len(keys)
-        self.job_allocated[first.job] += total
-        queue = self.allocated_of_queue(self.snapshot.jobs[first.job].queue)
-        queue += total
+        self._charge(first, vec * len(keys))
 
     def undo_allocate_many(self, batch: list[snapshot.Task], rows: list[int]) -> None:
         """Roll back ``apply_allocate_many(batch, rows)``."""
@@ -184,9 +180,7 @@ class Session:
             self._drop_label(row, task)
         self.ready[first.job] -= len(batch)
         self.pending[first.job] += len(batch)
-        total = vec * len(batch)
-        self.job_allocated[first.job] -= total
-        self.allocated_of_queue(self.job(first.job).queue)[:] -= total
+        self._charge(first, vec * -len(batch))
 
     def _take_many(self, rows: list[int], vec: Vector) -> None:
         """``_take(row, vec, idle=True)`` for each of ``rows`` (repeats allowed), in one step."""

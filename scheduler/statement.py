@@ -41,14 +41,13 @@ class Statement:
     def __init__(self, ssn: session.Session) -> None:
         self.session = ssn
         self._entries: list[_Entry | _Batch] = []
-        self._count = 0
 
-    def __len__(self) -> int:
-        return self._count
+    def __bool__(self) -> bool:
+        """Whether anything is staged (a batch never holds zero tasks)."""
+        return bool(self._entries)
 
     def allocate(self, task: str, row: int) -> None:
         self._entries.append(_Entry("allocate", task, row, self.session.apply_allocate(task, row)))
-        self._count += 1
 
     def allocate_many(self, tasks: list[snapshot.Task], rows: list[int]) -> None:
         """``allocate`` each task on its row, in order; one job, one request, no Spark hold."""
@@ -56,16 +55,13 @@ class Statement:
             return
         self.session.apply_allocate_many(tasks, rows)
         self._entries.append(_Batch(tasks, rows))
-        self._count += len(tasks)
 
     def pipeline(self, task: str, row: int) -> None:
         self._entries.append(_Entry("pipeline", task, row, self.session.apply_pipeline(task, row)))
-        self._count += 1
 
     def evict(self, task: str, *, reason: str, message: str) -> None:
         row = self.session.row[task]
         self._entries.append(_Entry("evict", task, row, self.session.apply_evict(task), reason, message))
-        self._count += 1
 
     def discard(self) -> None:
         ssn = self.session
@@ -82,7 +78,6 @@ class Statement:
                 assert isinstance(entry.undo, snapshot.TaskStatus)
                 ssn.undo_evict(entry.task, entry.undo)
         self._entries.clear()
-        self._count = 0
 
     def commit(self) -> None:
         ssn = self.session
@@ -109,4 +104,3 @@ class Statement:
             else:
                 ops.append(plan.Evict(task.key, task.uid, node, entry.reason, entry.message))
         self._entries.clear()
-        self._count = 0

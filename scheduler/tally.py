@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from scheduler import resources, snapshot
 
-__all__ = ["STATUSES", "Tally", "codes", "counter", "of", "per_job"]
+__all__ = ["PENDING", "STATUSES", "Tally", "codes", "counter", "of", "per_job"]
 
 Ints = npt.NDArray[np.intp]
 Bools = npt.NDArray[np.bool_]
@@ -27,6 +27,7 @@ K = TypeVar("K", bound=Hashable)
 
 STATUSES: tuple[snapshot.TaskStatus, ...] = tuple(snapshot.TaskStatus)
 _CODE = {status: code for code, status in enumerate(STATUSES)}
+PENDING = _CODE[snapshot.TaskStatus.PENDING]  # the code of Pending, the status read most
 
 
 def codes(statuses: frozenset[snapshot.TaskStatus]) -> Ints:

@@ -22,7 +22,6 @@ from scheduler import plan, resources, session, snapshot, tally
 __all__ = ["close"]
 
 S = snapshot.TaskStatus
-SCHEDULED = frozenset({S.BOUND, S.RUNNING, S.SUCCEEDED, S.FAILED})
 READY_REASON = "tasks in gang are ready to be scheduled"
 # Snapshot status codes (``tally.STATUSES``), to read a job's per-status counts.
 _PENDING, _RUNNING, _BOUND, _ALLOCATED, _SUCCEEDED, _FAILED = (

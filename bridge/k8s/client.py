@@ -49,8 +49,9 @@ def _query(params: Mapping[str, Any] | None) -> dict[str, str] | None:
     """Query values as the apiserver reads them: booleans lower-case, None left out."""
     if not params:
         return None
-    out = {k: ("true" if v else "false") if isinstance(v, bool) else str(v) for k, v in params.items()}
-    return {k: v for k, v in out.items() if params[k] is not None}
+    return {
+        k: ("true" if v else "false") if isinstance(v, bool) else str(v) for k, v in params.items() if v is not None
+    }
 
 
 class Client:

@@ -74,7 +74,7 @@ def run(
         others = [c for c in candidates if c.key != key]
         if not evicting.make_room(ssn, plugins, placer, stmt, task, others, action=action, reason=reason):
             break
-    if plugins.job_pipelined(job) and len(stmt):
+    if plugins.job_pipelined(job) and stmt:
         stmt.commit()
     else:
         stmt.discard()

@@ -89,9 +89,7 @@ class Proportion(base.Plugin):
         active = sorted({job.queue for job in snap.jobs.values() if job.queue in snap.queues})
         # Request: what the queue holds plus what its pending tasks ask for (summed per job in bulk).
         cols = snap.columns
-        waiting = tally.per_job(
-            cols, cols.status == tally.STATUSES.index(snapshot.TaskStatus.PENDING), ssn.request_vectors
-        )
+        waiting = tally.per_job(cols, cols.status == tally.PENDING, ssn.request_vectors)
         request = {q: ssn.allocated_of_queue(q) + waiting[ssn.queue_jobs.get(q, [])].sum(axis=0) for q in active}
         total = snap.allocatable.sum(axis=0)
         guarantee = {q: resources.vector(snap.queues[q].guarantee, dims) for q in active}

@@ -53,7 +53,6 @@ class Tiers:
         self._job_order = self._hooks("job_order")
         self._queue_order = self._hooks("queue_order")
         self._enqueueable = self._hooks("enqueueable")
-        self._allocatable_hooks = self._hooks("allocatable")
         self._overused = self._hooks("overused")
 
     def _hooks(self, name: str) -> list[Any]:
@@ -80,7 +79,7 @@ class Tiers:
         return all(r is not False for r in (hook(job) for hook in self._enqueueable))
 
     def allocatable(self, queue: str, task: snapshot.Task) -> bool:
-        return all(r is not False for r in (hook(queue, task) for hook in self._allocatable_hooks))
+        return all(r is not False for r in (p.allocatable(queue, task) for p in self._allocatable))
 
     def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int:
         """How many of ``count`` identical allocations in a row ``allocatable`` would allow.
@@ -104,9 +103,6 @@ class Tiers:
         return [check for hook in self._predicates for check in hook(task, rows)]
 
     def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
-        if len(self._scores) == 1:  # the usual conf: one scoring plugin
-            only: base.Scores | None = self._scores[0](task, rows, extra)
-            return np.zeros(len(rows), dtype=np.float64) if only is None else only
         total: base.Scores | None = None
         for hook in self._scores:
             score = hook(task, rows, extra)
