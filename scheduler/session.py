@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import datetime
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -33,7 +34,13 @@ _CHARGED = tally.codes(snapshot.OCCUPYING - {S.RELEASING})
 
 
 class Session:
-    def __init__(self, snap: snapshot.Snapshot, conf: config.SchedulerConfig, now: datetime.datetime) -> None:
+    def __init__(
+        self,
+        snap: snapshot.Snapshot,
+        conf: config.SchedulerConfig,
+        now: datetime.datetime,
+        on_commit: Callable[[list[plan.Allocate]], None] | None = None,
+    ) -> None:
         self.snapshot = snap
         self.config = conf
         self.now = now
@@ -48,6 +55,9 @@ class Session:
         self.added_on_row: dict[int, list[snapshot.Task]] = {}
         self.track_labels = snap.columns.anti_affinity
         self.operations: list[plan.Operation] = []  # committed statements, in order
+        # Told each committed statement's Allocates at once (they are final: no later step of the
+        # cycle withdraws one), so binds can go out while the cycle goes on, as Volcano's do.
+        self.on_commit = on_commit
         # The same, indexed for closing: pod → node of each Allocate, pods of each Pipeline, and
         # how many of each a job got (a pod is never both: each leaves Pending for good).
         self.committed_binds: dict[str, str] = {}

@@ -1,10 +1,11 @@
 """Volcano's Statement: a log of operations applied to the session, committed or discarded.
 
 Each operation changes the session at once, so later decisions in the cycle see it.
-``commit`` hands the operations to the plan (in order); ``discard`` rolls them back in
-reverse. A statement that is neither committed nor discarded (a gang that is only pipelined)
-keeps its session effects, reserving the resources for the rest of the cycle, but produces no
-operations: nothing is bound until the gang can be made whole.
+``commit`` hands the operations to the plan (in order), and its Allocates to the session's
+``on_commit`` when one is set; ``discard`` rolls them back in reverse. A statement that is
+neither committed nor discarded (a gang that is only pipelined) keeps its session effects,
+reserving the resources for the rest of the cycle, but produces no operations: nothing is
+bound until the gang can be made whole.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ class Statement:
         ops, binds, pipelines = ssn.operations, ssn.committed_binds, ssn.committed_pipelines
         names = ssn.node_names
         tasks = ssn.snapshot.tasks
+        first = len(ops)
         for entry in self._entries:
             if isinstance(entry, _Batch):
                 nodes = [names[row] for row in entry.rows]
@@ -104,3 +106,7 @@ class Statement:
             else:
                 ops.append(plan.Evict(task.key, task.uid, node, entry.reason, entry.message))
         self._entries.clear()
+        if ssn.on_commit is not None:
+            allocates = [op for op in ops[first:] if isinstance(op, plan.Allocate)]
+            if allocates:
+                ssn.on_commit(allocates)

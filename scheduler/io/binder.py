@@ -24,7 +24,7 @@ from scheduler import plan
 from scheduler.io import cache as cache_mod
 from scheduler.io import status
 
-__all__ = ["TRANSIENT", "Binder", "Outcome"]
+__all__ = ["TRANSIENT", "Binder", "Outcome", "merge"]
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +39,16 @@ class Outcome:
     failed: tuple[tuple[str, str], ...] = ()  # (pod, why)
     evicted: tuple[str, ...] = ()
     nominated: tuple[str, ...] = ()
+
+
+def merge(outcomes: Sequence[Outcome]) -> Outcome:
+    """Several executions' outcomes as one, in order."""
+    return Outcome(
+        bound=tuple(p for o in outcomes for p in o.bound),
+        failed=tuple(f for o in outcomes for f in o.failed),
+        evicted=tuple(p for o in outcomes for p in o.evicted),
+        nominated=tuple(p for o in outcomes for p in o.nominated),
+    )
 
 
 def _split(pod: str) -> tuple[str, str]:

@@ -17,18 +17,24 @@ import contextlib
 import dataclasses
 import datetime
 import gc
+import importlib
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 
 from bridge import errors
 from bridge.k8s import client, paths
-from scheduler import building, config, cycle, plan
+from scheduler import config, plan
 from scheduler.io import binder, cache, leader, metrics, status
 
 __all__ = ["DEFAULT_QUEUES", "CycleReport", "Scheduler"]
 
 log = logging.getLogger(__name__)
+
+# The pure core (numpy and all) is imported in a worker thread while the cache lists, not when
+# this module loads: at start-up the two overlap instead of adding up.
+CORE_MODULES = ("scheduler.building", "scheduler.cycle")
+GROUP_ANNOTATION = "scheduling.k8s.io/group-name"  # building.GROUP_ANNOTATION, without importing it
 
 # As Volcano's scheduler creates them when missing (cache.go newDefaultAndRootQueue).
 DEFAULT_QUEUES = (
@@ -49,6 +55,11 @@ class CycleReport:
     # its annotation as the cycle saw it; pods without one are left out. With ``cycle``, what
     # proves a gang went out in one cycle.
     groups: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+def _load_core() -> None:
+    for name in CORE_MODULES:
+        importlib.import_module(name)
 
 
 class Scheduler:
@@ -91,6 +102,7 @@ class Scheduler:
     async def run(self) -> None:
         async with asyncio.TaskGroup() as group:
             group.create_task(self.cache.run())
+            core = group.create_task(asyncio.to_thread(_load_core))
             if self._writer is not None:
                 # Open the write pool while the cache lists: the first cycle's binds then start at
                 # full concurrency instead of waiting on dozens of TLS handshakes at once.
@@ -100,7 +112,7 @@ class Scheduler:
                 group.create_task(self._follow_leadership(self.elector))
             if self.metrics_port is not None:
                 group.create_task(metrics.serve(self.metrics, port=self.metrics_port, healthy=self._healthy))
-            group.create_task(self._loop())
+            group.create_task(self._loop(core))
 
     def _healthy(self) -> bool:
         return self.cache.synced.is_set()
@@ -112,8 +124,9 @@ class Scheduler:
             self.metrics.leader = int(elector.is_leader())
             self._wake.set()
 
-    async def _loop(self) -> None:
+    async def _loop(self, core: asyncio.Task[None]) -> None:
         await self.cache.synced.wait()
+        await core
         log.info("cache synced: %s", ", ".join(f"{len(v)} {k}" for k, v in self.cache.store.items()))
         while True:
             self._wake.clear()
@@ -128,18 +141,40 @@ class Scheduler:
             await asyncio.sleep(self.debounce)  # fold a burst of events into one cycle
 
     async def run_once(self) -> CycleReport:
-        """One cycle; the caller makes sure the cache is synced and we lead."""
+        """One cycle; the caller makes sure the cache is synced and we lead.
+
+        Each committed statement's binds go out while the core is still deciding the rest (the
+        core runs in a worker thread and hands them over through ``on_commit``), as Volcano binds
+        from inside its session; evictions and nominations wait for the whole plan."""
         t0 = time.perf_counter()
         if not self._queues_ensured:
             await self._ensure_queues()
         inputs = self.cache.inputs()
         now = self.clock()
-        verdicts = await asyncio.to_thread(self._decide, inputs, now)
+        aio = asyncio.get_running_loop()
+        binding: list[asyncio.Task[binder.Outcome]] = []
+        groups: dict[str, str] = {}
+
+        def start(ops: list[plan.Allocate]) -> None:  # on the event loop
+            if self.is_leader():
+                groups.update(self._groups(op.pod for op in ops))
+                binding.append(aio.create_task(self.binder.execute(ops)))
+
+        def on_commit(ops: list[plan.Allocate]) -> None:  # in the core's thread
+            aio.call_soon_threadsafe(start, ops)
+
+        try:
+            verdicts = await asyncio.to_thread(self._decide, inputs, now, on_commit)
+        except BaseException:
+            await asyncio.gather(*binding, return_exceptions=True)
+            raise
+        # The thread queued every ``start`` before it returned, so all have run by now.
         core = time.perf_counter() - t0
-        if not self.is_leader():  # lost the Lease while thinking: act on nothing
-            return CycleReport(time.perf_counter() - t0, core, core, binder.Outcome(), 0)
-        groups = self._groups(op.pod for op in verdicts.operations if isinstance(op, plan.Allocate))
-        outcome = await self.binder.execute(verdicts.operations)
+        if not self.is_leader():  # lost the Lease while thinking: act on nothing more
+            outcome = binder.merge(await asyncio.gather(*binding))
+            return CycleReport(time.perf_counter() - t0, core, core, outcome, 0)
+        rest = [op for op in verdicts.operations if not isinstance(op, plan.Allocate)]
+        outcome = binder.merge(await asyncio.gather(*binding, self.binder.execute(rest)))
         binds = time.perf_counter() - t0
         writes = await self.status.write(verdicts, bound=outcome.bound)
         self.cycles += 1
@@ -167,20 +202,27 @@ class Scheduler:
         out: dict[str, str] = {}
         for key in pods:
             pod = self.cache.pod(key) or {}
-            group = ((pod.get("metadata") or {}).get("annotations") or {}).get(building.GROUP_ANNOTATION)
+            group = ((pod.get("metadata") or {}).get("annotations") or {}).get(GROUP_ANNOTATION)
             if group:
                 out[key] = f"{key.partition('/')[0]}/{group}"
         return out
 
-    def _decide(self, inputs: dict[str, list[cache.Obj]], now: datetime.datetime) -> plan.Plan:
+    def _decide(
+        self,
+        inputs: dict[str, list[cache.Obj]],
+        now: datetime.datetime,
+        on_commit: Callable[[list[plan.Allocate]], None],
+    ) -> plan.Plan:
         # No cyclic collection while the core runs: the cache keeps a heap of API objects, and a
         # full collection landing inside a cycle costs ~0.6 s at 100k pods (bench/scheduler_core).
         # The core makes no reference cycles worth collecting mid-cycle; gc resumes right after.
         enabled = gc.isenabled()
         gc.disable()
         try:
+            from scheduler import building, cycle  # loaded already by ``_load_core``
+
             snap = building.build(**inputs, scheduler_name=self.conf.scheduler_name)
-            return cycle.schedule(snap, self.conf, now)
+            return cycle.schedule(snap, self.conf, now, on_commit)
         finally:
             if enabled:
                 gc.enable()
