@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import pathlib
@@ -19,7 +20,9 @@ from bridge.k8s import client, kubeconfigs
 from scheduler import config
 from scheduler.io import leader, loop
 
-__all__ = ["add_parser", "load_config", "main"]
+__all__ = ["GC_THRESHOLDS", "add_parser", "load_config", "main"]
+
+GC_THRESHOLDS = (10_000, 50, 100)  # Python's defaults: (700, 10, 10)
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
@@ -59,6 +62,10 @@ def main(args: argparse.Namespace) -> int:
     conf = load_config(args.conf, args.scheduler_name)
     if conf.unsupported:
         logging.getLogger(__name__).warning("plugins not implemented, ignored: %s", ", ".join(conf.unsupported))
+    # The heap is mostly the cache's API objects: long-lived, frozen out of the collector once
+    # listed (``loop.Scheduler``). Rarer young collections and full ones only after 100 of the
+    # middle generation: at the defaults, binding 5,000 pods spent ~0.4 s in full collections.
+    gc.set_threshold(*GC_THRESHOLDS)
     uvloop.run(_run(args, conf))  # cheaper I/O: the bind path is many small requests
     return 0
 
