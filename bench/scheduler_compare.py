@@ -18,10 +18,12 @@ until every pod has ``spec.nodeName``:
 
 Workloads: gangs (``--gangs`` PodGroups of minMember ``--gang-size``) and singles (``--singles``
 pods, each in its own minMember-1 PodGroup), on ``--nodes`` nodes. Prints pods/s per contender and
-the ratios against the issue-4 targets: ours/Volcano ≥ 3×, ours/kube-scheduler ≥ 1.5×,
+the ratios against the issue-4 targets (with ``--repeat N``, of each pair's median run: this
+machine's runs vary by ±10 %): ours/Volcano ≥ 3×, ours/kube-scheduler ≥ 1.5×,
 ours/ceiling ≥ 80 %. ``--profile DIR`` samples our scheduler with py-spy during its runs.
 
-    .venv/bin/python bench/scheduler_compare.py [--small] [--only ours,kube,volcano,ceiling] [--profile DIR]
+    .venv/bin/python bench/scheduler_compare.py [--small] [--repeat N] [--only ours,kube,volcano,ceiling]
+        [--profile DIR]
 """
 
 from __future__ import annotations
@@ -383,6 +385,11 @@ def run_one(
     return result
 
 
+def median(runs: list[Result]) -> Result:
+    """The run with the median rate (of an even count, the lower middle); a failed run ranks 0."""
+    return sorted(runs, key=lambda r: r.rate)[(len(runs) - 1) // 2]
+
+
 # -- report --------------------------------------------------------------------------------------
 
 
@@ -478,6 +485,9 @@ def main() -> None:
     p.add_argument(
         "--ceiling-connections", type=int, default=CONCURRENCY, help="client connections for the ceiling's binds"
     )
+    p.add_argument(
+        "--repeat", type=int, default=1, help="runs per contender and workload; the table shows the median run"
+    )
     p.add_argument("--timeout", type=float, default=300.0, help="seconds per run before giving up")
     p.add_argument("--no-build", action="store_true", help="do not build Volcano's scheduler when it is missing")
     p.add_argument("--profile", type=pathlib.Path, default=None, help="py-spy our scheduler; raw stacks into DIR")
@@ -518,14 +528,17 @@ def main() -> None:
             if contender == "volcano" and vdir is None:
                 results.append(Result(contender, work.name, work.pods, error=f"not built: {why}"))
                 continue
-            r = run_one(contender, work, args, bins, vdir)
-            results.append(r)
-            note = f" ERROR {r.error}" if r.error else ""
-            print(
-                f"  {work.name}/{contender}: created in {r.create_seconds:.1f} s; {r.bound}/{r.pods} bound in "
-                f"{r.seconds:.1f} s (first at {r.first_bind:.1f} s) = {r.rate:.0f} pods/s{note}",
-                flush=True,
-            )
+            runs = []
+            for _ in range(args.repeat):
+                r = run_one(contender, work, args, bins, vdir)
+                runs.append(r)
+                note = f" ERROR {r.error}" if r.error else ""
+                print(
+                    f"  {work.name}/{contender}: created in {r.create_seconds:.1f} s; {r.bound}/{r.pods} bound in "
+                    f"{r.seconds:.1f} s (first at {r.first_bind:.1f} s) = {r.rate:.0f} pods/s{note}",
+                    flush=True,
+                )
+            results.append(median(runs))
     report(results, targets="ours" in contenders)
     print(f"\nwhole run: {time.perf_counter() - t_all:.0f} s")
     if args.profile:
