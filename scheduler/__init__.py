@@ -6,7 +6,9 @@ Contract for the I/O layer:
   turns API dicts (as the kube-apiserver returns them) into an immutable ``snapshot.Snapshot``;
 - ``config.parse(conf_yaml, scheduler_name=, overcommit_factor=, spark_reservation_timeout=)``
   reads ``volcano-scheduler.conf`` (``config.default()`` gives Volcano's defaults);
-- ``cycle.schedule(snapshot, config, now) -> plan.Plan`` runs the configured actions.
+- ``cycle.schedule(snapshot, config, now, on_commit=None) -> plan.Plan`` runs the configured
+  actions; ``on_commit``, a sink, is also handed each committed statement's Allocates as it
+  commits (they are final), so the shell can bind them while the cycle goes on.
 
 A ``plan.Plan`` holds ordered operations (``Allocate`` = bind, ``Pipeline`` = nominate, wait
 for releasing resources, ``Evict`` = delete a victim) from committed Statements only, plus

@@ -146,6 +146,8 @@ class Session:
         self.row[key] = row
         self.pending[task.job] -= 1
         self._count(task, ready=1)
+        if task.best_effort:  # gang counted it as ready while pending; now it is allocated
+            self._pending_best_effort(task, -1)
         self._charge(task, vec)
         if self.track_labels:
             self.added_on_row.setdefault(row, []).append(task)
@@ -223,6 +225,8 @@ class Session:
         del self.row[key]
         self.pending[task.job] += 1
         self._count(task, ready=-1)
+        if task.best_effort:
+            self._pending_best_effort(task, +1)
         self._charge(task, -vec)
         self._drop_label(row, task)
         self._restore_hold(task.job, hold_before)
@@ -288,6 +292,10 @@ class Session:
         self.task_ready[(task.job, task.task_name)] += ready
         self.pipelined[task.job] += pipelined
         self.task_pipelined[(task.job, task.task_name)] += pipelined
+
+    def _pending_best_effort(self, task: snapshot.Task, delta: int) -> None:
+        self.pending_best_effort[task.job] += delta
+        self.task_pending_best_effort[(task.job, task.task_name)] += delta
 
     def _charge(self, task: snapshot.Task, vec: Vector) -> None:
         self.job_allocated[task.job] += vec

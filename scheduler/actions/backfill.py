@@ -26,7 +26,6 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
         if ssn.phase[key] not in ADMITTED or key in ssn.invalid:
             continue
         stmt = statement.Statement(ssn)
-        placed: list[str] = []
         failed = False
         for task_key in ssn.pending_tasks(key):
             task = ssn.task(task_key)
@@ -38,19 +37,8 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
                 failed = True
                 continue
             stmt.allocate(task_key, choice[1])
-            placed.append(task_key)
-        if failed:
-            stmt.discard()
-            continue
-        _pending_best_effort(ssn, key, placed, -1)  # now counted as allocated instead
-        if plugins.job_ready(key):
+        # Volcano dispatches only a ready job's allocations: no lone launcher of an unplaced gang.
+        if not failed and plugins.job_ready(key):
             stmt.commit()
-        else:  # Volcano dispatches only a ready job's allocations: no lone launcher of an unplaced gang
-            _pending_best_effort(ssn, key, placed, +1)
+        else:
             stmt.discard()
-
-
-def _pending_best_effort(ssn: session.Session, job: str, placed: list[str], sign: int) -> None:
-    ssn.pending_best_effort[job] += sign * len(placed)
-    for task_key in placed:
-        ssn.task_pending_best_effort[(job, ssn.task(task_key).task_name)] += sign

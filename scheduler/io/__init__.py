@@ -11,7 +11,8 @@ Contract:
   changed since its last write, with ``resourceVersion`` preconditions;
 - ``loop.Scheduler(api, conf).run()`` is the whole scheduler: cache, optional leader election
   (``leader.Elector``), a cycle every ``period`` seconds or promptly after relevant events, and
-  ``metrics`` (Prometheus text on ``/metrics``, ``/healthz``);
+  ``metrics`` (Prometheus text on ``/metrics``, ``/healthz``). The core runs in a worker thread;
+  its committed binds go out as it commits them, evictions and nominations once it is done;
 - ``command.add_parser`` registers ``vbridge scheduler``.
 
 Only this package performs I/O for the scheduler, always through ``bridge.k8s.client.Client``;
