@@ -22,6 +22,9 @@ from scheduler.plugins import tiers
 __all__ = ["execute"]
 
 ADMITTED = ("Inqueue", "Running", "Unknown")
+# Jobs placed per run of one-task jobs: enough to amortise the step, few enough that the first
+# statements commit (and their binds go out) while the rest of the run is still being placed.
+LONE_RUN = 256
 
 
 def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
@@ -143,7 +146,7 @@ def _allocate_lone_tasks(
     run = [task]
     for other in reversed(jobs):
         more = _lone_task(ssn, other)
-        if more is None or more.shape != task.shape:
+        if more is None or more.shape != task.shape or len(run) == LONE_RUN:
             break
         run.append(more)
     if len(run) < 2:

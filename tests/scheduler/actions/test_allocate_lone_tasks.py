@@ -5,7 +5,8 @@ some larger gangs, jobs whose other members already run, groups that cannot be r
 pod (minMember 2 with one pod pending), BestEffort and anti-affinity pods, tight nodes, queue
 capabilities and one to three queues. It is scheduled as shipped and with the run path off
 (every job through ``allocate_job``); the plans must be equal, operation order included. With
-one queue the run path does place pods (checked), so the comparison means something.
+one queue the run path does place pods (checked), so the comparison means something; runs are
+also cut short (``LONE_RUN`` 3) to check that a run resumes where the last one stopped.
 """
 
 from __future__ import annotations
@@ -93,8 +94,10 @@ def _schedule(data: dict[str, Any], conf: str) -> plan.Plan:
     return cycle.schedule(building.build(**data), config.parse(conf), scenarios.NOW)
 
 
+@pytest.mark.parametrize("lone_run", [3, allocate.LONE_RUN])
 @pytest.mark.parametrize("chunk", range(4))
-def test_runs_of_lone_tasks_equal_job_by_job(chunk: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_runs_of_lone_tasks_equal_job_by_job(chunk: int, lone_run: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(allocate, "LONE_RUN", lone_run)
     cases = [(_workload(seed), CONFS[seed % len(CONFS)]) for seed in range(chunk * 100, (chunk + 1) * 100)]
     calls: list[int] = []
     real = allocate._allocate_lone_tasks
@@ -107,6 +110,7 @@ def test_runs_of_lone_tasks_equal_job_by_job(chunk: int, monkeypatch: pytest.Mon
     monkeypatch.setattr(allocate, "_allocate_lone_tasks", counted)
     fast = [_schedule(data, conf) for data, conf in cases]
     assert sum(taken for taken in calls if taken > 1) > 300  # runs were placed together
+    assert max(calls) <= lone_run
     monkeypatch.setattr(allocate, "_allocate_lone_tasks", lambda *args: 0)
     for (data, conf), expected in zip(cases, fast, strict=True):
         assert _schedule(data, conf) == expected
