@@ -18,8 +18,8 @@ until every pod has ``spec.nodeName``:
 
 Workloads: gangs (``--gangs`` PodGroups of minMember ``--gang-size``) and singles (``--singles``
 pods, each in its own minMember-1 PodGroup), on ``--nodes`` nodes. Prints pods/s per contender and
-the ratios against the issue-4 targets (with ``--repeat N``, of each pair's median run: this
-machine's runs vary by ±10 %): ours/Volcano ≥ 3×, ours/kube-scheduler ≥ 1.5×,
+the ratios against the issue-4 targets (with ``--repeat N``, N rounds of every contender, and
+each pair's median run: this machine's runs vary by ±10 %): ours/Volcano ≥ 3×, ours/kube-scheduler ≥ 1.5×,
 ours/ceiling ≥ 80 %. ``--profile DIR`` samples our scheduler with py-spy during its runs.
 
     .venv/bin/python bench/scheduler_compare.py [--small] [--repeat N] [--only ours,kube,volcano,ceiling]
@@ -524,21 +524,23 @@ def main() -> None:
     print(f"{args.nodes} nodes; workloads: " + ", ".join(f"{w.name} ({w.pods} pods)" for w in works), flush=True)
     results: list[Result] = []
     for work in works:
-        for contender in contenders:
-            if contender == "volcano" and vdir is None:
-                results.append(Result(contender, work.name, work.pods, error=f"not built: {why}"))
-                continue
-            runs = []
-            for _ in range(args.repeat):
+        runs: dict[str, list[Result]] = {c: [] for c in contenders}
+        # Round by round (each contender once per round), so a slow spell of this shared
+        # machine falls on every contender alike instead of on one contender's runs.
+        for _ in range(args.repeat):
+            for contender in contenders:
+                if contender == "volcano" and vdir is None:
+                    runs[contender].append(Result(contender, work.name, work.pods, error=f"not built: {why}"))
+                    continue
                 r = run_one(contender, work, args, bins, vdir)
-                runs.append(r)
+                runs[contender].append(r)
                 note = f" ERROR {r.error}" if r.error else ""
                 print(
                     f"  {work.name}/{contender}: created in {r.create_seconds:.1f} s; {r.bound}/{r.pods} bound in "
                     f"{r.seconds:.1f} s (first at {r.first_bind:.1f} s) = {r.rate:.0f} pods/s{note}",
                     flush=True,
                 )
-            results.append(median(runs))
+        results += [median(runs[c]) for c in contenders]
     report(results, targets="ours" in contenders)
     print(f"\nwhole run: {time.perf_counter() - t_all:.0f} s")
     if args.profile:
