@@ -51,7 +51,9 @@ class CycleReport:
     bind_seconds: float  # from the cycle's start until its last bind returned
     outcome: binder.Outcome
     writes: int
-    cycle: int = 0  # this cycle's ordinal (1, 2, ...); 0 when it acted on nothing (lost the lease)
+    # This cycle's ordinal (1, 2, ...); 0 when the Lease was lost while deciding: no status was
+    # written, and only binds already handed over went out.
+    cycle: int = 0
     # The PodGroup ("namespace/name") of each pod the cycle tried to bind (bound or failed), from
     # its annotation as the cycle saw it; pods without one are left out. With ``cycle``, what
     # proves a gang went out in one cycle.
