@@ -19,11 +19,12 @@ from typing import Any
 
 import numpy as np
 
+from bridge import keys
 from scheduler import podspec, resources, snapshot, tally
 
 __all__ = ["GROUP_ANNOTATION", "build", "parse_time"]
 
-GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
+GROUP_ANNOTATION = keys.GROUP_NAME
 TASK_SPEC = "volcano.sh/task-spec"
 PREEMPTABLE = "volcano.sh/preemptable"
 SPARK_ROLE = "spark-role"

@@ -66,7 +66,6 @@ def main(args: argparse.Namespace) -> int:
     # listed (``loop.Scheduler``). Rarer young collections and full ones only after 100 of the
     # middle generation: at the defaults, binding 5,000 pods spent ~0.4 s in full collections.
     gc.set_threshold(*GC_THRESHOLDS)
-    gc.disable()  # ``loop.Scheduler.run`` turns it back on once the cache has listed
     uvloop.run(_run(args, conf))  # cheaper I/O: the bind path is many small requests
     return 0
 
@@ -85,7 +84,6 @@ async def _run(args: argparse.Namespace, conf: config.SchedulerConfig) -> None:
         sched = loop.Scheduler(
             api, conf, period=args.period, elector=elector, metrics_port=args.metrics_port, write_api=writer
         )
-        gc.enable()  # handed over: ``run`` keeps it off until the cache has listed, then freezes
         task = asyncio.create_task(sched.run())
         stop = asyncio.Event()
         running = asyncio.get_running_loop()

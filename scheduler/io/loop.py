@@ -21,9 +21,9 @@ import importlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from bridge import errors
+from bridge import errors, keys
 from bridge.k8s import client, paths
 from scheduler import config, plan
 from scheduler.io import binder, cache, leader, metrics, status
@@ -35,7 +35,6 @@ log = logging.getLogger(__name__)
 # The pure core (numpy and all) is imported in a worker thread while the cache lists, not when
 # this module loads: at start-up the two overlap instead of adding up.
 CORE_MODULES = ("scheduler.building", "scheduler.cycle")
-GROUP_ANNOTATION = "scheduling.k8s.io/group-name"  # building.GROUP_ANNOTATION, without importing it
 
 # As Volcano's scheduler creates them when missing (cache.go newDefaultAndRootQueue).
 DEFAULT_QUEUES = (
@@ -58,6 +57,18 @@ class CycleReport:
     # its annotation as the cycle saw it; pods without one are left out. With ``cycle``, what
     # proves a gang went out in one cycle.
     groups: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection inside the block; as it was after it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _load_core() -> None:
@@ -98,23 +109,11 @@ class Scheduler:
         self.status = status.StatusWriter(writer, self.cache)
         self.cycles = 0
         self._queues_ensured = False
-        self._gc_was_enabled = True
 
     def is_leader(self) -> bool:
         return self.elector is None or self.elector.is_leader()
 
     async def run(self) -> None:
-        # No cyclic collection while the lists arrive: each full collection would rescan all that
-        # was listed so far (~0.2 s at 5,000 pods); it resumes, on what comes after, once synced.
-        self._gc_was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            await self._run()
-        finally:
-            if self._gc_was_enabled:
-                gc.enable()
-
-    async def _run(self) -> None:
         async with asyncio.TaskGroup() as group:
             group.create_task(self.cache.run())
             core = group.create_task(asyncio.to_thread(_load_core))
@@ -140,13 +139,14 @@ class Scheduler:
             self._wake.set()
 
     async def _loop(self, core: asyncio.Task[None]) -> None:
-        await self.cache.synced.wait()
-        await core
-        # Everything listed is long-lived: out of the cyclic collector's scans from now on (its
+        # No cyclic collection while the lists arrive (this task's first step runs before any
+        # answer does): each full collection would rescan all listed so far, ~0.2 s at 5,000
+        # pods. Then everything listed is long-lived: frozen out of the collector's scans (its
         # JSON dicts form no cycles, so refcounting still frees them when replaced).
-        gc.freeze()
-        if self._gc_was_enabled:
-            gc.enable()
+        with _collector_paused():
+            await self.cache.synced.wait()
+            await core
+            gc.freeze()
         log.info("cache synced: %s", ", ".join(f"{len(v)} {k}" for k, v in self.cache.store.items()))
         while True:
             self._wake.clear()
@@ -156,16 +156,12 @@ class Scheduler:
                 # cycle's worth is collected after it. A full collection landing inside a cycle
                 # cost ~0.6 s at 100k pods (bench/scheduler_core), and young ones ~0.2 s of CPU
                 # over 5,000 binds, taken from the apiserver on a small machine.
-                enabled = gc.isenabled()
-                gc.disable()
-                try:
-                    await self.run_once()
-                except errors.BridgeError as exc:
-                    # The API said no (or the conf cannot be used on this input): log, try again.
-                    log.error("scheduling cycle failed: %s", exc)
-                finally:
-                    if enabled:
-                        gc.enable()
+                with _collector_paused():
+                    try:
+                        await self.run_once()
+                    except errors.BridgeError as exc:
+                        # The API said no (or the conf cannot be used on this input): log, try again.
+                        log.error("scheduling cycle failed: %s", exc)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.period)
             await asyncio.sleep(self.debounce)  # fold a burst of events into one cycle
@@ -241,7 +237,7 @@ class Scheduler:
         out: dict[str, str] = {}
         for key in pods:
             pod = self.cache.pod(key) or {}
-            group = ((pod.get("metadata") or {}).get("annotations") or {}).get(GROUP_ANNOTATION)
+            group = ((pod.get("metadata") or {}).get("annotations") or {}).get(keys.GROUP_NAME)
             if group:
                 out[key] = f"{key.partition('/')[0]}/{group}"
         return out

@@ -53,6 +53,12 @@ def submit(api: k8s.ApiClient, ns: str, body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def the_podgroup(api: k8s.ApiClient, ns: str) -> dict[str, Any]:
+    """The one PodGroup in ``ns`` (the SparkApplication's), once it exists."""
+    [pg] = eventually(lambda: common.podgroups(api, ns), what="the SparkApplication's PodGroup")
+    return pg
+
+
 def app_state(api: k8s.ApiClient, ns: str, name: str) -> str:
     app = k8s.CustomObjectsApi(api).get_namespaced_custom_object(
         "sparkoperator.k8s.io", "v1beta2", ns, "sparkapplications", name
@@ -109,7 +115,7 @@ def test_spark_pi_volcano_example_gets_one_group_and_stamped_driver(
     app = submit(api, ns, example("spark-pi-volcano.yaml"))
     group = "spark-spark-pi-volcano-pg"
     assert app["spec"]["driver"]["annotations"][GROUP_NAME] == group
-    [pg] = eventually(lambda: common.podgroups(api, ns), what="the SparkApplication's PodGroup")
+    pg = the_podgroup(api, ns)
     # driver + 2 executors, each 1 cpu and 512m + 384Mi overhead (Spark's rules).
     assert pg["spec"] == {"minMember": 1, "queue": "default", "minResources": {"cpu": "3", "memory": "2688Mi"}}
     assert pg["metadata"]["ownerReferences"][0]["kind"] == "SparkApplication"
@@ -126,7 +132,7 @@ def test_spark_pi_example_in_opted_in_namespace(env: tuple[k8s.ApiClient, Any, c
     api, op, _ = env
     ns = make_namespace(api, "spark-opted-in", {"vbridge.io/gang-scheduling": "enabled"})
     submit(api, ns, example("spark-pi.yaml"))
-    [pg] = eventually(lambda: common.podgroups(api, ns), what="the SparkApplication's PodGroup")
+    pg = the_podgroup(api, ns)
     # driver + 1 executor
     assert pg["spec"]["minResources"] == {"cpu": "2", "memory": "1792Mi"}
     driver = check_driver(api, op, ns, "spark-pi", "spark-spark-pi-pg")
@@ -142,7 +148,7 @@ def test_spark_pi_dynamic_allocation_example_reserves_the_start_size_and_complet
     body = example("spark-pi-dynamic-allocation.yaml")
     submit(api, ns, body)
     app, group = "spark-pi-dynamic-allocation", "spark-spark-pi-dynamic-allocation-pg"
-    [pg] = eventually(lambda: common.podgroups(api, ns), what="the SparkApplication's PodGroup")
+    pg = the_podgroup(api, ns)
     # By hand, from the manifest. Executors to hold room for: with dynamic allocation, Spark
     # starts max(instances 1, initialExecutors 2, minExecutors 1) = 2 (maxExecutors 5 is never
     # reserved). Every pod (driver and executors alike) is cores 1, memory "512m" (a JVM size:
@@ -175,7 +181,7 @@ def test_spark_pi_python_example_in_opted_in_namespace_completes(
     ns = make_namespace(api, "spark-python", OPTED_IN)
     submit(api, ns, example("spark-pi-python.yaml"))
     app, group = "spark-pi-python", "spark-spark-pi-python-pg"
-    [pg] = eventually(lambda: common.podgroups(api, ns), what="the SparkApplication's PodGroup")
+    pg = the_podgroup(api, ns)
     # type Python: the overhead factor is 0.4, but 0.4 × 512 MiB = 204.8 MiB is still under the
     # 384 MiB floor. Driver + 1 executor, each 1 cpu and 512 + 384 = 896 MiB.
     assert pg["spec"]["minResources"] == {"cpu": "2", "memory": "1792Mi"}

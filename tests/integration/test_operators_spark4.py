@@ -17,7 +17,6 @@ from kubernetes import client as k8s
 from bridge.localcluster import binaries, operators
 from tests.integration import test_operators_spark as spark_ops
 from tests.integration import test_spark_submit as common
-from tests.integration.test_controlplane import eventually
 from tests.support import operator_env
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
@@ -37,7 +36,7 @@ def test_spark_pi_volcano_example_with_spark_4_submission(env: tuple[k8s.ApiClie
     ns = spark_ops.make_namespace(api, "spark4-volcano")
     spark_ops.submit(api, ns, spark_ops.example("spark-pi-volcano.yaml"))
     group = "spark-spark-pi-volcano-pg"
-    [pg] = eventually(lambda: common.podgroups(api, ns), what="the SparkApplication's PodGroup")
+    pg = spark_ops.the_podgroup(api, ns)
     # Same sizing as on the 3.5 line: driver + 2 executors, each 1 cpu and 512m + 384Mi overhead.
     assert pg["spec"] == {"minMember": 1, "queue": "default", "minResources": {"cpu": "3", "memory": "2688Mi"}}
     driver = spark_ops.check_driver(api, op, ns, "spark-pi-volcano", group)
