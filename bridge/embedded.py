@@ -148,7 +148,12 @@ async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None
             while not bridge.started.is_set():
                 _raise_if_failed(tasks)
                 await asyncio.sleep(0.05)
-            await runtime.register(api, url=f"https://127.0.0.1:{port}", ca_bundle=pki.cert.read_bytes())
+            await runtime.register(
+                api,
+                url=f"https://127.0.0.1:{port}",
+                ca_bundle=pki.cert.read_bytes(),
+                scheduler_name=opts.scheduler_name,
+            )
             say(f"admission webhook on https://127.0.0.1:{port} (MutatingWebhookConfiguration {runtime.NAME})")
             conf = sched_config.parse("", scheduler_name=opts.scheduler_name)
             tasks.append(asyncio.create_task(sched_loop.Scheduler(api, conf).run()))

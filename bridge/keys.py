@@ -11,6 +11,10 @@ ALLOWED_NAMESPACES = "vbridge.io/allowed-namespaces"  # on a Queue: comma-separa
 TEMPLATE_ANNOTATION = "vbridge.io/podgroup-template"  # on a pod or Namespace: a podgroup_templates/ name
 MANAGED_BY = "vbridge.io/managed-by"  # label on the PodGroups we create
 SPARK_GATE = "vbridge.io/podgroup"  # scheduling gate on a spark-submit driver until its group is complete
+# Label on pods that were given their group where they were made (a job template we stamped, the
+# executors of a Spark driver we admitted): the pod webhooks' objectSelectors skip them, so the
+# apiserver does not call us for pods that need nothing.
+GROUPED_LABEL = "vbridge.io/grouped"
 
 # Spark (spark-submit) and the spark-operator.
 SPARK_APP_SELECTOR = "spark-app-selector"

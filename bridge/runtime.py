@@ -61,8 +61,20 @@ class Bridge:
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def register(api: client.Client, *, url: str, ca_bundle: bytes, exclude_namespaces: tuple[str, ...] = ()) -> None:
-    body = configuration.build(ca_bundle=ca_bundle, url=url, exclude_namespaces=("kube-system", *exclude_namespaces))
+async def register(
+    api: client.Client,
+    *,
+    url: str,
+    ca_bundle: bytes,
+    exclude_namespaces: tuple[str, ...] = (),
+    scheduler_name: str = "volcano",
+) -> None:
+    body = configuration.build(
+        ca_bundle=ca_bundle,
+        url=url,
+        exclude_namespaces=("kube-system", *exclude_namespaces),
+        scheduler_name=scheduler_name,
+    )
     base = paths.resource("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations")
     try:
         await api.request("POST", base, body=body)

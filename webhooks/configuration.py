@@ -44,6 +44,7 @@ def build(
     exclude_namespaces: Sequence[str] = ("kube-system",),
     adapters: Sequence[base.Adapter] = registry.ADAPTERS,
     name: str = NAME,
+    scheduler_name: str = "volcano",
 ) -> dict[str, Any]:
     webhooks = []
     for adapter in adapters:
@@ -78,10 +79,20 @@ def build(
         }
         if reg.object_selector:
             hook["objectSelector"] = {
-                "matchExpressions": [{"key": k, "operator": "Exists"} for k in reg.object_selector]
+                "matchExpressions": [
+                    *({"key": k, "operator": "Exists"} for k in reg.object_selector),
+                    # made with its group already (a stamped template, a Spark driver we admitted)
+                    {"key": keys.GROUPED_LABEL, "operator": "DoesNotExist"},
+                ]
             }
+        conditions = []
         if reg.kind == "Pod":
-            hook["matchConditions"] = [{"name": "not-a-mirror-pod", "expression": _NOT_MIRROR}]
+            conditions.append({"name": "not-a-mirror-pod", "expression": _NOT_MIRROR})
+        if reg.done_when:
+            done = reg.done_when.replace("{scheduler}", scheduler_name)
+            conditions.append({"name": "not-done-already", "expression": f"!({done})"})
+        if conditions:
+            hook["matchConditions"] = conditions
         webhooks.append(hook)
     return {
         "apiVersion": "admissionregistration.k8s.io/v1",

@@ -26,6 +26,9 @@ class Registration:
     why: str  # the reason for failure_policy, printed in the docs
     operations: tuple[str, ...] = ("CREATE",)
     object_selector: tuple[str, ...] = ()  # label keys that must exist on the object (pods only)
+    # CEL, true when the object already needs nothing from us (an empty patch): the apiserver then
+    # skips the call. ``{scheduler}`` stands for the configured scheduler name.
+    done_when: str = ""
 
     @property
     def path(self) -> str:

@@ -64,7 +64,8 @@ class KubeflowAdapter:
         meta, spec = template.get("metadata"), template.get("spec")
         meta = meta if isinstance(meta, dict) else {}
         annotations = {**(meta.get("annotations") or {}), keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower()}
-        out = {**template, "metadata": {**meta, "annotations": annotations}}
+        labels = {**(meta.get("labels") or {}), keys.GROUPED_LABEL: "true"}  # so the pod webhook skips its pods
+        out = {**template, "metadata": {**meta, "labels": labels, "annotations": annotations}}
         if isinstance(spec, dict) and spec.get("schedulerName") not in (None, "", "default-scheduler"):
             return {**rs, "template": out}  # the user chose a scheduler: theirs wins
         out["spec"] = {**(spec if isinstance(spec, dict) else {}), "schedulerName": scheduler_name}

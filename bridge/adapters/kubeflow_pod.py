@@ -28,6 +28,7 @@ class KubeflowPodAdapter:
         why="pods are everyone's: a bridge outage must never block pod creation cluster-wide; "
         "stamped job templates already carry the same result",
         object_selector=(keys.KF_JOB_NAME,),
+        done_when=f"has(object.metadata.annotations) && '{keys.GROUP_NAME}' in object.metadata.annotations",
     )
 
     def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:

@@ -8,6 +8,10 @@ spark-operator launched it for an application we stamped.
 - Not annotated (Spark ≤ 4.1 official images): we do the feature step's work: annotate
   ``<appId>-podgroup``. Executors, including client-mode ones with no driver pod, are grouped by
   ``spark-app-selector`` under that same name, so they are never left without a group.
+- Executors grouped at the source: a driver's arguments get ``--conf`` pairs (right after
+  ``driver``, which the Spark image's entrypoint hands to spark-submit) that make Spark annotate
+  its executors with the group and label them ``vbridge.io/grouped``. The pod webhook's
+  objectSelector leaves such pods out, so the apiserver does not call us for each executor.
 - Timing: Spark writes the driver's conf ConfigMap only after the driver pod exists, so at the
   driver's admission the executor count and sizes are unknown. Every driver of ours is admitted
   with the scheduling gate ``vbridge.io/podgroup``; the reconciler builds (or, when Spark or the
@@ -49,6 +53,14 @@ def _is_ours(pod: Mapping[str, Any], ctx: base.Context) -> bool:
     )
 
 
+def _executor_stamps(name: str) -> dict[str, str]:
+    """Confs that make Spark create its executors already grouped (and so skipped by our webhook)."""
+    return {
+        f"spark.kubernetes.executor.annotation.{keys.GROUP_NAME}": name,
+        f"spark.kubernetes.executor.label.{keys.GROUPED_LABEL}": "true",
+    }
+
+
 def executor_sizes(conf: Mapping[str, str]) -> list[sizing.PodSize]:
     """N executors as Spark will size them from spark.properties."""
 
@@ -88,6 +100,9 @@ class SparkPodAdapter:
         why="pods are everyone's: a bridge outage must never block pod creation cluster-wide; an unstamped "
         "Spark pod still runs, only without its gang",
         object_selector=(keys.SPARK_ROLE,),
+        done_when=f"has(object.metadata.annotations) && '{keys.GROUP_NAME}' in object.metadata.annotations"
+        " && has(object.spec.schedulerName) && object.spec.schedulerName == '{scheduler}'"
+        f" && object.metadata.labels['{keys.SPARK_ROLE}'] != 'driver'",
     )
 
     def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
@@ -101,6 +116,10 @@ class SparkPodAdapter:
         if name is None:
             name = group_name(sparkconf.app_id(obj))
             desired = patching.assoc(desired, ("metadata", "annotations"), {**annotations, keys.GROUP_NAME: name})
+        if role == "driver":
+            containers = sparkconf.with_driver_confs(desired["spec"].get("containers") or [], _executor_stamps(name))
+            if containers is not None:
+                desired = patching.assoc(desired, ("spec", "containers"), containers)
         if role == "driver" and ctx.conf is None:
             gates = list(desired["spec"].get("schedulingGates") or [])
             if not any(g.get("name") == keys.SPARK_GATE for g in gates):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["app_id", "conf_map_name", "parse_properties", "role"]
+__all__ = ["app_id", "conf_map_name", "parse_properties", "role", "with_driver_confs"]
 
 TEMPLATE_FILE = "spark.kubernetes.scheduler.volcano.podGroupTemplateFile"
 
@@ -45,4 +45,26 @@ def conf_map_name(pod: Mapping[str, Any]) -> str | None:
         name = (volume.get("configMap") or {}).get("name", "")
         if name.startswith("spark-drv-") and name.endswith("-conf-map"):
             return str(name)
+    return None
+
+
+def with_driver_confs(containers: list[Any], confs: Mapping[str, str]) -> list[Any] | None:
+    """The containers with ``--conf key=value`` pairs added to the Spark driver's arguments.
+
+    The driver container is the one whose args begin ``driver`` (Spark's image entrypoint hands
+    the rest to ``spark-submit``, where ``--conf`` outranks the mounted properties file). The
+    pairs go right after ``driver``, before the application's own arguments. ``None`` when no
+    container is a Spark driver or every pair is already there.
+    """
+    for i, container in enumerate(containers):
+        args = container.get("args") if isinstance(container, Mapping) else None
+        if not isinstance(args, list) or not args or args[0] != "driver":
+            continue
+        present = {args[j + 1] for j in range(len(args) - 1) if args[j] == "--conf"}
+        missing = [item for k, v in confs.items() if (pair := f"{k}={v}") not in present for item in ("--conf", pair)]
+        if not missing:
+            return None
+        out = list(containers)
+        out[i] = {**container, "args": [args[0], *missing, *args[1:]]}
+        return out
     return None

@@ -34,6 +34,19 @@ def app(**spec: Any) -> dict[str, Any]:
     return body
 
 
+_ARGS = {  # as spark-submit writes them; the image's entrypoint hands a driver's to spark-submit
+    "driver": [
+        "driver",
+        "--properties-file",
+        "/opt/spark/conf/spark.properties",
+        "--class",
+        "org.apache.spark.examples.SparkPi",
+        "local:///opt/spark/examples/jars/spark-examples.jar",
+    ],
+    "executor": ["executor"],
+}
+
+
 def submit_pod(
     role: str,
     *,
@@ -57,6 +70,7 @@ def submit_pod(
             {
                 "name": f"spark-kubernetes-{role}",
                 "image": "spark:3.5.3",
+                "args": _ARGS[role],
                 "resources": {"requests": {"cpu": "1", "memory": "896Mi"}, "limits": {"memory": "896Mi"}},
             }
         ],

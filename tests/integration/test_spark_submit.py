@@ -110,6 +110,16 @@ def check_driver(api: k8s.ApiClient, namespace: str, home: pathlib.Path) -> dict
     assert meta["labels"]["spark-version"] == operators.spark_version(home)
     assert meta["annotations"][GROUP_NAME] == f"{app_id}-podgroup"
     assert spec["schedulerName"] == "volcano"
+    # Spark's own driver arguments, with ours first: the driver makes its executors grouped.
+    args = spec["containers"][0]["args"]
+    assert args[:5] == [
+        "driver",
+        "--conf",
+        f"spark.kubernetes.executor.annotation.{GROUP_NAME}={app_id}-podgroup",
+        "--conf",
+        "spark.kubernetes.executor.label.vbridge.io/grouped=true",
+    ]
+    assert args[5] == "--properties-file"
 
     conf_map = sparkconf.conf_map_name(driver)
     assert conf_map is not None

@@ -126,6 +126,52 @@ def test_operator_pods_without_stamps_are_annotated(
     assert bystander.spec.scheduler_name == "default-scheduler" and not bystander.metadata.annotations
 
 
+def _webhook_metrics(api: k8s.ApiClient, webhook: str) -> tuple[float, float]:
+    """(calls made, calls skipped by matchConditions) for one of our webhooks, from the apiserver."""
+    response = api.call_api("GET", api.configuration.host + "/metrics")
+    response.read()
+    text = response.data.decode()
+    calls = skipped = 0.0
+    for line in text.splitlines():
+        if f'name="{webhook}"' not in line or line.startswith("#"):
+            continue
+        if line.startswith("apiserver_admission_webhook_admission_duration_seconds_count"):
+            calls += float(line.rsplit(" ", 1)[1])
+        elif line.startswith("apiserver_admission_match_condition_exclusions_total"):
+            skipped += float(line.rsplit(" ", 1)[1])
+    return calls, skipped
+
+
+def test_pods_made_with_their_group_are_not_sent_to_the_webhook(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    core = k8s.CoreV1Api(api_client)
+    hook = "pod.spark.apache.org.vbridge.io"
+    # Made grouped at the source (a driver we admitted passed the label and annotation to Spark):
+    # the objectSelector leaves it out, so an executor we would otherwise annotate comes out as is.
+    labelled = spark.submit_pod("executor")
+    labelled["metadata"].update(name="labelled-exec", namespace=namespace)
+    labelled["metadata"]["labels"]["vbridge.io/grouped"] = "true"
+    before = _webhook_metrics(api_client, hook)
+    created = core.create_namespaced_pod(namespace, labelled)
+    assert not created.metadata.annotations
+    assert _webhook_metrics(api_client, hook) == before, "the apiserver called the webhook for a labelled pod"
+    # Annotated by Spark itself (VolcanoFeatureStep) and already ours: nothing to add, so the
+    # apiserver skips the call by the webhook's matchCondition.
+    annotated = spark.submit_pod("executor", annotations={GROUP_NAME: "g-podgroup"})
+    annotated["metadata"].update(name="annotated-exec", namespace=namespace)
+    created = core.create_namespaced_pod(namespace, annotated)
+    assert created.metadata.annotations == {GROUP_NAME: "g-podgroup"}
+    calls, skipped = _webhook_metrics(api_client, hook)
+    assert (calls, skipped) == (before[0], before[1] + 1)
+    # An executor that still needs its group is sent, and annotated.
+    plain = spark.submit_pod("executor")
+    plain["metadata"].update(name="plain-exec", namespace=namespace)
+    created = core.create_namespaced_pod(namespace, plain)
+    assert created.metadata.annotations == {GROUP_NAME: "spark-0123456789abcdef0123456789abcdef-podgroup"}
+    assert _webhook_metrics(api_client, hook)[0] == calls + 1
+
+
 def test_spark_submit_driver_is_gated_until_its_group_is_complete(
     api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
 ) -> None:
@@ -136,6 +182,14 @@ def test_spark_submit_driver_is_gated_until_its_group_is_complete(
     group = "spark-0123456789abcdef0123456789abcdef-podgroup"
     assert created.metadata.annotations[GROUP_NAME] == group
     assert [g.name for g in created.spec.scheduling_gates] == ["vbridge.io/podgroup"]
+    # Spark will make the executors grouped itself, so the pod webhook need not be called for them.
+    assert created.spec.containers[0].args[:5] == [
+        "driver",
+        "--conf",
+        f"spark.kubernetes.executor.annotation.{GROUP_NAME}={group}",
+        "--conf",
+        "spark.kubernetes.executor.label.vbridge.io/grouped=true",
+    ]
     # Spark writes the conf ConfigMap right after the driver pod.
     core.create_namespaced_config_map(
         namespace,

@@ -31,7 +31,9 @@ class BridgeThread(loopthread.LoopThread):
                 await asyncio.wait([task, started], return_when=asyncio.FIRST_COMPLETED)
                 if task.done():
                     await task
-                await runtime.register(api, url=self.url, ca_bundle=pki.cert.read_bytes())
+                await runtime.register(
+                    api, url=self.url, ca_bundle=pki.cert.read_bytes(), scheduler_name=scheduler_name
+                )
                 ready.set()
                 try:
                     await task
