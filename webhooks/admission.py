@@ -54,7 +54,7 @@ def _uid_of(raw: bytes) -> str:
 
 def handle(raw: bytes, adapter: base.Adapter | None, facts: FactsView, *, scheduler_name: str = "volcano") -> bytes:
     try:
-        request = reviews.parse(raw)
+        request = reviews.parse(raw, adapter.registration.view if adapter is not None else None)
     except errors.InvalidObjectError as exc:
         return answer_error(_uid_of(raw), exc, adapter=adapter, api_version="admission.k8s.io/v1")
     try:

@@ -29,6 +29,9 @@ class Registration:
     # CEL, true when the object already needs nothing from us (an empty patch): the apiserver then
     # skips the call. ``{scheduler}`` stands for the configured scheduler name.
     done_when: str = ""
+    # A TypedDict of the fields ``translate`` reads and writes at admission: the webhook decodes
+    # only those (see ``podview``). None: the whole object.
+    view: Any = None
 
     @property
     def path(self) -> str:

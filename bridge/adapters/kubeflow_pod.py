@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from bridge import keys, patching
-from bridge.adapters import base
+from bridge.adapters import base, podview
 
 __all__ = ["KubeflowPodAdapter"]
 
@@ -29,6 +29,7 @@ class KubeflowPodAdapter:
         "stamped job templates already carry the same result",
         object_selector=(keys.KF_JOB_NAME,),
         done_when=f"has(object.metadata.annotations) && '{keys.GROUP_NAME}' in object.metadata.annotations",
+        view=podview.Pod,
     )
 
     def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bridge import keys, patching, podgroups, podresources, quantity
-from bridge.adapters import base
+from bridge.adapters import base, podview
 from bridge.spark import conf as sparkconf
 from bridge.spark import sizing
 
@@ -103,6 +103,7 @@ class SparkPodAdapter:
         done_when=f"has(object.metadata.annotations) && '{keys.GROUP_NAME}' in object.metadata.annotations"
         " && has(object.spec.schedulerName) && object.spec.schedulerName == '{scheduler}'"
         f" && object.metadata.labels['{keys.SPARK_ROLE}'] != 'driver'",
+        view=podview.Pod,
     )
 
     def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:

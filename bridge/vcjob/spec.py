@@ -96,6 +96,7 @@ def tasks(job: Mapping[str, Any]) -> list[Task]:
         template = raw.get("template") or {}
         if not isinstance(template, Mapping) or not isinstance(template.get("spec") or {}, Mapping):
             raise errors.InvalidObjectError(f"task {name!r}: template must be a pod template object")
+        _policies(raw.get("policies"), f"task {name!r}")
         out.append(
             Task(
                 name=name,
