@@ -9,9 +9,8 @@ is wrong; both give the same ``Request`` for what both accept.
 from __future__ import annotations
 
 import base64
-import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import msgspec
 import orjson
@@ -27,8 +26,7 @@ class ReviewError(errors.InvalidObjectError):
     """The body is not a usable AdmissionReview."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     uid: str
     api_version: str  # of the AdmissionReview, echoed back
     operation: str
@@ -53,38 +51,37 @@ class _Kind(msgspec.Struct):
     kind: str = ""
 
 
-class _Request(msgspec.Struct):
+_View = TypeVar("_View")
+
+
+class _Request(msgspec.Struct, Generic[_View]):
     uid: str
     kind: _Kind
     operation: str = ""
     namespace: str = ""
     dryRun: bool = False
-    object: msgspec.Raw = msgspec.Raw(b"null")
+    object: _View | None = None
 
 
-class _Review(msgspec.Struct):
+class _Review(msgspec.Struct, Generic[_View]):
     kind: str
-    request: _Request
+    request: _Request[_View]
     apiVersion: str = ""
 
 
-_ENVELOPE = msgspec.json.Decoder(_Review)
-_VIEWS: dict[Any, msgspec.json.Decoder[Any]] = {}
+_DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {}
 
 
 def _through_view(raw: bytes, view: Any) -> Request | None:
-    decoder = _VIEWS.get(view)
+    decoder = _DECODERS.get(view)
     if decoder is None:
-        decoder = _VIEWS[view] = msgspec.json.Decoder(view)
+        decoder = _DECODERS[view] = msgspec.json.Decoder(_Review[view])
     try:
-        review = _ENVELOPE.decode(raw)
-        if review.kind != "AdmissionReview":
-            return None
-        req = review.request
-        obj = decoder.decode(req.object)
+        review = decoder.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError):
         return None
-    if type(obj) is not dict:
+    req, obj = review.request, review.request.object
+    if review.kind != "AdmissionReview" or type(obj) is not dict:
         return None
     return Request(
         uid=req.uid,
