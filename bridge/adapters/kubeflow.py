@@ -87,6 +87,10 @@ class KubeflowAdapter:
             )
         name = meta.get("name") or ""
         queue = ctx.queue(field=policy.get("queue"), annotations=meta.get("annotations"))
+        stamped = {role: self._stamp(rs, name, role, ctx.scheduler_name) for role, rs in specs.items()}
+        desired = patching.assoc(obj, ("spec", self.replica_field), stamped)
+        if not ctx.want_podgroup:  # admission: the reconciler builds the group from the admitted job
+            return base.Translation(desired=desired, podgroup=None)
 
         ordered = self._order(self.gang_roles(spec, replicas), specs, ctx)
         taken: dict[str, int] = {}
@@ -97,7 +101,7 @@ class KubeflowAdapter:
                 taken[role] = n
             left -= n
         resources = policy.get("minResources")
-        if resources is None and ctx.want_podgroup:  # admission needs no minResources: spare the arithmetic
+        if resources is None:
             resources = podresources.total(
                 podresources.scale(
                     podresources.pod_requests(((specs[r].get("template") or {}).get("spec") or {}), what=r), n
@@ -112,8 +116,6 @@ class KubeflowAdapter:
             ),
             None,
         )
-        stamped = {role: self._stamp(rs, name, role, ctx.scheduler_name) for role, rs in specs.items()}
-        desired = patching.assoc(obj, ("spec", self.replica_field), stamped)
         group = podgroups.build(
             name=name,
             namespace=meta.get("namespace") or ctx.namespace,

@@ -8,6 +8,7 @@ and review the diff: the files are the specification.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pathlib
 from typing import Any
@@ -81,3 +82,25 @@ def test_every_adapter_has_golden_cases() -> None:
             if not case.get("adapter") or a.registration.name == case["adapter"]
         }
     assert covered == {a.registration.name for a in registry.ADAPTERS}
+
+
+@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+def test_admission_gets_the_same_object_without_building_the_group(path: pathlib.Path) -> None:
+    """At admission (``want_podgroup=False``) an adapter may skip the group, never change the object."""
+    case = yaml.safe_load(path.read_text())
+    ctx = _context(case.get("context"))
+    admission_ctx = dataclasses.replace(ctx, want_podgroup=False)
+    [adapter] = [
+        a
+        for a in registry.for_object(case["input"])
+        if not case.get("adapter") or a.registration.name == case["adapter"]
+    ]
+
+    def outcome(c: base.Context) -> Any:
+        try:
+            result = adapter.translate(case["input"], c)
+        except errors.InvalidObjectError as exc:
+            return ("error", str(exc))
+        return None if result is None else ("patch", patching.diff(case["input"], result.desired), result.warnings)
+
+    assert outcome(admission_ctx) == outcome(ctx)
