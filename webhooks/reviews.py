@@ -78,7 +78,7 @@ def _through_view(raw: bytes, view: Any) -> Request | None:
         decoder = _DECODERS[view] = msgspec.json.Decoder(_Review[view])
     try:
         review = decoder.decode(raw)
-    except (msgspec.DecodeError, msgspec.ValidationError):
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return None
     req, obj = review.request, review.request.object
     if review.kind != "AdmissionReview" or type(obj) is not dict:

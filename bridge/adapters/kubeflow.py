@@ -5,7 +5,9 @@ Rules (training-operator's, without its gang flag): PodGroup named after the job
 the requests of the first minMember pods, roles ordered by PriorityClass value (then by the
 kind's role order); minTaskMember = how many of those first pods each role contributes. Each
 replica template is stamped with schedulerName, ``scheduling.k8s.io/group-name`` and
-``volcano.sh/task-spec``, so no operator flag is needed.
+``volcano.sh/task-spec``, so no operator flag is needed, and labelled ``vbridge.io/grouped`` so
+that the pod webhook is not called for its pods. At admission (``ctx.want_podgroup`` false) the
+job is validated and stamped; the PodGroup is left to the reconciler.
 """
 
 from __future__ import annotations

@@ -112,8 +112,10 @@ class SparkApplicationAdapter:
             part.setdefault("annotations", {})[keys.GROUP_NAME] = name
             if part.get("schedulerName") in (None, "", "default-scheduler"):
                 part["schedulerName"] = ctx.scheduler_name
-        # Executors come out grouped, so the pod webhook skips them; the driver still needs it (its gate).
-        dspec["executor"].setdefault("labels", {})[keys.GROUPED_LABEL] = "true"
+        # Executors on our scheduler come out grouped, so the pod webhook skips them; the driver
+        # still needs it (its gate).
+        if dspec["executor"].get("schedulerName") == ctx.scheduler_name:
+            dspec["executor"].setdefault("labels", {})[keys.GROUPED_LABEL] = "true"
         dspec.setdefault("sparkConf", {}).setdefault("spark.kubernetes.scheduler.name", ctx.scheduler_name)
         group = podgroups.build(
             name=name,

@@ -10,7 +10,7 @@ spark-operator launched it for an application we stamped.
   ``spark-app-selector`` under that same name, so they are never left without a group.
 - Executors grouped at the source: a driver's arguments get ``--conf`` pairs (right after
   ``driver``, which the Spark image's entrypoint hands to spark-submit) that make Spark annotate
-  its executors with the group and label them ``vbridge.io/grouped``. The pod webhook's
+  its executors with the group, put them on our scheduler and label them ``vbridge.io/grouped``. The pod webhook's
   objectSelector leaves such pods out, so the apiserver does not call us for each executor.
 - Timing: Spark writes the driver's conf ConfigMap only after the driver pod exists, so at the
   driver's admission the executor count and sizes are unknown. Every driver of ours is admitted
@@ -53,10 +53,12 @@ def _is_ours(pod: Mapping[str, Any], ctx: base.Context) -> bool:
     )
 
 
-def _executor_stamps(name: str) -> dict[str, str]:
-    """Confs that make Spark create its executors already grouped (and so skipped by our webhook)."""
+def _executor_stamps(name: str, scheduler_name: str) -> dict[str, str]:
+    """Confs that make Spark create its executors as our webhook would leave them: grouped, on our
+    scheduler (as the driver is), and labelled so that the webhook is not called for them."""
     return {
         f"spark.kubernetes.executor.annotation.{keys.GROUP_NAME}": name,
+        "spark.kubernetes.executor.scheduler.name": scheduler_name,
         f"spark.kubernetes.executor.label.{keys.GROUPED_LABEL}": "true",
     }
 
@@ -118,7 +120,9 @@ class SparkPodAdapter:
             name = group_name(sparkconf.app_id(obj))
             desired = patching.assoc(desired, ("metadata", "annotations"), {**annotations, keys.GROUP_NAME: name})
         if role == "driver":
-            containers = sparkconf.with_driver_confs(desired["spec"].get("containers") or [], _executor_stamps(name))
+            containers = sparkconf.with_driver_confs(
+                desired["spec"].get("containers") or [], _executor_stamps(name, ctx.scheduler_name)
+            )
             if containers is not None:
                 desired = patching.assoc(desired, ("spec", "containers"), containers)
         if role == "driver" and ctx.conf is None:

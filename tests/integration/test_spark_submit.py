@@ -112,14 +112,16 @@ def check_driver(api: k8s.ApiClient, namespace: str, home: pathlib.Path) -> dict
     assert spec["schedulerName"] == "volcano"
     # Spark's own driver arguments, with ours first: the driver makes its executors grouped.
     args = spec["containers"][0]["args"]
-    assert args[:5] == [
+    assert args[:7] == [
         "driver",
         "--conf",
         f"spark.kubernetes.executor.annotation.{GROUP_NAME}={app_id}-podgroup",
         "--conf",
+        "spark.kubernetes.executor.scheduler.name=volcano",
+        "--conf",
         "spark.kubernetes.executor.label.vbridge.io/grouped=true",
     ]
-    assert args[5] == "--properties-file"
+    assert args[7] == "--properties-file"
 
     conf_map = sparkconf.conf_map_name(driver)
     assert conf_map is not None

@@ -183,10 +183,12 @@ def test_spark_submit_driver_is_gated_until_its_group_is_complete(
     assert created.metadata.annotations[GROUP_NAME] == group
     assert [g.name for g in created.spec.scheduling_gates] == ["vbridge.io/podgroup"]
     # Spark will make the executors grouped itself, so the pod webhook need not be called for them.
-    assert created.spec.containers[0].args[:5] == [
+    assert created.spec.containers[0].args[:7] == [
         "driver",
         "--conf",
         f"spark.kubernetes.executor.annotation.{GROUP_NAME}={group}",
+        "--conf",
+        "spark.kubernetes.executor.scheduler.name=volcano",
         "--conf",
         "spark.kubernetes.executor.label.vbridge.io/grouped=true",
     ]

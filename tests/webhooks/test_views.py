@@ -136,3 +136,14 @@ def test_any_pod_gets_the_same_answer_through_the_view(pod: dict[str, Any]) -> N
     for adapter in VIEWED:
         viewed, whole = both(review(pod, kind=POD), adapter)
         assert viewed == whole
+
+
+def test_deep_nesting_is_refused_on_either_path_not_raised() -> None:
+    depth = 1500
+    raw = review({"metadata": {"name": "p"}, "spec": {"x": "@@"}}, kind=POD).replace(
+        b'"@@"', b"[" * depth + b'"x"' + b"]" * depth
+    )
+    for adapter in VIEWED:
+        viewed, whole = both(raw, adapter)
+        assert viewed == whole
+        assert viewed["response"]["allowed"] is False

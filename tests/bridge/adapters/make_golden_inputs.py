@@ -175,15 +175,16 @@ def main() -> None:
         spark.submit_pod("driver", scheduler="default-scheduler"),
         adapter="spark.apache.org/pod",
     )
+    for role, name in (
+        ("driver", "spark-pod-operator-launched"),
+        ("executor", "spark-pod-operator-launched-executor-gets-our-scheduler"),
+    ):
+        annotations = {"scheduling.k8s.io/group-name": "spark-pi-pg"}
+        pod = spark.submit_pod(role, scheduler="default-scheduler", operator_app="pi", annotations=annotations)
+        case(name, pod, adapter="spark.apache.org/pod")
     case(
-        "spark-pod-operator-launched",
-        spark.submit_pod(
-            "driver",
-            scheduler="default-scheduler",
-            operator_app="pi",
-            annotations={"scheduling.k8s.io/group-name": "spark-pi-pg"},
-        ),
-        adapter="spark.apache.org/pod",
+        "spark-app-executor-on-another-scheduler-not-labelled",
+        spark.app(batchScheduler="volcano", executor={"schedulerName": "yunikorn"}),
     )
     gated = spark.submit_pod("driver")
     case(
