@@ -12,7 +12,7 @@ Targets: p99 ≤ 5 ms, ≥ 2,000 req/s, ≥ 70 % of the ceiling, pod creates wit
 The no-op server's p99 at the same rate is printed too: the latency floor of this machine and stack.
 Needs `wrk` (apt-get install wrk); vegeta is built from its Go module (tools/vegeta) on first use.
 
-    .venv/bin/python bench/admission.py [--seconds 10] [--pods 3000] [--rounds 3] [--parts all|servers|pods]
+    .venv/bin/python bench/admission.py [--seconds 10] [--pods 5000] [--rounds 5] [--parts all|servers|pods]
 """
 
 from __future__ import annotations
@@ -264,31 +264,47 @@ async def pod_create_rate(lc: cluster.LocalCluster, count: int, ns: str, stream:
 
 
 def pod_create_rates(lc: cluster.LocalCluster, pods: int, rounds: int, tls: certs.KeyPair, ca: bytes) -> None:
-    """Per round, every stream without the webhook and with it (the order flips each round, so a
-    drift of the machine falls on both); per stream, the median over rounds of with / without."""
+    """Each stream without the webhook and with it, back to back, in an order that flips from one
+    measurement to the next (so a drift of the machine falls on both); per stream, the median over
+    rounds of with / without."""
     from bridge import runtime
 
-    async def registered(url: str | None) -> None:
-        async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
-            if url:
-                await runtime.register(api, url=url, ca_bundle=ca)
-            else:
-                await runtime.unregister(api)
+    state: list[bool] = [False]
+
+    def registered(on: bool) -> None:
+        if state[0] == on:
+            return
+
+        async def change() -> None:
+            async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
+                if on:
+                    await runtime.register(api, url=f"https://127.0.0.1:{port}", ca_bundle=ca)
+                else:
+                    await runtime.unregister(api)
+
+        asyncio.run(change())
+        state[0] = on
         time.sleep(1)  # the apiserver picks the configuration up from its watch
 
-    def sweep() -> dict[str, float]:
-        return {s: asyncio.run(pod_create_rate(lc, pods, f"stream-{i}", s)) for i, s in enumerate(STREAMS)}
+    def run(stream: str) -> float:
+        rate = asyncio.run(pod_create_rate(lc, pods, f"stream-{list(STREAMS).index(stream)}", stream))
+        time.sleep(1)  # let the deletions settle
+        return rate
 
     port = cluster.free_port()
     proc = start("real", port, tls)
     rates: dict[str, dict[str, list[float]]] = {"without": {s: [] for s in STREAMS}, "with": {s: [] for s in STREAMS}}
     try:
-        sweep()  # warm-up
-        for r in range(rounds):
-            for mode in ("without", "with") if r % 2 == 0 else ("with", "without"):
-                asyncio.run(registered(f"https://127.0.0.1:{port}" if mode == "with" else None))
-                for stream, rate in sweep().items():
-                    rates[mode][stream].append(rate)
+        for stream in STREAMS:  # warm-up
+            run(stream)
+        flip = 0
+        for _ in range(rounds):
+            for stream in STREAMS:
+                for mode in ("without", "with") if flip % 2 == 0 else ("with", "without"):
+                    registered(mode == "with")
+                    rates[mode][stream].append(run(stream))
+                    print(f"  {mode:7} executors {stream:24} {rates[mode][stream][-1]:5.0f} pods/s", flush=True)
+                flip += 1
     finally:
         proc.terminate()
         proc.wait(10)
@@ -353,8 +369,8 @@ if __name__ == "__main__":
     else:
         parser = argparse.ArgumentParser()
         parser.add_argument("--seconds", type=int, default=10)
-        parser.add_argument("--pods", type=int, default=3000, help="pods per stream and run")
-        parser.add_argument("--rounds", type=int, default=3)
+        parser.add_argument("--pods", type=int, default=5000, help="pods per stream and run")
+        parser.add_argument("--rounds", type=int, default=5)
         parser.add_argument("--parts", choices=("all", "servers", "pods"), default="all")
         args = parser.parse_args()
         main(args.seconds, args.pods, args.rounds, args.parts)
