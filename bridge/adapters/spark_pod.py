@@ -10,8 +10,9 @@ spark-operator launched it for an application we stamped.
   ``spark-app-selector`` under that same name, so they are never left without a group.
 - Executors grouped at the source: a driver's arguments get ``--conf`` pairs (right after
   ``driver``, which the Spark image's entrypoint hands to spark-submit) that make Spark annotate
-  its executors with the group, put them on our scheduler and label them ``vbridge.io/grouped``. The pod webhook's
-  objectSelector leaves such pods out, so the apiserver does not call us for each executor.
+  its executors with the group, put them on our scheduler and label them ``vbridge.io/grouped``.
+  The pod webhook's objectSelector leaves such pods out, so the apiserver does not call us for
+  each executor.
 - Timing: Spark writes the driver's conf ConfigMap only after the driver pod exists, so at the
   driver's admission the executor count and sizes are unknown. Every driver of ours is admitted
   with the scheduling gate ``vbridge.io/podgroup``; the reconciler builds (or, when Spark or the
@@ -125,9 +126,8 @@ class SparkPodAdapter:
             )
             if containers is not None:
                 desired = patching.assoc(desired, ("spec", "containers"), containers)
-        if role == "driver" and ctx.conf is None:
             gates = list(desired["spec"].get("schedulingGates") or [])
-            if not any(g.get("name") == keys.SPARK_GATE for g in gates):
+            if ctx.conf is None and not any(g.get("name") == keys.SPARK_GATE for g in gates):
                 desired = patching.assoc(desired, ("spec", "schedulingGates"), [*gates, {"name": keys.SPARK_GATE}])
         group = None
         if role == "driver" and ctx.conf is not None and name == group_name(sparkconf.app_id(obj)):
