@@ -269,10 +269,11 @@ def pod_create_rates(lc: cluster.LocalCluster, pods: int, rounds: int, tls: cert
     rounds of with / without."""
     from bridge import runtime
 
-    state: list[bool] = [False]
+    hooked_now = False
 
     def registered(on: bool) -> None:
-        if state[0] == on:
+        nonlocal hooked_now
+        if hooked_now == on:
             return
 
         async def change() -> None:
@@ -283,11 +284,12 @@ def pod_create_rates(lc: cluster.LocalCluster, pods: int, rounds: int, tls: cert
                     await runtime.unregister(api)
 
         asyncio.run(change())
-        state[0] = on
+        hooked_now = on
         time.sleep(1)  # the apiserver picks the configuration up from its watch
 
     def run(stream: str) -> float:
-        rate = asyncio.run(pod_create_rate(lc, pods, f"stream-{list(STREAMS).index(stream)}", stream))
+        namespace = "stream-" + stream.lower().replace(" ", "-").replace("'", "")
+        rate = asyncio.run(pod_create_rate(lc, pods, namespace, stream))
         time.sleep(1)  # let the deletions settle
         return rate
 
@@ -297,14 +299,12 @@ def pod_create_rates(lc: cluster.LocalCluster, pods: int, rounds: int, tls: cert
     try:
         for stream in STREAMS:  # warm-up
             run(stream)
-        flip = 0
-        for _ in range(rounds):
-            for stream in STREAMS:
-                for mode in ("without", "with") if flip % 2 == 0 else ("with", "without"):
+        for r in range(rounds):
+            for i, stream in enumerate(STREAMS):
+                for mode in ("without", "with") if (r * len(STREAMS) + i) % 2 == 0 else ("with", "without"):
                     registered(mode == "with")
                     rates[mode][stream].append(run(stream))
                     print(f"  {mode:7} executors {stream:24} {rates[mode][stream][-1]:5.0f} pods/s", flush=True)
-                flip += 1
     finally:
         proc.terminate()
         proc.wait(10)
