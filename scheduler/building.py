@@ -25,10 +25,10 @@ from scheduler import podspec, resources, snapshot, tally
 __all__ = ["GROUP_ANNOTATION", "build", "parse_time"]
 
 GROUP_ANNOTATION = keys.GROUP_NAME
-TASK_SPEC = "volcano.sh/task-spec"
-PREEMPTABLE = "volcano.sh/preemptable"
-SPARK_ROLE = "spark-role"
-SPARK_APP = "spark-app-selector"
+TASK_SPEC = keys.TASK_SPEC
+PREEMPTABLE = keys.PREEMPTABLE
+SPARK_ROLE = keys.SPARK_ROLE
+SPARK_APP = keys.SPARK_APP_SELECTOR
 CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
 
 Obj = Mapping[str, Any]

@@ -1,7 +1,8 @@
 """AdmissionReview v1: parse a request, build a response. Pure.
 
-For an adapter with a view (the pod adapters, the hot path), parsing first tries msgspec: the
-envelope, then the object through the view, so only the fields the adapter reads are built.
+For an adapter with a view (the pod adapters, the hot path), parsing first tries msgspec: one
+pass over the envelope and the object through the view, so only the fields the adapter reads are
+built.
 Anything that does not fit goes to the careful path (orjson, the whole object), which names what
 is wrong; both give the same ``Request`` for what both accept.
 """

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bridge import keys
+
 __all__ = ["app_id", "conf_map_name", "parse_properties", "role", "with_driver_confs"]
 
 TEMPLATE_FILE = "spark.kubernetes.scheduler.volcano.podGroupTemplateFile"
@@ -31,12 +33,12 @@ def parse_properties(text: str) -> dict[str, str]:
 
 def role(pod: Mapping[str, Any]) -> str | None:
     labels = (pod.get("metadata") or {}).get("labels") or {}
-    value = labels.get("spark-role")
-    return value if value in ("driver", "executor") and labels.get("spark-app-selector") else None
+    value = labels.get(keys.SPARK_ROLE)
+    return value if value in ("driver", "executor") and labels.get(keys.SPARK_APP_SELECTOR) else None
 
 
 def app_id(pod: Mapping[str, Any]) -> str:
-    return str(((pod.get("metadata") or {}).get("labels") or {}).get("spark-app-selector", ""))
+    return str(((pod.get("metadata") or {}).get("labels") or {}).get(keys.SPARK_APP_SELECTOR, ""))
 
 
 def conf_map_name(pod: Mapping[str, Any]) -> str | None:

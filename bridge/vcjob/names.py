@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bridge import keys
+
 __all__ = [
     "COMMAND",
     "GROUP_NAME",
@@ -27,11 +29,11 @@ __all__ = [
 ]
 
 API_VERSION = "batch.volcano.sh/v1alpha1"
-GROUP_NAME = "scheduling.k8s.io/group-name"  # the key the scheduler reads to find a pod's gang
+GROUP_NAME = keys.GROUP_NAME  # the key the scheduler reads to find a pod's gang
 JOB_NAME = "volcano.sh/job-name"
 JOB_NAMESPACE = "volcano.sh/job-namespace"
 QUEUE_NAME = "volcano.sh/queue-name"
-TASK_SPEC = "volcano.sh/task-spec"
+TASK_SPEC = keys.TASK_SPEC
 TASK_INDEX = "volcano.sh/task-index"
 JOB_VERSION = "volcano.sh/job-version"
 JOB_RETRY_COUNT = "volcano.sh/job-retry-count"
