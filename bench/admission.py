@@ -36,10 +36,10 @@ import uvloop
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bridge import errors, queues  # noqa: E402
+from bridge import errors, facts, queues  # noqa: E402
 from bridge.k8s import client, kubeconfigs, paths  # noqa: E402
-from bridge.localcluster import certs, cluster  # noqa: E402
-from webhooks import facts, server  # noqa: E402
+from vbridge.localcluster import certs, cluster  # noqa: E402
+from webhooks import server  # noqa: E402
 
 
 def executor_review() -> dict[str, Any]:
@@ -267,7 +267,7 @@ def pod_create_rates(lc: cluster.LocalCluster, pods: int, rounds: int, tls: cert
     """Each stream without the webhook and with it, back to back, in an order that flips from one
     measurement to the next (so a drift of the machine falls on both); per stream, the median over
     rounds of with / without."""
-    from bridge import runtime
+    from vbridge import runtime
 
     hooked_now = False
 

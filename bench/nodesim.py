@@ -17,8 +17,8 @@ import time
 from typing import Any
 
 from bridge.k8s import client, kubeconfigs, paths
-from bridge.localcluster import cluster
-from bridge.nodesim import nodes, podstatus, simulator
+from vbridge.localcluster import cluster
+from vbridge.nodesim import nodes, podstatus, simulator
 
 
 def _pod(i: int, node: str) -> dict[str, Any]:

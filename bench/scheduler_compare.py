@@ -47,10 +47,11 @@ import yaml
 
 from bridge import errors
 from bridge.k8s import client, kubeconfigs, paths, watching
-from bridge.localcluster import binaries, cluster, processes
-from bridge.nodesim import nodes, simulator
-from scheduler import plan
-from scheduler.io import binder, command
+from scheduler.api import plan
+from scheduler.io import binder
+from vbridge.commands import scheduler as command
+from vbridge.localcluster import binaries, cluster, processes
+from vbridge.nodesim import nodes, simulator
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PG_API = "scheduling.volcano.sh/v1beta1"
@@ -65,7 +66,7 @@ CONTENDERS = ("ours", "kube", "volcano", "ceiling")
 OURS_WITH_CONNECTIONS = """\
 import asyncio, pathlib, sys
 from bridge.k8s import client, kubeconfigs
-from scheduler import config
+from scheduler.framework import config
 from scheduler.io import loop
 async def main():
     conn = kubeconfigs.load(pathlib.Path(sys.argv[1]))
@@ -240,7 +241,7 @@ def _start_process(
 ) -> processes.Process:
     logs = lc.workdir / "logs"
     if contender == "ours":
-        argv = [sys.executable, "-m", "bridge.cli", "scheduler", f"--kubeconfig={lc.kubeconfig}", "--verbose"]
+        argv = [sys.executable, "-m", "vbridge.cli", "scheduler", f"--kubeconfig={lc.kubeconfig}", "--verbose"]
     elif contender.startswith("ours@"):
         # What-if: the same scheduler over a client with N connections instead of 64.
         argv = [sys.executable, "-c", OURS_WITH_CONNECTIONS, str(lc.kubeconfig), contender.partition("@")[2]]
@@ -397,7 +398,7 @@ def median(runs: list[Result]) -> Result:
 PROFILE_BUCKETS = (
     # Modules executing their bodies; a failed import (see _summarize_profile) never gets there.
     ("start-up imports", "_call_with_frames_removed"),
-    ("core: snapshot + actions (worker thread)", "scheduler/building.py", "scheduler/cycle.py", "Scheduler._decide"),
+    ("core: snapshot + actions (worker thread)", "scheduler/api/building.py", "scheduler/cycle.py", "Scheduler._decide"),
     ("binder: pods/binding POSTs", "scheduler/io/binder.py"),
     ("status writer: PodGroup status, events", "scheduler/io/status.py"),
     ("watches + cache", "scheduler/io/cache.py", "bridge/k8s/watching.py"),

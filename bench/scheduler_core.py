@@ -18,7 +18,9 @@ import sys
 import time
 from typing import Any
 
-from scheduler import building, config, cycle
+from scheduler import cycle
+from scheduler.api import building
+from scheduler.framework import config
 
 NOW = datetime.datetime(2025, 1, 1, 1, tzinfo=datetime.UTC)
 SHAPES = [("500m", "1Gi"), ("1", "2Gi"), ("2", "4Gi"), ("4", "8Gi")]

@@ -19,10 +19,11 @@ import time
 from typing import Any
 
 from bridge.k8s import client, kubeconfigs, paths
-from bridge.localcluster import cluster
-from bridge.nodesim import nodes, simulator
-from scheduler import config, plan
+from scheduler.api import plan
+from scheduler.framework import config
 from scheduler.io import binder, loop
+from vbridge.localcluster import cluster
+from vbridge.nodesim import nodes, simulator
 
 PG_API = "scheduling.volcano.sh/v1beta1"
 CONCURRENCY = 64

@@ -6,18 +6,18 @@ Contract of the package tree:
 - ``bridge.crdgen``: turns those models into CRD manifests. Pure.
 - ``bridge.errors``: the one error hierarchy of the project.
 - ``bridge.k8s``: the only place that talks HTTP to a kube-apiserver.
-- ``bridge.localcluster``: a local control plane (etcd, kube-apiserver, kube-controller-manager)
+- ``vbridge.localcluster``: a local control plane (etcd, kube-apiserver, kube-controller-manager)
   built from Go modules and run on loopback.
-- ``bridge.nodesim``: simulated nodes, standing in for kubelets.
+- ``vbridge.nodesim``: simulated nodes, standing in for kubelets.
 - ``bridge.adapters``: one pure translation per workload kind, listed in ``registry``.
 - ``bridge.spark``, ``bridge.queues``, ``bridge.podresources``, ``bridge.quantity``,
   ``bridge.convert``, ``bridge.patching``, ``bridge.podgroups``: pure rules and helpers.
 - ``bridge.vcjob``: Volcano Jobs, pure (state machine, plugins, desired objects).
-- ``bridge.controllers``: the reconcilers (I/O).
-- ``bridge.runtime``: the composition root of webhook server and reconcilers;
-  ``bridge.embedded`` adds the local cluster, simulator and scheduler for ``vbridge up``.
-- ``bridge.crdgen``, ``bridge.chartgen``: generated CRDs and chart parts.
-- ``bridge.cli``: the ``vbridge`` command (``cli_serve``, ``cli_jobs``: its larger subcommands).
+- ``vbridge.controllers``: the reconcilers (I/O).
+- ``vbridge.runtime``: the composition root of webhook server and reconcilers;
+  ``vbridge.embedded`` adds the local cluster, simulator and scheduler for ``vbridge up``.
+- ``bridge.crdgen``, ``vbridge.chartgen``: generated CRDs and chart parts.
+- ``vbridge.cli``: the ``vbridge`` command (``cli_serve``, ``cli_jobs``: its larger subcommands).
 """
 
 __all__: list[str] = []

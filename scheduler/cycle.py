@@ -12,9 +12,9 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 
-from scheduler import config, plan, session, snapshot, verdicts
 from scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
-from scheduler.plugins import tiers
+from scheduler.api import plan, snapshot
+from scheduler.framework import config, session, tiers, verdicts
 
 __all__ = ["ACTIONS", "schedule"]
 

@@ -16,9 +16,9 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
 from bridge import errors
-from bridge.localcluster import binaries, cluster
-from bridge.nodesim import nodes
 from tests.support import bridgethread, simthread
+from vbridge.localcluster import binaries, cluster
+from vbridge.nodesim import nodes
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

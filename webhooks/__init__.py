@@ -9,7 +9,7 @@
 - ``server``: the HTTPS server (uvicorn, raw ASGI): body cap, read timeout, health endpoints.
 
 The webhooks have no side effects (``sideEffects: None``): PodGroups are made by the
-reconciler in ``bridge.controllers``, so a dry run or a request rejected later creates nothing.
+reconciler in ``vbridge.controllers``, so a dry run or a request rejected later creates nothing.
 """
 
 __all__ = ["admission", "configuration", "facts", "reviews", "server"]

@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 
 class FactsView(Protocol):
-    """What admission needs to know about the cluster (kept current by ``webhooks.facts``)."""
+    """What admission needs to know about the cluster (kept current by ``bridge.facts``)."""
 
     def context(self, namespace: str, *, scheduler_name: str, want_podgroup: bool = True) -> base.Context: ...
 

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from bridge.adapters import (
-    base,
-    kubeflow_pod,
-    mpi_job,
-    mpi_job_v1,
-    pytorch_job,
-    spark_application,
-    spark_pod,
-    tf_job,
-    volcano_job,
-)
+from bridge.adapters import base
+from bridge.adapters.kubeflow import mpijob as mpi_job
+from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
+from bridge.adapters.kubeflow import pod as kubeflow_pod
+from bridge.adapters.kubeflow import pytorchjob as pytorch_job
+from bridge.adapters.kubeflow import tfjob as tf_job
+from bridge.adapters.spark import application as spark_application
+from bridge.adapters.spark import pod as spark_pod
+from bridge.adapters.vcjob import adapter as volcano_job
 
 __all__ = ["ADAPTERS", "by_path", "for_object"]
 

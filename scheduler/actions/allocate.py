@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from scheduler import placement, session, snapshot, statement
-from scheduler.plugins import tiers
+from scheduler.api import snapshot
+from scheduler.framework import placement, session, statement, tiers
 
 __all__ = ["execute"]
 

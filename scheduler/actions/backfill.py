@@ -9,8 +9,7 @@ launcher) is never bound ahead of the rest of a gang that allocate could not pla
 
 from __future__ import annotations
 
-from scheduler import placement, session, statement
-from scheduler.plugins import tiers
+from scheduler.framework import placement, session, statement, tiers
 
 __all__ = ["execute"]
 

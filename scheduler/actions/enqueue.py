@@ -9,8 +9,7 @@ stops two big gangs from each taking half the cluster.
 
 from __future__ import annotations
 
-from scheduler import session
-from scheduler.plugins import tiers
+from scheduler.framework import session, tiers
 
 __all__ = ["execute"]
 

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from scheduler import placement, session, snapshot, statement
-from scheduler.plugins import tiers
+from scheduler.api import snapshot
+from scheduler.framework import placement, session, statement, tiers
 
 __all__ = ["make_room"]
 

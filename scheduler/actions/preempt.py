@@ -11,9 +11,9 @@ otherwise everything is rolled back.
 
 from __future__ import annotations
 
-from scheduler import placement, session, snapshot, statement
 from scheduler.actions import evicting
-from scheduler.plugins import tiers
+from scheduler.api import snapshot
+from scheduler.framework import placement, session, statement, tiers
 
 __all__ = ["execute", "starving"]
 

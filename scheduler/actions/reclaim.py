@@ -9,9 +9,9 @@ gang is pipelined.
 
 from __future__ import annotations
 
-from scheduler import placement, session, snapshot
 from scheduler.actions import preempt
-from scheduler.plugins import tiers
+from scheduler.api import snapshot
+from scheduler.framework import placement, session, tiers
 
 __all__ = ["execute"]
 

@@ -13,10 +13,9 @@ Contract:
   (``leader.Elector``), a cycle every ``period`` seconds or promptly after relevant events, and
   ``metrics`` (Prometheus text on ``/metrics``, ``/healthz``). The core runs in a worker thread;
   its committed binds go out as it commits them, evictions and nominations once it is done;
-- ``command.add_parser`` registers ``vbridge scheduler``.
 
 Only this package performs I/O for the scheduler, always through ``bridge.k8s.client.Client``;
 the clock is read here (``loop``), never in the core.
 """
 
-__all__ = ["binder", "cache", "command", "leader", "loop", "metrics", "status"]
+__all__ = ["binder", "cache", "leader", "loop", "metrics", "status"]

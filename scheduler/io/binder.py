@@ -20,7 +20,7 @@ from typing import Any
 
 from bridge import errors
 from bridge.k8s import client, paths
-from scheduler import plan
+from scheduler.api import plan
 from scheduler.io import cache as cache_mod
 from scheduler.io import status
 

@@ -25,7 +25,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from bridge import errors, keys
 from bridge.k8s import client, paths
-from scheduler import config, plan
+from scheduler.api import plan
+from scheduler.framework import config
 from scheduler.io import binder, cache, leader, metrics, status
 
 __all__ = ["DEFAULT_QUEUES", "CycleReport", "Scheduler"]
@@ -34,7 +35,7 @@ log = logging.getLogger(__name__)
 
 # The pure core (numpy and all) is imported in a worker thread while the cache lists, not when
 # this module loads: at start-up the two overlap instead of adding up.
-CORE_MODULES = ("scheduler.building", "scheduler.cycle")
+CORE_MODULES = ("scheduler.api.building", "scheduler.cycle")
 
 # As Volcano's scheduler creates them when missing (cache.go newDefaultAndRootQueue).
 DEFAULT_QUEUES = (
@@ -248,7 +249,8 @@ class Scheduler:
         now: datetime.datetime,
         on_commit: Callable[[list[plan.Allocate]], None],
     ) -> plan.Plan:
-        from scheduler import building, cycle  # loaded already by ``_load_core``
+        from scheduler import cycle
+        from scheduler.api import building  # loaded already by ``_load_core``
 
         snap = building.build(**inputs, scheduler_name=self.conf.scheduler_name)
         return cycle.schedule(snap, self.conf, now, on_commit)

@@ -16,7 +16,7 @@ import contextlib
 import dataclasses
 from collections.abc import Callable
 
-from scheduler import plan
+from scheduler.api import plan
 
 __all__ = ["BUCKETS", "Metrics", "serve"]
 
@@ -101,7 +101,7 @@ class Metrics:
         return "\n".join(out) + "\n"
 
     def _queues(self, family: Callable[[str, str, str], None], out: list[str]) -> None:
-        from scheduler import resources  # numpy: loaded with the core, after start-up's lists
+        from scheduler.api import resources  # numpy: loaded with the core, after start-up's lists
 
         family("volcano_queue_allocated_milli_cpu", "gauge", "Allocated CPU count for one queue")
         for name, q in sorted(self.queues.items()):

@@ -20,9 +20,8 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from bridge import errors
-from bridge.controllers import events
-from bridge.k8s import client, paths
-from scheduler import plan
+from bridge.k8s import client, events, paths
+from scheduler.api import plan
 from scheduler.io import cache as cache_mod
 
 __all__ = ["StatusWriter", "event", "pod_condition", "podgroup_status", "queue_status"]

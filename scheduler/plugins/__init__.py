@@ -1,8 +1,8 @@
-"""Scheduler plugins: typed objects with named hooks that return values (see ``base``).
+"""Scheduler plugins: typed objects with named hooks that return values (see ``framework.plugin``).
 
 A plugin is built per cycle from its conf arguments and reads the session; it never writes
-status or changes session state. ``tiers`` combines the answers of the configured tiers the
-way Volcano does and lists the available plugins explicitly.
+status or changes session state. ``registry`` lists the available plugins explicitly; the
+framework's ``tiers`` combines their answers the way Volcano does. ``spark`` is the Spark hold.
 """
 
-__all__ = ["base", "conformance", "gang", "nodeorder", "overcommit", "predicates", "priority", "proportion", "tiers"]
+__all__ = ["conformance", "gang", "nodeorder", "overcommit", "predicates", "priority", "proportion", "spark"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scheduler import snapshot
-from scheduler.plugins import base
+from scheduler.api import snapshot
+from scheduler.framework import plugin as base
 
 __all__ = ["Conformance"]
 

@@ -13,8 +13,8 @@ import collections
 from collections.abc import Sequence
 from typing import Any
 
-from scheduler import snapshot
-from scheduler.plugins import base
+from scheduler.api import snapshot
+from scheduler.framework import plugin as base
 
 __all__ = ["Gang"]
 

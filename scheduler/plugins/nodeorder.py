@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from scheduler import config, resources, session, snapshot
-from scheduler.plugins import base
+from scheduler.api import resources, snapshot
+from scheduler.framework import config, session
+from scheduler.framework import plugin as base
 
 __all__ = ["BinPack", "NodeOrder"]
 

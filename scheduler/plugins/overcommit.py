@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from scheduler import config, session, spark
-from scheduler.plugins import base
+from scheduler.framework import config, session
+from scheduler.framework import plugin as base
+from scheduler.plugins import spark
 
 __all__ = ["Overcommit", "promised"]
 

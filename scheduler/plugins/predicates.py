@@ -16,8 +16,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from scheduler import config, podspec, session, snapshot
-from scheduler.plugins import base
+from scheduler.api import podspec, snapshot
+from scheduler.framework import config, session
+from scheduler.framework import plugin as base
 
 __all__ = ["Predicates"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from scheduler import snapshot
-from scheduler.plugins import base
+from scheduler.api import snapshot
+from scheduler.framework import plugin as base
 
 __all__ = ["Priority"]
 

@@ -24,8 +24,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from scheduler import config, resources, session, snapshot, tally
-from scheduler.plugins import base, overcommit
+from scheduler.api import resources, snapshot, tally
+from scheduler.framework import config, session
+from scheduler.framework import plugin as base
+from scheduler.plugins import overcommit
 
 __all__ = ["Proportion", "water_fill"]
 

@@ -7,7 +7,8 @@ import pathlib
 import pytest
 import yaml
 
-from bridge import cli, convert, errors
+from bridge import convert, errors
+from vbridge import cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 

@@ -8,9 +8,9 @@ import subprocess
 import pytest
 import yaml
 
-from bridge import chartgen
 from bridge.adapters import registry
-from bridge.localcluster import binaries, cluster
+from vbridge import chartgen
+from vbridge.localcluster import binaries, cluster
 
 CHART = chartgen.CHART
 

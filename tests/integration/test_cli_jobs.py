@@ -9,10 +9,10 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from bridge import cli
-from bridge.localcluster import cluster
 from tests.integration.test_controlplane import PG, eventually
 from tests.support import bridgethread
+from vbridge import cli
+from vbridge.localcluster import cluster
 
 pytestmark = pytest.mark.integration
 ROOT = pathlib.Path(__file__).resolve().parents[2]

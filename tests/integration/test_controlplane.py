@@ -10,9 +10,9 @@ from typing import Any, TypeVar
 import pytest
 from kubernetes import client as k8s
 
-from bridge.localcluster import binaries, cluster
-from bridge.nodesim import RUN_SECONDS
 from tests.support import simthread
+from vbridge.localcluster import binaries, cluster
+from vbridge.nodesim import RUN_SECONDS
 
 pytestmark = pytest.mark.integration
 T = TypeVar("T")

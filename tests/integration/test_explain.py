@@ -13,12 +13,15 @@ import uuid
 import pytest
 from kubernetes import client as k8s
 
-from bridge import cli
 from bridge.k8s import client, kubeconfigs
-from bridge.localcluster import cluster
-from scheduler import building, config, explain, explain_command
+from scheduler.api import building
+from scheduler.framework import config
+from scheduler.tools import explain
 from tests.integration.test_controlplane import PG
 from tests.support import simthread
+from vbridge import cli
+from vbridge.commands import explain as explain_command
+from vbridge.localcluster import cluster
 
 pytestmark = pytest.mark.integration
 

@@ -19,11 +19,11 @@ import pytest
 from kubernetes import client as k8s
 
 from bridge import keys
-from bridge.localcluster import binaries
-from bridge.spark import conf as sparkconf
+from bridge.adapters.spark import conf as sparkconf
 from tests.integration import test_spark_submit as common
 from tests.integration.test_controlplane import eventually
 from tests.support import operator_env
+from vbridge.localcluster import binaries
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 GROUP_NAME = common.GROUP_NAME

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
-from bridge.localcluster import binaries, operators
 from tests.integration import test_operators_spark as spark_ops
 from tests.integration import test_spark_submit as common
 from tests.support import operator_env
+from vbridge.localcluster import binaries, operators
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
-from bridge.localcluster import binaries
 from tests.integration import test_spark_submit as common
 from tests.integration.test_controlplane import eventually
 from tests.support import operator_env
+from vbridge.localcluster import binaries
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 GROUP_NAME = common.GROUP_NAME

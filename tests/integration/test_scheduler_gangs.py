@@ -21,12 +21,13 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
 from bridge.k8s import client, kubeconfigs
-from bridge.localcluster import binaries, cluster
-from bridge.nodesim import nodes
-from scheduler import config, plan
+from scheduler.api import plan
+from scheduler.framework import config
 from scheduler.io import binder, leader, loop
 from tests.integration.test_controlplane import PG, eventually
 from tests.support import loopthread, simthread
+from vbridge.localcluster import binaries, cluster
+from vbridge.nodesim import nodes
 
 pytestmark = pytest.mark.integration
 

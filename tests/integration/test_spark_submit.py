@@ -21,11 +21,11 @@ import pytest
 from kubernetes import client as k8s
 
 from bridge import errors
+from bridge.adapters.spark import conf as sparkconf
 from bridge.k8s import client, kubeconfigs
-from bridge.localcluster import cluster, operators
-from bridge.spark import conf as sparkconf
 from tests.integration.test_controlplane import PG, eventually
 from tests.support import bridgethread, gangcheck, loopthread, simthread
+from vbridge.localcluster import cluster, operators
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -261,9 +261,9 @@ class Gang:
         self.log = gangcheck.BindLog()
         if not scheduler_available():
             return
-        from bridge.nodesim import nodes
-        from scheduler import config
+        from scheduler.framework import config
         from scheduler.io import loop
+        from vbridge.nodesim import nodes
 
         specs = nodes.pool(4, prefix="op-node", cpu="8", memory="32Gi")
         self.threads.append(simthread.SimThread(lc.kubeconfig, specs, default_run_seconds=run_seconds).start())

@@ -25,11 +25,12 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
-from bridge import keys, nodesim
-from bridge.localcluster import cluster, operators
+from bridge import keys
 from tests.integration import test_spark_submit as common
 from tests.integration.test_controlplane import eventually
 from tests.support import bridgethread
+from vbridge import nodesim
+from vbridge.localcluster import cluster, operators
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 EXECUTORS = 2

@@ -11,7 +11,7 @@ import yaml
 from kubernetes import client as k8s
 
 from bridge.k8s import client, kubeconfigs
-from bridge.localcluster import cluster, depcrds
+from vbridge.localcluster import cluster, depcrds
 
 pytestmark = pytest.mark.integration
 ROOT = pathlib.Path(__file__).resolve().parents[2]

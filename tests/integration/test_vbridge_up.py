@@ -15,10 +15,10 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from bridge import embedded
-from bridge.localcluster import binaries
 from tests.integration import test_spark_submit as common
 from tests.integration.test_controlplane import PG, eventually
+from vbridge import embedded
+from vbridge.localcluster import binaries
 
 pytestmark = pytest.mark.integration
 
@@ -44,7 +44,7 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
         [
             sys.executable,
             "-m",
-            "bridge.cli",
+            "vbridge.cli",
             "up",
             "--nodes",
             "3",
@@ -159,7 +159,7 @@ def test_up_with_operators_runs_the_seed_spark_tf_and_mpi_jobs_to_completion(
     common.spark_home()  # the spark-operator runs pyspark's spark-submit
     workdir = tmp_path / "up"
     out = tmp_path / "up.out"
-    argv = [sys.executable, "-m", "bridge.cli", "up", "--with-operators", "--run-seconds", "2"]
+    argv = [sys.executable, "-m", "vbridge.cli", "up", "--with-operators", "--run-seconds", "2"]
     with out.open("w") as sink, subprocess.Popen([*argv, "--workdir", str(workdir)], stdout=sink, stderr=sink) as proc:
         try:
             seen = _wait_for_output(out, proc, "gang scheduler running", timeout=180)

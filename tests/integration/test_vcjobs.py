@@ -20,12 +20,12 @@ import yaml
 from kubernetes import client as k8s
 
 from bridge.k8s import client, kubeconfigs
-from bridge.localcluster import cluster
-from bridge.nodesim import podstatus
-from scheduler import config
+from scheduler.framework import config
 from scheduler.io import loop
 from tests.integration.test_controlplane import PG, eventually
 from tests.support import bridgethread, loopthread, simthread
+from vbridge.localcluster import cluster
+from vbridge.nodesim import podstatus
 
 pytestmark = pytest.mark.integration
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -13,12 +13,12 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from bridge.localcluster import cluster
 from tests.builders import kubeflow as kf
 from tests.builders import spark
 from tests.integration import test_upstream_crds as upstream
 from tests.integration.test_controlplane import PG, eventually
 from tests.support import bridgethread
+from vbridge.localcluster import cluster
 
 pytestmark = pytest.mark.integration
 ROOT = pathlib.Path(__file__).resolve().parents[2]

@@ -12,7 +12,9 @@ import datetime
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scheduler import building, config, cycle, plan
+from scheduler import cycle
+from scheduler.api import building, plan
+from scheduler.framework import config
 
 NOW = datetime.datetime(2025, 1, 1, 1, 0, 0, tzinfo=datetime.UTC)
 

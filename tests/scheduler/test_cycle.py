@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler import building, config, cycle, plan
-from tests.scheduler import scenarios, test_batched_placement
+from scheduler import cycle
+from scheduler.api import building, plan
+from scheduler.framework import config
+from tests.scheduler import scenarios
+from tests.scheduler.framework import test_batched_placement
 
 GROUP = "scheduling.k8s.io/group-name"
 

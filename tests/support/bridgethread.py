@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
-from bridge import runtime
 from bridge.k8s import client, kubeconfigs
-from bridge.localcluster import certs, cluster
 from tests.support import loopthread
+from vbridge import runtime
+from vbridge.localcluster import certs, cluster
 from webhooks import server
 
 

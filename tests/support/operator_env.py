@@ -11,9 +11,9 @@ import yaml
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from bridge.localcluster import binaries, cluster, depcrds, operators
 from tests.integration import test_spark_submit as common
 from tests.support import bridgethread
+from vbridge.localcluster import binaries, cluster, depcrds, operators
 
 Env = tuple[k8s.ApiClient, operators.Operator, common.Gang]
 

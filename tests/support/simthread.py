@@ -7,8 +7,8 @@ import pathlib
 from collections.abc import Sequence
 
 from bridge.k8s import client, kubeconfigs
-from bridge.nodesim import nodes, simulator
 from tests.support import loopthread
+from vbridge.nodesim import nodes, simulator
 
 
 class SimThread(loopthread.LoopThread):

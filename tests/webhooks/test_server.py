@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from bridge.localcluster import certs, cluster
 from tests.support import loopthread
 from tests.webhooks import test_admission
+from vbridge.localcluster import certs, cluster
 from webhooks import reviews, server
 
 

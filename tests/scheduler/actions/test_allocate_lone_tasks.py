@@ -16,9 +16,11 @@ from typing import Any
 
 import pytest
 
-from scheduler import building, config, cycle, plan
+from scheduler import cycle
 from scheduler.actions import allocate
-from tests.scheduler import builders as b
+from scheduler.api import building, plan
+from scheduler.framework import config
+from tests.builders import scheduler as b
 from tests.scheduler import scenarios
 
 CONFS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.scheduler import builders as b
+from tests.builders import scheduler as b
 from tests.scheduler import scenarios
 
 SCENARIOS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.scheduler import builders as b
+from tests.builders import scheduler as b
 from tests.scheduler import scenarios
 
 LATER = "2025-01-01T00:10:00Z"

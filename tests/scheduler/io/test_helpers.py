@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scheduler import plan
+from scheduler.api import plan
 from scheduler.io import binder, cache, metrics, status
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from tests.scheduler import builders as b
+from tests.builders import scheduler as b
 from tests.scheduler import scenarios
 
 ZONES = [b.node("n1", labels={"zone": "a", "gen": "3"}), b.node("n2", labels={"zone": "b", "gen": "5"})]

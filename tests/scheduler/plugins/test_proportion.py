@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from scheduler.plugins import proportion
-from tests.scheduler import builders as b
+from tests.builders import scheduler as b
 from tests.scheduler import scenarios
 
 NODES = [b.node(f"n{i}") for i in range(3)]  # 12 cpu

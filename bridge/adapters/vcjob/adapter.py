@@ -1,0 +1,43 @@
+"""Volcano Job ``batch.volcano.sh/v1alpha1``: Volcano's jobs-mutate and jobs-validate in one step.
+
+Defaults and validation live in ``bridge.adapters.vcjob.spec``; here the queue is resolved (the field,
+then the job's or the namespace's ``scheduling.volcano.sh/queue-name``, then ``default``) and
+checked against the cluster's queues. The PodGroup is ``<job>-<uid>`` and the uid does not
+exist at admission, so it is made by ``vbridge.controllers.vcjobs``, not returned here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge import errors
+from bridge.adapters import base
+from bridge.adapters.vcjob import spec
+
+__all__ = ["VolcanoJobAdapter"]
+
+
+class VolcanoJobAdapter:
+    registration = base.Registration(
+        name="batch.volcano.sh/job",
+        group="batch.volcano.sh",
+        versions=("v1alpha1",),
+        kind="Job",
+        plural="jobs",
+        failure_policy="Fail",
+        why="an unchecked Job could sit in a closed or missing queue forever; Volcano denies it too",
+    )
+
+    def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
+        meta = obj.get("metadata")
+        if not isinstance(meta, dict):
+            raise errors.InvalidObjectError("Job has no metadata")
+        desired = spec.defaulted(obj, scheduler_name=ctx.scheduler_name)
+        warnings = spec.validate(desired)
+        field = desired["spec"].get("queue")
+        # The CRD defaults queue to "default"; like Volcano's podgroup mutation, that value yields
+        # to a queue named on the job or its namespace.
+        desired["spec"]["queue"] = ctx.queue(
+            field=None if field == "default" else field, annotations=meta.get("annotations")
+        )
+        return base.Translation(desired=desired, podgroup=None, warnings=tuple(warnings))

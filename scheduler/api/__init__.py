@@ -1,0 +1,13 @@
+"""The scheduler's data: immutable inputs and outputs of a cycle, and the bulk views over them.
+
+- ``snapshot``: ``Snapshot`` (nodes, jobs, tasks, queues, task columns) and ``TaskStatus``;
+- ``building``: API dicts (as the kube-apiserver returns them) → ``Snapshot``;
+- ``resources``: requests as vectors over the snapshot's resource dimensions;
+- ``podspec``: placement constraints read from a pod (selectors, affinity, tolerations);
+- ``tally``: the task index: counts and sums per job and per task in bulk (numpy);
+- ``plan``: the cycle's output: ordered operations and verdicts.
+
+Nothing here knows of sessions, plugins or actions.
+"""
+
+__all__ = ["building", "plan", "podspec", "resources", "snapshot", "tally"]

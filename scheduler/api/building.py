@@ -1,0 +1,295 @@
+"""Build a :class:`snapshot.Snapshot` from API dicts as the kube-apiserver returns them. Pure.
+
+Which pods are ours: ``spec.schedulerName`` equal to the configured name and the annotation
+``scheduling.k8s.io/group-name``; the job key is ``<pod namespace>/<annotation>`` as in Volcano.
+Every pod with a node (any scheduler) counts against that node's capacity. Our pods whose
+PodGroup is missing, or that lack the annotation, become :class:`snapshot.Stranded` entries so
+the plan can give them a verdict instead of leaving them silently Pending.
+
+Which PodGroups are ours: those with at least one of our pods, and those with no pods yet (an
+operator creates the group first and waits for it to be admitted). A group whose pods all name
+another scheduler belongs to that scheduler: it is left out, so the plan writes nothing to it.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from bridge import keys
+from scheduler.api import podspec, resources, snapshot, tally
+
+__all__ = ["GROUP_ANNOTATION", "build", "parse_time"]
+
+GROUP_ANNOTATION = keys.GROUP_NAME
+TASK_SPEC = keys.TASK_SPEC
+PREEMPTABLE = keys.PREEMPTABLE
+SPARK_ROLE = keys.SPARK_ROLE
+SPARK_APP = keys.SPARK_APP_SELECTOR
+CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
+
+Obj = Mapping[str, Any]
+
+
+def parse_time(value: str | None) -> datetime.datetime | None:
+    if not value:
+        return None
+    return datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def build(
+    *,
+    nodes: Iterable[Obj],
+    pods: Iterable[Obj],
+    podgroups: Iterable[Obj],
+    queues: Iterable[Obj],
+    priorityclasses: Iterable[Obj] = (),
+    scheduler_name: str = "volcano",
+) -> snapshot.Snapshot:
+    node_list = sorted((_node(n) for n in nodes), key=lambda n: n.name)
+    index = {n.name: i for i, n in enumerate(node_list)}
+    classes = {_meta(pc).get("name", ""): int(pc.get("value", 0)) for pc in priorityclasses}
+    default_priority = next((int(pc.get("value", 0)) for pc in priorityclasses if pc.get("globalDefault")), 0)
+    groups = {f"{_meta(pg).get('namespace', '')}/{_meta(pg).get('name', '')}": pg for pg in podgroups}
+
+    memo: dict[Any, resources.Resource] = {}
+    shapes: dict[tuple[resources.Resource, podspec.Placement], int] = {}  # see snapshot.Task.shape
+    tasks: dict[str, snapshot.Task] = {}
+    members: dict[str, list[str]] = {}
+    stranded: list[snapshot.Stranded] = []
+    occupancy: list[tuple[int, resources.Resource, bool]] = []
+    placed: list[tuple[int, str, Mapping[str, str]]] = []
+    foreign: set[str] = set()  # groups named by pods of other schedulers
+    for pod in pods:
+        meta, spec, status = _meta(pod), pod.get("spec") or {}, pod.get("status") or {}
+        phase = status.get("phase", "Pending")
+        node = spec.get("nodeName") or None
+        request = _pod_request(spec, memo)
+        if node in index and phase not in ("Succeeded", "Failed"):
+            occupancy.append((index[node], request, bool(meta.get("deletionTimestamp"))))
+            placed.append((index[node], meta.get("namespace", ""), meta.get("labels") or {}))
+        group = (meta.get("annotations") or {}).get(GROUP_ANNOTATION)
+        if spec.get("schedulerName", "default-scheduler") != scheduler_name:
+            if group:
+                foreign.add(f"{meta.get('namespace', '')}/{group}")
+            continue
+        key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+        if not group:
+            if node is None and phase == "Pending":
+                msg = f"pod has no {GROUP_ANNOTATION} annotation; waiting for its PodGroup to be created"
+                stranded.append(snapshot.Stranded(key, "NoPodGroup", msg))
+            continue
+        job_key = f"{meta.get('namespace', '')}/{group}"
+        if job_key not in groups:
+            if node is None and phase == "Pending":
+                stranded.append(snapshot.Stranded(key, "PodGroupNotFound", f"podgroup {job_key} not found"))
+            continue
+        tasks[key] = _task(pod, key, job_key, request, node, classes, default_priority, shapes)
+        members.setdefault(job_key, []).append(key)
+
+    for key in foreign - members.keys():
+        groups.pop(key, None)
+    dims = _dims(node_list, tasks.values())
+    allocatable = np.array([resources.vector(n.allocatable, dims) for n in node_list], dtype=np.float64)
+    allocatable = allocatable.reshape(len(node_list), len(dims))
+    used, releasing = _occupancy(occupancy, len(node_list), dims)
+    jobs = {key: _job(pg, key, members.get(key, []), tasks, classes, default_priority) for key, pg in groups.items()}
+    for matrix in (allocatable, used, releasing):
+        matrix.flags.writeable = False
+    return snapshot.Snapshot(
+        nodes=tuple(node_list),
+        dims=dims,
+        allocatable=allocatable,
+        used=used,
+        releasing=releasing,
+        tasks=tasks,
+        jobs=jobs,
+        queues={q.name: q for q in (_queue(q) for q in queues)},
+        placed_labels=tuple(placed),
+        stranded=tuple(stranded),
+        columns=tally.of(tasks, list(jobs), index),
+    )
+
+
+def _meta(obj: Obj) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def _node(obj: Obj) -> snapshot.Node:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    conditions = status.get("conditions") or []
+    ready = all(c.get("status") == "True" for c in conditions if c.get("type") == "Ready")
+    taints = tuple(
+        podspec.Taint(str(t.get("key", "")), str(t.get("value") or ""), str(t.get("effect", "")))
+        for t in spec.get("taints") or []
+    )
+    labels = dict(_meta(obj).get("labels") or {})
+    labels.setdefault(podspec.HOSTNAME, _meta(obj).get("name", ""))
+    return snapshot.Node(
+        name=_meta(obj).get("name", ""),
+        labels=labels,
+        taints=taints,
+        unschedulable=bool(spec.get("unschedulable")),
+        ready=ready,
+        allocatable=resources.parse(status.get("allocatable") or status.get("capacity")),
+    )
+
+
+def _pod_request(spec: Mapping[str, Any], memo: dict[Any, resources.Resource]) -> resources.Resource:
+    """Effective request: Σ containers, at least each init container, plus overhead, plus one pod."""
+
+    def requests(containers: Any) -> tuple[tuple[tuple[str, Any], ...], ...]:
+        return tuple(
+            tuple(sorted(((c.get("resources") or {}).get("requests") or {}).items())) for c in containers or []
+        )
+
+    key = (
+        requests(spec.get("containers")),
+        requests(spec.get("initContainers")),
+        tuple((spec.get("overhead") or {}).items()),
+    )
+    if key in memo:
+        return memo[key]
+    total = resources.make(pods=1)
+    for container in key[0]:
+        total = total + resources.parse(dict(container))
+    for init in key[1]:
+        init_res = resources.parse(dict(init))
+        total = resources.Resource.of(
+            {n: max(total.get(n), init_res.get(n)) for n in {*total.names(), *init_res.names()}}
+        )
+    total = total + resources.parse(dict(key[2]))
+    memo[key] = total
+    return total
+
+
+def _status(phase: str, node: str | None, deleting: bool) -> snapshot.TaskStatus:
+    if phase == "Succeeded":
+        return snapshot.TaskStatus.SUCCEEDED
+    if phase == "Failed":
+        return snapshot.TaskStatus.FAILED
+    if deleting:
+        return snapshot.TaskStatus.RELEASING
+    if node is None:
+        return snapshot.TaskStatus.PENDING
+    return snapshot.TaskStatus.RUNNING if phase == "Running" else snapshot.TaskStatus.BOUND
+
+
+def _task(
+    pod: Obj,
+    key: str,
+    job_key: str,
+    request: resources.Resource,
+    node: str | None,
+    classes: Mapping[str, int],
+    default_priority: int,
+    shapes: dict[tuple[resources.Resource, podspec.Placement], int],
+) -> snapshot.Task:
+    meta, spec, status = _meta(pod), pod.get("spec") or {}, pod.get("status") or {}
+    annotations, labels = meta.get("annotations") or {}, meta.get("labels") or {}
+    namespace = meta.get("namespace", "")
+    class_name = spec.get("priorityClassName", "")
+    priority = spec.get("priority")
+    role = labels.get(SPARK_ROLE) or ("executor" if SPARK_APP in labels else None)
+    placement = podspec.parse_placement(spec, namespace)
+    shape = shapes.setdefault((request, placement), len(shapes))
+    return snapshot.Task(
+        key=key,
+        uid=meta.get("uid", key),
+        namespace=namespace,
+        name=meta.get("name", ""),
+        job=job_key,
+        task_name=annotations.get(TASK_SPEC, ""),
+        status=_status(status.get("phase", "Pending"), node, bool(meta.get("deletionTimestamp"))),
+        node=node,
+        request=request,
+        # Only the pods dimension means the pod asked for nothing: BestEffort.
+        best_effort=request.names() == (resources.PODS,),
+        priority=int(priority) if priority is not None else classes.get(class_name, default_priority),
+        preemptable=annotations.get(PREEMPTABLE, "true").lower() != "false",
+        critical=namespace == "kube-system" or class_name in CRITICAL_CLASSES,
+        labels=labels,
+        placement=placement,
+        shape=shape,
+        spark_role=role,
+        created=meta.get("creationTimestamp", ""),
+        started=parse_time(status.get("startTime")),
+    )
+
+
+def _job(
+    pg: Obj,
+    key: str,
+    members: list[str],
+    tasks: Mapping[str, snapshot.Task],
+    classes: Mapping[str, int],
+    default_priority: int,
+) -> snapshot.Job:
+    meta, spec, status = _meta(pg), pg.get("spec") or {}, pg.get("status") or {}
+    min_resources = spec.get("minResources")
+    by_creation = tuple(sorted(members, key=lambda k: (tasks[k].created, k)))
+    by_priority = tuple(tasks[k] for k in by_creation)
+    if len({task.priority for task in by_priority}) > 1:
+        by_priority = tuple(sorted(by_priority, key=lambda t: -t.priority))  # stable: creation kept
+    return snapshot.Job(
+        key=key,
+        uid=meta.get("uid", key),
+        namespace=meta.get("namespace", ""),
+        name=meta.get("name", ""),
+        queue=spec.get("queue") or "default",
+        min_member=int(spec.get("minMember", 1)),
+        min_task_member={str(k): int(v) for k, v in (spec.get("minTaskMember") or {}).items()},
+        min_resources=resources.parse(min_resources) if min_resources is not None else None,
+        priority=classes.get(spec.get("priorityClassName", ""), default_priority),
+        phase=status.get("phase") or "Pending",
+        created=meta.get("creationTimestamp", ""),
+        tasks=by_creation,
+        by_priority=by_priority,
+        spark=any(tasks[k].spark_role for k in members),
+    )
+
+
+def _queue(obj: Obj) -> snapshot.Queue:
+    spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    capability, deserved = spec.get("capability"), spec.get("deserved")
+    return snapshot.Queue(
+        name=_meta(obj).get("name", ""),
+        weight=int(spec.get("weight", 1)),
+        capability=resources.parse(capability) if capability else None,
+        guarantee=resources.parse((spec.get("guarantee") or {}).get("resource")),
+        deserved=resources.parse(deserved) if deserved else None,
+        reclaimable=spec.get("reclaimable", True) is not False,
+        state=status.get("state") or spec.get("state") or "Open",
+        priority=int(spec.get("priority", 0)),
+        created=_meta(obj).get("creationTimestamp", ""),
+    )
+
+
+def _dims(nodes: list[snapshot.Node], tasks: Iterable[snapshot.Task]) -> tuple[str, ...]:
+    scalars = {name for n in nodes for name in n.allocatable.names()}
+    scalars |= {name for t in tasks for name in t.request.names()}
+    scalars -= {resources.CPU, resources.MEMORY, resources.PODS}
+    return (resources.CPU, resources.MEMORY, resources.PODS, *sorted(scalars))
+
+
+def _occupancy(
+    occupancy: list[tuple[int, resources.Resource, bool]], rows: int, dims: tuple[str, ...]
+) -> tuple[np.ndarray[Any, np.dtype[np.float64]], np.ndarray[Any, np.dtype[np.float64]]]:
+    used = np.zeros((rows, len(dims)), dtype=np.float64)
+    releasing = np.zeros((rows, len(dims)), dtype=np.float64)
+    # One vector per distinct request, then scatter-add: far cheaper than a vector per pod.
+    vectors: dict[resources.Resource, np.ndarray[Any, np.dtype[np.float64]]] = {}
+    by_request: dict[tuple[resources.Resource, bool], list[int]] = {}
+    for row, request, deleting in occupancy:
+        by_request.setdefault((request, deleting), []).append(row)
+    for (request, deleting), row_list in by_request.items():
+        vec = vectors.setdefault(request, resources.vector(request, dims))
+        counts = np.bincount(np.asarray(row_list, dtype=np.intp), minlength=rows).astype(np.float64)
+        delta = np.outer(counts, vec)
+        used += delta
+        if deleting:
+            releasing += delta
+    return used, releasing

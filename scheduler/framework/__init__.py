@@ -1,0 +1,16 @@
+"""The scheduling framework, as Volcano's ``pkg/scheduler/framework``: what actions and plugins share.
+
+- ``config``: ``volcano-scheduler.conf`` parsed into a ``SchedulerConfig``;
+- ``session``: one cycle's mutable state over a snapshot; changed only through ``statement``;
+- ``statement``: all-or-nothing groups of allocations, pipelines and evictions;
+- ``plugin``: the plugin base class and the value types its hooks return;
+- ``tiers``: how the plugins' answers combine, tier by tier;
+- ``placement``: where one task or a run of alike tasks fits (predicates, scores, caches);
+- ``ranking``: integer ranking keys for nodes and jobs;
+- ``verdicts``: closing a session into its plan's conditions, counts and events.
+
+The framework imports ``scheduler.api`` and nothing from ``actions`` or ``plugins`` but the
+plugin registry it is handed.
+"""
+
+__all__ = ["config", "placement", "plugin", "ranking", "session", "statement", "tiers", "verdicts"]

@@ -1,0 +1,280 @@
+"""Choose a node for a task: vectorised feasibility and scoring over every node (no sampling).
+
+For each distinct (request, placement) the engine keeps two score arrays over all nodes:
+``-inf`` where the task cannot go, its score where it can, once against idle resources
+(→ Allocate) and once against future-idle resources (→ Pipeline). Choosing is an argmax.
+Because plugin node hooks answer per row from that row's state only, after the session
+changes some rows (``Session.changed_rows``) only those rows are recomputed: placing the
+hundredth identical pod costs one row, not one full scan.
+
+``place_many`` places a gang's identical pods in one step with the same result as calling
+``place`` and allocating after each: only the ``count`` best rows can be chosen (an untouched
+row is only picked once every better untouched row has been), so their scores after 1, 2…
+more copies are computed in one vectorised call and the picks are a heap merge over them;
+when no row's second copy would beat the last row's first (a spread gang), the picks are
+simply those rows, best first. The best rows come from a per-shape ``ranking.Ranking``.
+
+Entries are keyed by ``Task.shape``. ``on_future`` is brought up to date only when a task
+may be pipelined (``place``): the batched path never reads it.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import heapq
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.api import resources, snapshot
+from scheduler.framework import ranking, session, tiers
+
+__all__ = ["ALLOCATE", "PIPELINE", "Placer"]
+
+ALLOCATE = "allocate"
+PIPELINE = "pipeline"
+NOT_READY = "node(s) were not ready"
+
+Scores = npt.NDArray[np.float64]
+Vector = npt.NDArray[np.float64]
+
+
+@dataclasses.dataclass(slots=True)
+class _Entry:
+    on_idle: Scores
+    on_future: Scores  # up to date only after ``Placer._future``: allocating never reads it
+    score: Scores  # the plugins' score per row, fitting or not
+    ok: npt.NDArray[np.bool_]  # ready and passing every predicate
+    seen: int  # length of Session.changed_rows when last refreshed
+    # The request over every dimension, and the floor a row's free amounts must reach: the
+    # request where asked, -inf elsewhere, so ``(free >= floor).all(axis=1)`` checks only the
+    # dimensions the task asks for (a dimension it does not ask for may be overcommitted).
+    req: Vector
+    floor: Vector
+    ranking: ranking.Ranking | None = None  # rows that fit on idle, for place_many; built on first use
+    future_due: npt.NDArray[np.bool_] | None = None  # rows refreshed since on_future last was
+
+
+class Placer:
+    def __init__(self, ssn: session.Session, plugins: tiers.Tiers) -> None:
+        self.session = ssn
+        self.plugins = plugins
+        self.rows = np.arange(len(ssn.snapshot.nodes), dtype=np.intp)
+        self.ready = np.array([n.ready for n in ssn.snapshot.nodes], dtype=bool)
+        self._all_ready = bool(self.ready.all())
+        self._cache: dict[int, _Entry] = {}  # by Task.shape
+        self._steps: dict[tuple[int, int, int], npt.NDArray[np.float64]] = {}
+        self._taken: dict[tuple[int, int, int, int], npt.NDArray[np.float64]] = {}
+
+    def place(self, task: snapshot.Task, *, pipeline: bool = True) -> tuple[str, int] | None:
+        """(ALLOCATE or PIPELINE, node row) for the best node, or None if none fits."""
+        if not len(self.rows):
+            return None
+        entry = self._entry(task)
+        row = int(entry.on_idle.argmax())
+        if entry.on_idle[row] > -np.inf:
+            return ALLOCATE, row
+        if pipeline:
+            self._future(entry)
+            row = int(entry.on_future.argmax())
+            if entry.on_future[row] > -np.inf:
+                return PIPELINE, row
+        return None
+
+    def place_many(self, task: snapshot.Task, count: int) -> list[int]:
+        """Rows for up to ``count`` copies of ``task``, each allocated before the next is placed.
+
+        Stops at the first copy no idle node can take (the caller goes one by one from there,
+        pipelining included). Exactly ``place``'s choices: same scores, ties to the lower row.
+        Pods with anti-affinity are not batched: each copy changes where the next may go.
+        """
+        if count <= 0 or not len(self.rows) or task.placement.anti_affinity:
+            return []
+        entry = self._entry(task)
+        rank = entry.ranking
+        if rank is None or rank.stale():
+            rank = entry.ranking = ranking.Ranking(len(self.rows))
+            rank.rebuild(entry.on_idle)
+        best = rank.take(count)
+        if not best:
+            return []
+        mask = rank.mask
+        order = [key & mask for key in best]
+        rows = np.fromiter(order, dtype=np.intp, count=len(best))
+        ahead = _Lookahead(self, task, entry, rows, max(1, min(count, 4 * count // len(best) + 1)))
+        scores = entry.on_idle[rows].tolist()
+        if len(best) == count and count > 1 and ahead.second_below(scores[-1]):
+            # No row's second copy scores as high as the last row's first: one copy per row,
+            # best first (what the merge below would pick, without its loop).
+            return order
+        # best is in (-score, row) order, so with the index appended it is already a heap.
+        heap = [(-score, row, i) for i, (score, row) in enumerate(zip(scores, order, strict=True))]
+        picks: list[int] = []
+        while heap and len(picks) < count:
+            _, row, i = heapq.heappop(heap)
+            picks.append(row)
+            nxt = ahead.after(i, count - len(picks))
+            if nxt is not None:
+                heapq.heappush(heap, (-nxt, row, i))
+        return picks
+
+    def feasible(self, task: snapshot.Task) -> npt.NDArray[np.bool_]:
+        """Rows that pass every predicate, ignoring resources (for preempt and reclaim)."""
+        ok = self.ready.copy()
+        for _, mask in self.plugins.predicate(task, self.rows):
+            ok &= mask
+        return ok
+
+    def _entry(self, task: snapshot.Task) -> _Entry:
+        key = task.shape
+        changed = self.session.changed_rows
+        entry = self._cache.get(key)
+        if entry is None:
+            size = len(self.rows)
+            req = self.session.vector(task.request)
+            floor = np.where(req > 0, req, -np.inf)
+            empty = np.empty(size)
+            entry = _Entry(empty, empty.copy(), empty.copy(), np.empty(size, dtype=bool), len(changed), req, floor)
+            self._cache[key] = entry
+            self._refresh(task, entry, self.rows)
+            return entry
+        fresh: set[int] = set()
+        if entry.seen < len(changed):
+            fresh = set(changed[entry.seen :])
+            entry.seen = len(changed)
+            if len(fresh) * 8 < len(self.rows):
+                self._refresh(task, entry, np.fromiter(fresh, dtype=np.intp, count=len(fresh)))
+            else:
+                self._refresh(task, entry, self.rows)
+        if entry.ranking is not None:
+            entry.ranking.restore(fresh)
+        return entry
+
+    def _refresh(self, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp]) -> None:
+        ssn = self.session
+        checks = self.plugins.predicate(task, rows)
+        on_idle = _all(ssn.idle.take(rows, axis=0) >= entry.floor)
+        if checks or not self._all_ready:
+            ok = self.ready[rows]
+            for _, mask in checks:
+                ok &= mask
+            on_idle &= ok
+            entry.ok[rows] = ok
+        else:
+            entry.ok[rows] = True
+        # Scored even where nothing fits (those rows are masked below). A row can fit on idle
+        # but not on future idle (its room is pipelined to another gang): it keeps its score.
+        score = self.plugins.node_score(task, rows)
+        entry.score[rows] = score
+        fresh = np.where(on_idle, score, -np.inf)
+        entry.on_idle[rows] = fresh
+        if entry.future_due is None:
+            entry.future_due = np.zeros(len(self.rows), dtype=bool)
+        entry.future_due[rows] = True
+        rank = entry.ranking
+        if rank is not None:
+            if len(rows) == len(self.rows):
+                entry.ranking = None  # rebuilt on next use
+            else:
+                keys = rank.keys(fresh, rows)
+                rank.update(rows.tolist(), [k if f else None for k, f in zip(keys, on_idle.tolist(), strict=True)])
+
+    def steps(self, start: int, depth: int, times: int) -> npt.NDArray[np.float64]:
+        """start, …, start + depth - 1, repeated ``times`` times (cached: the same few recur)."""
+        key = (start, depth, times)
+        steps = self._steps.get(key)
+        if steps is None:
+            steps = self._steps[key] = np.tile(np.arange(start, start + depth, dtype=np.float64), times)
+        return steps
+
+    def taken(self, task: snapshot.Task, req: Vector, start: int, depth: int, times: int) -> npt.NDArray[np.float64]:
+        """``steps(start, depth, times)[:, None] * req``: what the extra copies take (cached)."""
+        key = (task.shape, start, depth, times)
+        taken = self._taken.get(key)
+        if taken is None:
+            taken = self._taken[key] = self.steps(start, depth, times)[:, None] * req
+        return taken
+
+    def _future(self, entry: _Entry) -> None:
+        """Bring ``on_future`` up to date for the rows refreshed since it last was.
+
+        The same as computing it in ``_refresh``: a row's future idle changes only with an entry
+        in ``Session.changed_rows``, and ``_entry`` refreshes those rows before any read.
+        """
+        if entry.future_due is None:
+            return
+        rows = np.flatnonzero(entry.future_due)
+        entry.future_due = None
+        fits = entry.ok[rows] & _all(self.session.future.take(rows, axis=0) >= entry.floor)
+        entry.on_future[rows] = np.where(fits, entry.score[rows], -np.inf)
+
+    def explain(self, task: snapshot.Task) -> str:
+        """Why no node fits, kube-scheduler style: "0/3 nodes are available: 3 Insufficient cpu."."""
+        ssn = self.session
+        counts: collections.Counter[str] = collections.Counter()
+        counts[NOT_READY] = int((~self.ready).sum())
+        for reason, mask in self.plugins.predicate(task, self.rows):
+            counts[reason] += int((~mask).sum())
+        req = ssn.vector(task.request)
+        for col in np.flatnonzero(req > 0):
+            name = ssn.dims[col]
+            label = "Too many pods" if name == resources.PODS else f"Insufficient {name}"
+            counts[label] += int((ssn.future[:, col] < req[col]).sum())
+        parts = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()) if n)
+        return f"0/{len(self.rows)} nodes are available: {parts or 'no nodes'}."
+
+
+def _all(checks: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Rows whose every column holds (``.all(axis=1)`` without its Python-level wrapper)."""
+    result: npt.NDArray[np.bool_] = np.logical_and.reduce(checks, axis=1)
+    return result
+
+
+class _Lookahead:
+    """Scores of candidate rows after 1, 2, … more copies of one task, computed in chunks."""
+
+    def __init__(
+        self, placer: Placer, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp], depth: int
+    ) -> None:
+        self.placer, self.task = placer, task
+        self.req, self.floor = entry.req, entry.floor
+        self.taken = [0] * len(rows)
+        self.rows = rows
+        self.depth = depth
+        self.scores: list[list[float | None]] = []  # filled on first need (a lone copy needs none)
+
+    def second_below(self, bound: float) -> bool:
+        """Every row's score for a second copy is below ``bound`` (or that copy does not fit)."""
+        if not self.scores:
+            self._fill(None, 1, self.depth)
+        return all(line[0] is None or line[0] < bound for line in self.scores)
+
+    def after(self, i: int, wanted: int) -> float | None:
+        """Row ``i`` took one more copy: its score for the next one, None if that does not fit."""
+        self.taken[i] += 1
+        taken = self.taken[i]
+        if not wanted:
+            return None
+        if not self.scores:
+            self._fill(None, 1, self.depth)
+        if taken > len(self.scores[i]):
+            # Past the look-ahead (big gangs on few rows): double it, for this row alone.
+            self._fill(i, taken, min(wanted, 2 * taken))
+        return self.scores[i][taken - 1]
+
+    def _fill(self, which: int | None, start: int, depth: int) -> None:
+        """Scores after ``start`` … ``start + depth - 1`` more copies, for row ``which`` or all."""
+        ssn = self.placer.session
+        chosen = self.rows if which is None else self.rows[which : which + 1]
+        rows = np.repeat(chosen, depth)
+        extra = self.placer.steps(start, depth, len(chosen))
+        taken = self.placer.taken(self.task, self.req, start, depth, len(chosen))
+        fits = _all(ssn.idle.take(rows, axis=0) - taken >= self.floor)
+        # Plain floats, None where the copy does not fit: the merge loop then stays in Python.
+        scores = self.placer.plugins.node_score(self.task, rows, extra).tolist()
+        values: list[float | None] = [s if f else None for s, f in zip(scores, fits.tolist(), strict=True)]
+        if which is None:
+            self.scores = [values[n * depth : (n + 1) * depth] for n in range(len(chosen))]
+        else:
+            self.scores[which] += values

@@ -1,0 +1,92 @@
+"""The plugin interface: typed hooks that return values; ``None`` means "no opinion".
+
+A plugin object lives for one cycle and reads the session; it never writes status and never
+changes session state (only statements do). Node hooks take an index array ``rows`` and must
+answer for exactly those rows, looking only at each row's own state: the placement cache
+relies on this to refresh just the rows that changed.
+
+Batched placement (``placement.Placer.place_many``) places a gang's identical pods in one go,
+so two more rules hold: ``node_score(task, rows, extra)`` scores each row as if ``extra[i]``
+more copies of the task already sat on ``rows[i]`` (from the row's idle resources, which is
+all a copy changes), and predicates may depend on pods placed this cycle only through pod
+anti-affinity (such tasks are not batched). A plugin that overrides ``allocatable`` must also
+override ``allocatable_count``; until it does, its queues simply take the one-by-one path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.api import plan, snapshot
+from scheduler.framework import config
+
+if TYPE_CHECKING:
+    from scheduler.framework import session
+
+__all__ = ["Invalid", "Plugin", "Rows"]
+
+Rows = npt.NDArray[np.intp]
+Mask = npt.NDArray[np.bool_]
+Scores = npt.NDArray[np.float64]
+Counts = npt.NDArray[np.float64]  # copies per row, as floats: they scale resource vectors
+
+
+Invalid = plan.Invalid  # why a job cannot be scheduled at all (gang's JobValid)
+
+
+class Plugin:
+    name = ""
+
+    def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
+        self.option = option
+        self.session = ssn
+
+    def job_valid(self, job: str) -> Invalid | None:
+        return None
+
+    def job_ready(self, job: str) -> bool | None:
+        return None
+
+    def job_pipelined(self, job: str) -> bool | None:
+        return None
+
+    def job_order(self, job: str) -> tuple[Any, ...] | None:
+        """A sort key; keys are compared in tier order, so the first plugin that differs wins."""
+        return None
+
+    def queue_order(self, queue: str) -> tuple[Any, ...] | None:
+        """A sort key that may change only when the queue's own allocation does: allocate keeps
+        each queue's key and recomputes it after that queue's turn only."""
+        return None
+
+    def predicate(self, task: snapshot.Task, rows: Rows) -> list[tuple[str, Mask]]:
+        """(reason, passes) per check, for the given rows."""
+        return []
+
+    def node_score(self, task: snapshot.Task, rows: Rows, extra: Counts | None = None) -> Scores | None:
+        """Scores for ``rows``; with ``extra``, as if ``extra[i]`` more copies were on ``rows[i]``."""
+        return None
+
+    def victims(
+        self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
+    ) -> list[snapshot.Task] | None:
+        """The candidates this plugin allows to be evicted (``action`` is preempt or reclaim)."""
+        return None
+
+    def enqueueable(self, job: str) -> bool | None:
+        return None
+
+    def allocatable(self, queue: str, task: snapshot.Task) -> bool | None:
+        return None
+
+    def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int | None:
+        """How many of ``count`` copies of ``task``, allocated one after another, ``allocatable``
+        would let through (it stays false once false: allocations only add to the queue)."""
+        return None
+
+    def overused(self, queue: str) -> bool | None:
+        return None

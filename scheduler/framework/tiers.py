@@ -1,0 +1,126 @@
+"""How plugin answers combine, tier by tier, as Volcano's ``session_plugins.go`` does.
+
+- orders: keys concatenated in tier order (the first plugin that tells two apart wins),
+  then creation time and uid;
+- job_ready / job_pipelined / allocatable: every opinion must agree (AND);
+- job_valid: the first Invalid wins; enqueueable: any reject rejects; overused: any yes;
+- predicates: AND; node scores: sum;
+- victims: intersected within a tier; the first tier with an opinion decides, none → none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from scheduler.api import snapshot
+from scheduler.framework import config, session
+from scheduler.framework import plugin as base
+from scheduler.plugins import conformance, gang, nodeorder, overcommit, predicates, priority, proportion
+
+__all__ = ["REGISTRY", "Tiers"]
+
+# Listed explicitly: no import-time self-registration.
+REGISTRY: dict[str, type[base.Plugin]] = {
+    "gang": gang.Gang,
+    "priority": priority.Priority,
+    "conformance": conformance.Conformance,
+    "overcommit": overcommit.Overcommit,
+    "predicates": predicates.Predicates,
+    "proportion": proportion.Proportion,
+    "nodeorder": nodeorder.NodeOrder,
+    "binpack": nodeorder.BinPack,
+}
+
+
+def _overrides(plugin: base.Plugin, hook: str) -> bool:
+    return getattr(type(plugin), hook) is not getattr(base.Plugin, hook)
+
+
+class Tiers:
+    def __init__(self, conf: config.SchedulerConfig, ssn: session.Session) -> None:
+        self.tiers = [[REGISTRY[opt.name](opt, ssn) for opt in tier if opt.name in REGISTRY] for tier in conf.tiers]
+        self.all = [plugin for tier in self.tiers for plugin in tier]
+        self.session = ssn
+        # Bound methods of the plugins that override each hook, in tier order, looked up once:
+        # these run per task and per job, and the base hooks only ever answer None.
+        self._predicates = self._hooks("predicate")
+        self._scores = self._hooks("node_score")
+        self._allocatable = [p for p in self.all if _overrides(p, "allocatable")]
+        self._job_valid = self._hooks("job_valid")
+        self._job_ready = self._hooks("job_ready")
+        self._job_pipelined = self._hooks("job_pipelined")
+        self._job_order = self._hooks("job_order")
+        self._queue_order = self._hooks("queue_order")
+        self._enqueueable = self._hooks("enqueueable")
+        self._overused = self._hooks("overused")
+
+    def _hooks(self, name: str) -> list[Any]:
+        return [getattr(p, name) for p in self.all if _overrides(p, name)]
+
+    def job_valid(self, job: str) -> base.Invalid | None:
+        return next((r for r in (hook(job) for hook in self._job_valid) if r is not None), None)
+
+    def job_ready(self, job: str) -> bool:
+        return all(r is not False for r in (hook(job) for hook in self._job_ready))
+
+    def job_pipelined(self, job: str) -> bool:
+        return all(r is not False for r in (hook(job) for hook in self._job_pipelined))
+
+    def job_order(self, job: str) -> tuple[Any, ...]:
+        info = self.session.job(job)
+        return (*(hook(job) or () for hook in self._job_order), info.created, info.uid)
+
+    def queue_order(self, queue: str) -> tuple[Any, ...]:
+        info = self.session.snapshot.queues[queue]
+        return (*(hook(queue) or () for hook in self._queue_order), info.created, queue)
+
+    def enqueueable(self, job: str) -> bool:
+        return all(r is not False for r in (hook(job) for hook in self._enqueueable))
+
+    def allocatable(self, queue: str, task: snapshot.Task) -> bool:
+        return all(r is not False for r in (p.allocatable(queue, task) for p in self._allocatable))
+
+    def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int:
+        """How many of ``count`` identical allocations in a row ``allocatable`` would allow.
+
+        A plugin with an ``allocatable`` opinion but no ``allocatable_count`` gives 0, which sends
+        the caller down the one-task-at-a-time path: slower, never wrong.
+        """
+        allowed = count
+        for plugin in self._allocatable:
+            answer = plugin.allocatable_count(queue, task, count)
+            if answer is None and type(plugin).allocatable_count is base.Plugin.allocatable_count:
+                return 0
+            if answer is not None:
+                allowed = min(allowed, answer)
+        return allowed
+
+    def overused(self, queue: str) -> bool:
+        return any(hook(queue) for hook in self._overused)
+
+    def predicate(self, task: snapshot.Task, rows: base.Rows) -> list[tuple[str, base.Mask]]:
+        return [check for hook in self._predicates for check in hook(task, rows)]
+
+    def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
+        total: base.Scores | None = None
+        for hook in self._scores:
+            score = hook(task, rows, extra)
+            if score is not None:
+                total = score if total is None else total + score  # 0 + x is x: no zeros to start from
+        return np.zeros(len(rows), dtype=np.float64) if total is None else total
+
+    def victims(
+        self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
+    ) -> list[snapshot.Task]:
+        for tier in self.tiers:
+            chosen: list[snapshot.Task] | None = None
+            for plugin in tier:
+                allowed = plugin.victims(preemptor, chosen if chosen is not None else candidates, action=action)
+                if allowed is not None:
+                    chosen = allowed
+            if chosen is not None:
+                return chosen
+        return []

@@ -1,0 +1,167 @@
+"""Close a session: turn its state into PodGroup, Queue and pod verdicts (Volcano's CloseSession).
+
+Phase (as ``getPodGroupPhase``, but a group with running members never falls back to
+Pending, so it keeps its place instead of queueing behind newer groups): Completed when at
+least minMember tasks were scheduled and all of them finished; Running when at least
+minMember are scheduled (Bound/Running/Succeeded/Failed or bound this cycle); Unknown when
+some run but fewer than minMember; Inqueue once admitted; else Pending.
+
+Conditions: ``Unschedulable`` (reasons NotEnoughResources, NotEnoughTasks,
+NotEnoughPodsOfTask, plus QueueNotFound and QueueClosed for groups Volcano would ignore
+silently) with "N/M tasks in gang unschedulable: ..."; ``Scheduled`` when the gang is ready.
+"""
+
+from __future__ import annotations
+
+import collections
+
+import numpy as np
+
+from scheduler.api import plan, resources, snapshot, tally
+from scheduler.framework import session
+
+__all__ = ["close"]
+
+S = snapshot.TaskStatus
+READY_REASON = "tasks in gang are ready to be scheduled"
+# Snapshot status codes (``tally.STATUSES``), to read a job's per-status counts.
+_PENDING, _RUNNING, _BOUND, _ALLOCATED, _SUCCEEDED, _FAILED = (
+    tally.STATUSES.index(s) for s in (S.PENDING, S.RUNNING, S.BOUND, S.ALLOCATED, S.SUCCEEDED, S.FAILED)
+)
+
+# A ready gang's condition: the same value every time, so one shared (immutable) instance.
+_READY_CONDITIONS = (plan.Condition("Scheduled", "True", READY_REASON, ""),)
+
+
+def close(ssn: session.Session) -> plan.Plan:
+    snap = ssn.snapshot
+    cols = snap.columns
+    ops = tuple(ssn.operations)
+    bound, pipelined = ssn.committed_binds, ssn.committed_pipelines
+    pods = [
+        plan.PodVerdict(pod, "Normal", "Scheduled", f"Successfully assigned {pod} to {node}")
+        for pod, node in bound.items()
+    ]
+    pods += [plan.PodVerdict(s.key, "Warning", "Unschedulable", s.message) for s in snap.stranded]
+    # Snapshot statuses counted per job in bulk; bound and pipelined tasks were all Pending in it.
+    width = len(tally.STATUSES)
+    by_status = np.bincount(cols.job * width + cols.status, minlength=len(cols.jobs) * width)
+    counts = by_status.reshape(len(cols.jobs), width).tolist()
+    tasks = snap.tasks
+    groups = []
+    for job, statuses in zip(snap.jobs.values(), counts, strict=True):
+        here = ssn.binds_per_job[job.key]
+        verdict, reason, detail = _podgroup(ssn, job, statuses, here, bound)
+        groups.append(verdict)
+        if statuses[_PENDING] <= here + ssn.pipelines_per_job[job.key]:
+            continue  # every Pending task was bound or pipelined: no pod verdicts to give
+        unready = max(job.min_member - _ready(statuses, here), 0)
+        for task_key in job.tasks:
+            if task_key in bound or task_key in pipelined or tasks[task_key].status is not S.PENDING:
+                continue
+            event, message = _message(ssn, task_key, reason, detail, unready, len(job.tasks))
+            pods.append(plan.PodVerdict(task_key, "Warning", event, message))
+    return plan.Plan(operations=ops, podgroups=tuple(groups), queues=_queues(ssn, groups), pods=tuple(pods))
+
+
+def _ready(statuses: list[int], bound_here: int) -> int:
+    return statuses[_BOUND] + statuses[_RUNNING] + statuses[_ALLOCATED] + statuses[_SUCCEEDED] + bound_here
+
+
+def _podgroup(
+    ssn: session.Session, job: snapshot.Job, statuses: list[int], bound_here: int, bound: dict[str, str]
+) -> tuple[plan.PodGroupVerdict, str, str]:
+    """(verdict, pod event reason, message for pods without their own fit error).
+
+    ``statuses``: the job's task count per snapshot status code; ``bound_here``: bound this cycle.
+    """
+    running, succeeded, failed = statuses[_RUNNING], statuses[_SUCCEEDED], statuses[_FAILED]
+    scheduled = statuses[_BOUND] + running + succeeded + failed + bound_here
+    if job.min_member <= scheduled and scheduled == succeeded + failed and scheduled:
+        phase = "Completed"
+    elif scheduled >= job.min_member and scheduled:
+        phase = "Running"
+    elif running + statuses[_BOUND] + bound_here:
+        phase = "Unknown"
+    elif ssn.phase[job.key] in ("Inqueue", "Running", "Unknown"):
+        phase = "Inqueue"
+    else:
+        phase = "Pending"
+    ready = _ready(statuses, bound_here)
+    waiting = statuses[_PENDING] - bound_here  # Pending tasks not bound (pipelined ones included)
+    condition, reason, detail = _condition(ssn, job, phase, waiting, bound, ready)
+    conditions: tuple[plan.Condition, ...] = ()
+    if condition is not None:
+        conditions = (condition,)
+    elif ready >= job.min_member and (ready or not waiting):
+        conditions = _READY_CONDITIONS
+    verdict = plan.PodGroupVerdict(job.key, phase, conditions, running, succeeded, failed)
+    return verdict, reason, detail
+
+
+def _message(ssn: session.Session, task: str, reason: str, detail: str, unready: int, total: int) -> tuple[str, str]:
+    """(event reason, message) for a pending pod of a group that gave ``reason`` and ``detail``."""
+    if reason == "Unschedulable":
+        return reason, detail
+    error = ssn.fit_errors.get(task)
+    if error and unready == 0:
+        return "FailedScheduling", error
+    return "FailedScheduling", f"{unready}/{total} tasks in gang unschedulable: {error or detail}"
+
+
+def _unschedulable(reason: str, detail: str, unready: int, total: int) -> plan.Condition:
+    return plan.Condition("Unschedulable", "True", reason, f"{unready}/{total} tasks in gang unschedulable: {detail}")
+
+
+def _condition(
+    ssn: session.Session, job: snapshot.Job, phase: str, waiting: int, bound: dict[str, str], ready: int
+) -> tuple[plan.Condition | None, str, str]:
+    """(Unschedulable condition or None, pod event reason, message for pods without their own)."""
+    total = len(job.tasks)
+    unready = max(job.min_member - ready, 0)
+    queue = ssn.snapshot.queues.get(job.queue)
+    if queue is None:
+        detail = f"queue {job.queue} not found"
+        return _unschedulable("QueueNotFound", detail, unready, total), "Unschedulable", detail
+    invalid = ssn.invalid.get(job.key)
+    if invalid is not None:
+        return _unschedulable(invalid.reason, invalid.message, unready, total), "Unschedulable", invalid.message
+    if phase == "Pending":
+        detail = ssn.job_errors.get(job.key, "PodGroup is pending: not admitted yet")
+        reason = "QueueClosed" if queue.state != "Open" else "NotEnoughResources"
+        return _unschedulable(reason, detail, unready, total), "Unschedulable", detail
+    if waiting and ready < job.min_member:
+        tasks = ssn.snapshot.tasks
+        pending = [t for t in job.tasks if tasks[t].status is S.PENDING and t not in bound]
+        errors = [ssn.fit_errors[t] for t in pending if t in ssn.fit_errors]
+        detail = ssn.job_errors.get(job.key) or (errors[0] if errors else "waiting for resources being released")
+        detail = f"pod group is not ready, {ready} ready, {job.min_member} minAvailable; {detail}"
+        return _unschedulable("NotEnoughResources", detail, unready, total), "FailedScheduling", detail
+    return None, "FailedScheduling", ssn.job_errors.get(job.key, "waiting for resources")
+
+
+def _queues(ssn: session.Session, groups: list[plan.PodGroupVerdict]) -> tuple[plan.QueueVerdict, ...]:
+    snap = ssn.snapshot
+    counts: dict[str, collections.Counter[str]] = {name: collections.Counter() for name in snap.queues}
+    for verdict in groups:
+        owner = snap.jobs[verdict.key].queue
+        if owner in counts:
+            counts[owner][verdict.phase] += 1
+    out = []
+    for name, info in sorted(snap.queues.items()):
+        c = counts[name]
+        state = "Closed" if info.state == "Closing" and not sum(c.values()) else info.state
+        allocated = resources.from_vector(ssn.allocated_of_queue(name), ssn.dims)
+        out.append(
+            plan.QueueVerdict(
+                name=name,
+                state=state,
+                pending=c["Pending"],
+                inqueue=c["Inqueue"],
+                running=c["Running"],
+                unknown=c["Unknown"],
+                completed=c["Completed"],
+                allocated=resources.to_api(allocated),
+            )
+        )
+    return tuple(out)

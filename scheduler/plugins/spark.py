@@ -1,0 +1,61 @@
+"""Spark's promise: capacity owed to a running driver's executors stays held for them. Pure.
+
+A Spark group (pods labelled ``spark-role`` or ``spark-app-selector``) has minMember 1 and
+declares driver + executors in ``minResources``. Once the driver runs, what is still owed,
+``minResources − what the group's pods hold``, is held for the executors until they arrive or
+``spark_reservation_timeout`` seconds after the driver started (measured with the cycle's
+``now``). While held, no other group may allocate into it (the session checks
+``Session.held_against``) and enqueue counts it as taken; the group's own executors consume it.
+
+The hold is cluster-wide per resource dimension, not pinned to nodes: executors are usually
+created by the driver after it starts, so their shape is not known when the hold begins.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.api import snapshot
+
+if TYPE_CHECKING:
+    from scheduler.framework import session
+
+__all__ = ["driver_started", "holds", "in_reservation"]
+
+Vector = npt.NDArray[np.float64]
+
+
+def driver_started(snap: snapshot.Snapshot, job: snapshot.Job) -> datetime.datetime | None:
+    """Start time of the job's running driver, if it runs."""
+    for key in job.tasks:
+        task = snap.tasks[key]
+        if task.spark_role == "driver" and task.status is snapshot.TaskStatus.RUNNING:
+            return task.started or datetime.datetime.min.replace(tzinfo=datetime.UTC)
+    return None
+
+
+def in_reservation(snap: snapshot.Snapshot, job: snapshot.Job, *, now: datetime.datetime, timeout: float) -> bool:
+    """True while the job's executors are owed held capacity."""
+    if not job.spark or job.min_resources is None:
+        return False
+    started = driver_started(snap, job)
+    if started is None:
+        return False
+    return (now - started).total_seconds() < timeout
+
+
+def holds(ssn: session.Session) -> dict[str, Vector]:
+    """Owed capacity per Spark job in its reservation window (only jobs owed something)."""
+    out: dict[str, Vector] = {}
+    timeout = ssn.config.spark_reservation_timeout
+    for key, job in ssn.snapshot.jobs.items():
+        if job.min_resources is None or not in_reservation(ssn.snapshot, job, now=ssn.now, timeout=timeout):
+            continue
+        owed = np.maximum(ssn.vector(job.min_resources) - ssn.job_allocated[key], 0)
+        if owed.any():
+            out[key] = owed
+    return out

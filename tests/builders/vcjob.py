@@ -1,0 +1,46 @@
+"""Job dicts for the vcjob tests: the seed manifests as the apiserver would hand them to us."""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+import yaml
+
+from bridge.adapters.vcjob import spec
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def seed(name: str, **status: Any) -> dict[str, Any]:
+    body = yaml.safe_load((ROOT / "examples" / name).read_text())
+    body["metadata"].update(namespace="team-a", uid="u-1")
+    job = spec.defaulted(body)
+    if status:
+        job["status"] = status
+    return job
+
+
+def mpi(**status: Any) -> dict[str, Any]:
+    return seed("volcano-job-mpi.yaml", **status)
+
+
+def tf(**status: Any) -> dict[str, Any]:
+    return seed("volcano-job-tensorflow.yaml", **status)
+
+
+def pod(job: dict[str, Any], task: str, index: int, phase: str = "Running", **extra: Any) -> dict[str, Any]:
+    """An observed pod of ``job``; ``version`` and ``deleting`` tweak its annotations and metadata."""
+    name = job["metadata"]["name"]
+    meta: dict[str, Any] = {
+        "name": f"{name}-{task}-{index}",
+        "uid": f"{task}-{index}",
+        "labels": {"volcano.sh/job-name": name, "volcano.sh/task-spec": task},
+        "annotations": {"volcano.sh/task-spec": task, "volcano.sh/job-version": str(extra.get("version", 0))},
+    }
+    if extra.get("deleting"):
+        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    status: dict[str, Any] = {"phase": phase}
+    if "exit_code" in extra:
+        status["containerStatuses"] = [{"name": "c", "state": {"terminated": {"exitCode": extra["exit_code"]}}}]
+    return {"metadata": meta, "status": status}

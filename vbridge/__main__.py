@@ -1,0 +1,7 @@
+"""``python -m vbridge``: the ``vbridge`` command."""
+
+import sys
+
+from vbridge import cli
+
+sys.exit(cli.main())

@@ -1,0 +1,181 @@
+"""``vbridge job`` and ``vbridge queue``: vcctl's verbs for Volcano Jobs and Queues.
+
+``job suspend``/``job resume`` set the annotation ``vbridge.io/job-command`` to ``AbortJob`` /
+``ResumeJob``; the Job controller carries the command out and removes the annotation (vcctl
+creates a ``bus.volcano.sh`` Command object instead; an annotation needs no extra CRD and is
+as visible). ``queue open``/``queue close`` write the queue's ``status.state``, which admission
+reads: a Closed queue takes no new jobs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import pathlib
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from bridge.adapters.vcjob import names
+from bridge.k8s import client, kubeconfigs, paths
+
+__all__ = ["add_parsers", "job_rows", "queue_rows", "table"]
+
+JOBS = names.API_VERSION
+QUEUES = "scheduling.volcano.sh/v1beta1"
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    cells = [list(map(str, header)), *([str(c) for c in r] for r in rows)]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells)
+
+
+def job_rows(items: Sequence[dict[str, Any]]) -> list[list[object]]:
+    rows: list[list[object]] = []
+    for job in items:
+        meta, spec, status = job["metadata"], job.get("spec") or {}, job.get("status") or {}
+        replicas = sum(int(t.get("replicas") or 0) for t in spec.get("tasks") or [])
+        rows.append(
+            [
+                meta.get("namespace", ""),
+                meta["name"],
+                (status.get("state") or {}).get("phase", "Pending"),
+                spec.get("queue", ""),
+                replicas,
+                spec.get("minAvailable", ""),
+                *(status.get(k, 0) for k in ("pending", "running", "succeeded", "failed")),
+                status.get("retryCount", 0),
+            ]
+        )
+    return rows
+
+
+def queue_rows(items: Sequence[dict[str, Any]]) -> list[list[object]]:
+    return [
+        [
+            q["metadata"]["name"],
+            (q.get("spec") or {}).get("weight", 1),
+            (q.get("status") or {}).get("state", "Open"),
+            *((q.get("status") or {}).get(k, 0) for k in ("pending", "inqueue", "running")),
+        ]
+        for q in items
+    ]
+
+
+def _run(args: argparse.Namespace, work: Callable[[client.Client], Awaitable[str]]) -> int:
+    async def go() -> str:
+        async with client.Client(kubeconfigs.load(pathlib.Path(args.kubeconfig))) as api:
+            return await work(api)
+
+    print(asyncio.run(go()), flush=True)
+    return 0
+
+
+def _job_path(args: argparse.Namespace, name: str | None = None) -> str:
+    return paths.resource(
+        JOBS, "jobs", namespace=None if getattr(args, "all_namespaces", False) else args.namespace, name=name
+    )
+
+
+def cmd_job(args: argparse.Namespace) -> int:
+    async def work(api: client.Client) -> str:
+        if args.verb == "list":
+            items = (await api.request("GET", _job_path(args))).get("items", [])
+            header = ["NAMESPACE", "NAME", "PHASE", "QUEUE", "REPLICAS", "MIN", "PENDING", "RUNNING", "SUCCEEDED"]
+            return table([*header, "FAILED", "RETRIES"], job_rows(items))
+        if args.verb == "view":
+            job = await api.request("GET", _job_path(args, args.name))
+            status = job.get("status") or {}
+            tasks = [[t["name"], t.get("replicas", 0), t.get("minAvailable", "")] for t in job["spec"]["tasks"]]
+            return "\n".join(
+                [
+                    table(
+                        [
+                            "NAMESPACE",
+                            "NAME",
+                            "PHASE",
+                            "QUEUE",
+                            "REPLICAS",
+                            "MIN",
+                            "PENDING",
+                            "RUNNING",
+                            "SUCCEEDED",
+                            "FAILED",
+                            "RETRIES",
+                        ],
+                        job_rows([job]),
+                    ),
+                    f"state: {(status.get('state') or {}).get('message', '')}",
+                    table(["TASK", "REPLICAS", "MIN"], tasks),
+                ]
+            )
+        if args.verb in ("suspend", "resume"):
+            command = "AbortJob" if args.verb == "suspend" else "ResumeJob"
+            body = {"metadata": {"annotations": {names.COMMAND: command}}}
+            await api.request("PATCH", _job_path(args, args.name), body=body, content_type=client.MERGE)
+            return f"job {args.namespace}/{args.name}: {command} requested"
+        await api.request("DELETE", _job_path(args, args.name), body={"propagationPolicy": "Background"})
+        return f"job {args.namespace}/{args.name} deleted"
+
+    return _run(args, work)
+
+
+def cmd_queue(args: argparse.Namespace) -> int:
+    async def work(api: client.Client) -> str:
+        base = paths.resource(QUEUES, "queues")
+        if args.verb == "list":
+            items = (await api.request("GET", base)).get("items", [])
+            return table(["NAME", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING"], queue_rows(items))
+        if args.verb == "create":
+            spec: dict[str, Any] = {"weight": args.weight, "reclaimable": True}
+            body = {"apiVersion": QUEUES, "kind": "Queue", "metadata": {"name": args.name}, "spec": spec}
+            await api.request("POST", base, body=body)
+            await api.request(
+                "PATCH", f"{base}/{args.name}/status", body={"status": {"state": "Open"}}, content_type=client.MERGE
+            )
+            return f"queue {args.name} created"
+        state = "Open" if args.verb == "open" else "Closed"
+        await api.request(
+            "PATCH", f"{base}/{args.name}/status", body={"status": {"state": state}}, content_type=client.MERGE
+        )
+        return f"queue {args.name} is {state}"
+
+    return _run(args, work)
+
+
+def add_parsers(sub: Any) -> None:
+    """Register ``job`` and ``queue`` on the ``vbridge`` subcommand parser."""
+    default_config = os.environ.get("KUBECONFIG") or str(pathlib.Path.home() / ".kube" / "config")
+    job = sub.add_parser("job", help="list, view, suspend, resume or delete Volcano Jobs")
+    job_verbs = job.add_subparsers(dest="verb", required=True)
+    for verb, text in (
+        ("list", "list jobs"),
+        ("view", "show one job"),
+        ("suspend", "abort a job's pods (AbortJob); it can be resumed"),
+        ("resume", "restart a suspended job (ResumeJob)"),
+        ("delete", "delete a job and what it owns"),
+    ):
+        p = job_verbs.add_parser(verb, help=text)
+        if verb != "list":
+            p.add_argument("name")
+        else:
+            p.add_argument("-A", "--all-namespaces", action="store_true")
+        p.add_argument("-n", "--namespace", default="default")
+        p.add_argument("--kubeconfig", default=default_config)
+        p.set_defaults(func=cmd_job)
+    queue = sub.add_parser("queue", help="list, create, open or close Queues")
+    queue_verbs = queue.add_subparsers(dest="verb", required=True)
+    for verb, text in (
+        ("list", "list queues"),
+        ("create", "create a queue"),
+        ("open", "open a queue"),
+        ("close", "close a queue"),
+    ):
+        p = queue_verbs.add_parser(verb, help=text)
+        if verb != "list":
+            p.add_argument("name")
+        if verb == "create":
+            p.add_argument("--weight", type=int, default=1)
+        p.add_argument("--kubeconfig", default=default_config)
+        p.set_defaults(func=cmd_queue)

@@ -1,0 +1,95 @@
+"""``vbridge scheduler``: run the gang scheduler against a kube-apiserver until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import gc
+import logging
+import os
+import pathlib
+import signal
+import socket
+from typing import Any
+
+import uvloop
+
+from bridge import errors
+from bridge.k8s import client, kubeconfigs
+from scheduler.framework import config
+from scheduler.io import leader, loop
+
+__all__ = ["GC_THRESHOLDS", "add_parser", "load_config", "main"]
+
+GC_THRESHOLDS = (10_000, 50, 100)  # Python's defaults: (700, 10, 10)
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register the subcommand on ``parser.add_subparsers()``'s result."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "scheduler", help="run the gang scheduler (Volcano semantics) against a cluster"
+    )
+    p.add_argument("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="default: $KUBECONFIG")
+    p.add_argument("--scheduler-name", default="volcano", help="schedule pods with this spec.schedulerName")
+    p.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
+    p.add_argument("--period", type=float, default=1.0, help="seconds between cycles when nothing happens")
+    p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics and /healthz on 127.0.0.1:PORT")
+    p.add_argument("--leader-elect", action="store_true", help="bind only while holding a Lease")
+    p.add_argument("--lease-namespace", default="kube-system")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(func=main)
+    return p
+
+
+def load_config(path: str | None, scheduler_name: str) -> config.SchedulerConfig:
+    if path is None:
+        return config.parse("", scheduler_name=scheduler_name)
+    try:
+        text = pathlib.Path(path).read_text()
+    except OSError as exc:
+        raise errors.ConfigError(f"cannot read scheduler conf {path}: {exc.strerror}") from exc
+    return config.parse(text, scheduler_name=scheduler_name)
+
+
+def main(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(relativeCreated)7.0fms %(levelname)s %(name)s: %(message)s",
+    )
+    if not args.kubeconfig:
+        raise errors.ConfigError("no kubeconfig: pass --kubeconfig or set KUBECONFIG")
+    conf = load_config(args.conf, args.scheduler_name)
+    if conf.unsupported:
+        logging.getLogger(__name__).warning("plugins not implemented, ignored: %s", ", ".join(conf.unsupported))
+    # The heap is mostly the cache's API objects: long-lived, frozen out of the collector once
+    # listed (``loop.Scheduler``). Rarer young collections and full ones only after 100 of the
+    # middle generation: at the defaults, binding 5,000 pods spent ~0.4 s in full collections.
+    gc.set_threshold(*GC_THRESHOLDS)
+    uvloop.run(_run(args, conf))  # cheaper I/O: the bind path is many small requests
+    return 0
+
+
+async def _run(args: argparse.Namespace, conf: config.SchedulerConfig) -> None:
+    conn = kubeconfigs.load(pathlib.Path(args.kubeconfig))
+    # Watches and lists on one client; binds and status writes on another, with a connection for
+    # each bind the binder keeps in flight (64), so long watches never hold a bind back.
+    async with client.Client(conn, connections=16) as api, client.Client(conn, connections=64) as writer:
+        elector = None
+        if args.leader_elect:
+            identity = f"{socket.gethostname()}_{os.getpid()}"
+            elector = leader.Elector(
+                api, name=f"{args.scheduler_name}-scheduler", identity=identity, namespace=args.lease_namespace
+            )
+        sched = loop.Scheduler(
+            api, conf, period=args.period, elector=elector, metrics_port=args.metrics_port, write_api=writer
+        )
+        task = asyncio.create_task(sched.run())
+        stop = asyncio.Event()
+        running = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            running.add_signal_handler(sig, stop.set)
+        await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

@@ -1,0 +1,14 @@
+"""A local Kubernetes control plane on loopback, built from Go modules.
+
+``binaries`` finds (and on first use builds, through ``tools/build-binaries.sh``) etcd,
+kube-apiserver, kube-controller-manager, kube-scheduler and kubectl. ``certs`` makes the
+throwaway PKI. ``processes`` runs a child so it can never outlive us. ``cluster`` puts them
+together: :class:`vbridge.localcluster.cluster.LocalCluster` starts etcd, the apiserver with
+envtest's flags plus RBAC and service-account keys, and the controller manager (garbage
+collector, Job, namespace and service-account controllers; node lifecycle and cloud
+controllers off), installs our CRDs and the ``default`` queue, and writes a kubeconfig.
+
+Errors are :class:`bridge.errors.ControlPlaneError` subclasses with the component's last log lines.
+"""
+
+__all__ = ["binaries", "certs", "cluster", "processes"]

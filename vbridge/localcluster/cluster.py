@@ -1,0 +1,288 @@
+"""LocalCluster: etcd + kube-apiserver + kube-controller-manager on loopback.
+
+    with cluster.LocalCluster(workdir) as lc:
+        print(lc.kubeconfig)
+
+Ports are free loopback ports unless given. ``stop`` kills every process even after a failed
+start; children also die with us (parent-death signal), so a crashed test leaves no orphans.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import dataclasses
+import pathlib
+import shutil
+import socket
+import ssl
+import tempfile
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import httpx
+import yaml
+
+from bridge import crdgen, errors
+from bridge.k8s import client, kubeconfigs, paths
+from vbridge.localcluster import binaries, certs, processes
+
+__all__ = ["DEFAULT_QUEUES", "LocalCluster", "Ports", "apply_crds", "free_port", "http_ok"]
+
+# As Volcano's scheduler does at start-up: `root` (not reclaimable) and `default` (reclaimable).
+DEFAULT_QUEUES: tuple[dict[str, Any], ...] = (
+    {"metadata": {"name": "root"}, "spec": {"weight": 1, "reclaimable": False}},
+    {"metadata": {"name": "default"}, "spec": {"weight": 1, "reclaimable": True}},
+)
+# Controllers a simulated cluster must not run: node lifecycle would taint and evict nodes that
+# have no kubelet; node IPAM and attach/detach have nothing to manage. (1.37's controller manager
+# no longer carries the cloud controllers.)
+_KCM_OFF = ("node-lifecycle-controller", "node-ipam-controller", "persistentvolume-attach-detach-controller")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _claim(port: int | None, what: str) -> int:
+    if port is None:
+        return free_port()
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            raise errors.PortInUseError(f"{what} port {port} on 127.0.0.1 is taken: {exc.strerror}") from exc
+    return port
+
+
+@dataclasses.dataclass(frozen=True)
+class Ports:
+    apiserver: int | None = None
+    etcd: int | None = None
+
+
+class LocalCluster:
+    def __init__(
+        self,
+        workdir: pathlib.Path | None = None,
+        *,
+        bins: binaries.Binaries | None = None,
+        ports: Ports = Ports(),
+        extra_crds: tuple[pathlib.Path, ...] = (),
+        start_timeout: float = 60.0,
+    ) -> None:
+        self._own_workdir = workdir is None
+        self.workdir = workdir or pathlib.Path(tempfile.mkdtemp(prefix="vbridge-cluster-"))
+        self.bins = bins
+        self.ports = ports
+        self.extra_crds = extra_crds
+        self.start_timeout = start_timeout
+        self.kubeconfig = self.workdir / "kubeconfig"
+        self.server = ""
+        self.procs: list[processes.Process] = []
+        self.timings: dict[str, float] = {}  # seconds from start() to: apiserver ready, all ready
+        self._t0 = 0.0
+
+    def __enter__(self) -> LocalCluster:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start everything; on any failure stop what was started and re-raise."""
+        self._t0 = time.monotonic()
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+        self.timings["ready"] = time.monotonic() - self._t0
+
+    def _start(self) -> None:
+        bins = self.bins or binaries.ensure()
+        api_port = _claim(self.ports.apiserver, "kube-apiserver")
+        etcd_port = _claim(self.ports.etcd, "etcd")
+        peer_port = free_port()
+        pki = certs.make_pki(self.workdir / "pki")
+        logs = self.workdir / "logs"
+        self.server = f"https://127.0.0.1:{api_port}"
+        kubeconfigs.write(self.kubeconfig, server=self.server, ca=pki.ca.cert, cert=pki.admin.cert, key=pki.admin.key)
+
+        etcd_url = f"http://127.0.0.1:{etcd_port}"
+        etcd = processes.Process(
+            "etcd",
+            [
+                str(bins.path("etcd")),
+                "--name=vbridge",
+                f"--data-dir={self.workdir / 'etcd'}",
+                f"--listen-client-urls={etcd_url}",
+                f"--advertise-client-urls={etcd_url}",
+                f"--listen-peer-urls=http://127.0.0.1:{peer_port}",
+                f"--initial-advertise-peer-urls=http://127.0.0.1:{peer_port}",
+                f"--initial-cluster=vbridge=http://127.0.0.1:{peer_port}",
+                "--unsafe-no-fsync=true",
+                "--log-level=warn",
+                "--quota-backend-bytes=8589934592",
+            ],
+            log=logs / "etcd.log",
+        )
+        self._run(etcd)
+        self._wait(etcd, "etcd", lambda: http_ok(f"{etcd_url}/health"))
+
+        apiserver = processes.Process(
+            "kube-apiserver",
+            [
+                str(bins.path("kube-apiserver")),
+                f"--etcd-servers={etcd_url}",
+                f"--cert-dir={self.workdir / 'pki'}",
+                f"--secure-port={api_port}",
+                "--bind-address=127.0.0.1",
+                "--advertise-address=127.0.0.1",
+                "--service-cluster-ip-range=10.0.0.0/24",
+                "--authorization-mode=RBAC",
+                "--endpoint-reconciler-type=none",
+                "--allow-privileged=true",
+                "--disable-admission-plugins=ServiceAccount",
+                f"--service-account-issuer={self.server}/",
+                f"--service-account-key-file={pki.sa_public}",
+                f"--service-account-signing-key-file={pki.sa_private}",
+                f"--client-ca-file={pki.ca.cert}",
+                f"--tls-cert-file={pki.serving.cert}",
+                f"--tls-private-key-file={pki.serving.key}",
+                "--max-requests-inflight=2000",
+                "--max-mutating-requests-inflight=1000",
+                "--enable-priority-and-fairness=false",
+                "--event-ttl=15m",
+                "-v=1",
+            ],
+            log=logs / "kube-apiserver.log",
+        )
+        self._run(apiserver)
+        conn = kubeconfigs.load(self.kubeconfig)
+        self._wait(
+            apiserver,
+            "kube-apiserver",
+            lambda: http_ok(conn.server + "/readyz", verify=conn.ssl_context(), timeout=2.0),
+        )
+        self.timings["apiserver"] = time.monotonic() - self._t0
+
+        kcm = processes.Process(
+            "kube-controller-manager",
+            [
+                str(bins.path("kube-controller-manager")),
+                f"--kubeconfig={self.kubeconfig}",
+                "--leader-elect=false",
+                "--secure-port=0",
+                f"--controllers=*,{','.join('-' + c for c in _KCM_OFF)}",
+                f"--service-account-private-key-file={pki.sa_private}",
+                f"--root-ca-file={pki.ca.cert}",
+                "--use-service-account-credentials=false",
+                "--cluster-cidr=10.244.0.0/16",
+                "--kube-api-qps=500",
+                "--kube-api-burst=1000",
+                "-v=1",
+            ],
+            log=logs / "kube-controller-manager.log",
+        )
+        self._run(kcm)
+        _run_sync(lambda: self._bootstrap(conn))
+        kcm.check_alive()
+
+    def _run(self, proc: processes.Process) -> None:
+        self.procs.append(proc)
+        proc.start()
+
+    def _wait(self, proc: processes.Process, what: str, ready: Any) -> None:
+        deadline = time.monotonic() + self.start_timeout
+        while time.monotonic() < deadline:
+            proc.check_alive()
+            if ready():
+                return
+            time.sleep(0.1)
+        raise errors.StartupError(
+            f"{what} did not become ready within {self.start_timeout:.0f} s", log_tail=proc.tail()
+        )
+
+    async def _bootstrap(self, conn: kubeconfigs.Connection) -> None:
+        """Our CRDs (and any extra ones), then the default queues."""
+        documents = [crdgen.manifest(info) for info in crdgen.ALL]
+        for path in self.extra_crds:
+            documents += [d for d in yaml.safe_load_all(path.read_text()) if d]
+        async with client.Client(conn) as api:
+            await apply_crds(api, documents)
+            queues = paths.resource("scheduling.volcano.sh/v1beta1", "queues")
+            for queue in DEFAULT_QUEUES:
+                body = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", **queue}
+                with contextlib.suppress(errors.ApiError):
+                    await api.request("POST", queues, body=body)
+                name = queue["metadata"]["name"]
+                with contextlib.suppress(errors.ApiError):
+                    await api.request(
+                        "PATCH",
+                        f"{queues}/{name}/status",
+                        body={"status": {"state": "Open"}},
+                        content_type=client.MERGE,
+                    )
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            proc.stop()
+        self.procs.clear()
+        if self._own_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def logs(self) -> dict[str, str]:
+        return {p.name: p.tail(40) for p in self.procs}
+
+
+async def apply_crds(api: client.Client, documents: list[dict[str, Any]], timeout: float = 30.0) -> None:
+    """Create or replace CRDs, then wait until each is Established."""
+    base = paths.resource("apiextensions.k8s.io/v1", "customresourcedefinitions")
+    for doc in documents:
+        name = doc["metadata"]["name"]
+        try:
+            await api.request("POST", base, body=doc)
+        except errors.ApiError as exc:
+            if exc.status != 409:
+                raise
+            current = await api.request("GET", f"{base}/{name}")
+            doc = {**doc, "metadata": {**doc["metadata"], "resourceVersion": current["metadata"]["resourceVersion"]}}
+            await api.request("PUT", f"{base}/{name}", body=doc)
+    deadline = time.monotonic() + timeout
+    for doc in documents:
+        name = doc["metadata"]["name"]
+        while True:
+            crd = await api.request("GET", f"{base}/{name}")
+            conds = {c["type"]: c["status"] for c in (crd.get("status") or {}).get("conditions") or []}
+            if conds.get("Established") == "True":
+                break
+            if time.monotonic() > deadline:
+                raise errors.StartupError(f"CRD {name} not Established after {timeout:.0f} s")
+            await asyncio.sleep(0.1)
+
+
+def _run_sync(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run a coroutine to completion, also when the caller is itself inside an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(make())
+        return
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, make()).result()
+
+
+def http_ok(url: str, *, verify: ssl.SSLContext | bool = True, timeout: float = 1.0) -> bool:
+    """A readiness probe: does ``url`` answer 200 now?"""
+    try:
+        return httpx.get(url, verify=verify, timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False

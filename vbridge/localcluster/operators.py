@@ -1,0 +1,431 @@
+"""Upstream operators (spark-operator, training-operator v1, mpi-operator) as child processes.
+
+    with operators.Operator("spark-operator", lc) as op:
+        ...  # SparkApplications in lc are now submitted by the real operator
+
+Each operator is the binary ``tools/build-operators.sh`` built from its pinned Go module. It runs
+out of cluster against a ``LocalCluster`` with its default flags (no gang-scheduler or
+batch-scheduler flag: the bridge is what makes the gang). Only what running outside a pod needs
+is changed: loopback ports for its probes, and what the pod's environment would give it
+(namespace, mounted webhook certificates, ``KUBERNETES_SERVICE_HOST``, ``SPARK_HOME``).
+
+The operators authenticate with a ServiceAccount token (cluster-admin), not the admin client
+certificate: spark-submit's fabric8 client cannot read the local cluster's EC PKCS#8 key, and a
+token is also what the operators use in a real cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import concurrent.futures
+import dataclasses
+import importlib.util
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import httpx
+import yaml
+
+from bridge import errors
+from bridge.k8s import client, kubeconfigs, paths
+from vbridge.localcluster import binaries, cluster, depcrds, processes
+
+__all__ = ["OPERATORS", "Operator", "find", "install_crds", "spark_home", "spark_version", "token_kubeconfig"]
+
+T = TypeVar("T")
+
+
+@dataclasses.dataclass(frozen=True)
+class Spec:
+    binary: str
+    crd_sets: tuple[str, ...]
+    # CRDs the operator's manager needs beyond depcrds' sets, read from the module (set, path).
+    more_crds: tuple[tuple[str, str], ...] = ()
+
+
+OPERATORS: dict[str, Spec] = {
+    # v2.5.2's controller exits at start-up without the SparkConnect CRD (it registers a controller for it).
+    "spark-operator": Spec(
+        "spark-operator",
+        ("spark-operator",),
+        (("spark-operator", "config/crd/bases/sparkoperator.k8s.io_sparkconnects.yaml"),),
+    ),
+    # The training-operator serves MPIJob v1; mpi-operator's v2beta1 CRD has the same name, so the
+    # two never share a cluster. With its default flags it runs a controller for every kind it
+    # knows, and exits when one cannot start for lack of its CRD (seen for XGBoostJob under load).
+    "training-operator": Spec(
+        "training-operator",
+        ("training-operator", "training-operator-mpi"),
+        tuple(
+            ("training-operator", f"manifests/base/crds/kubeflow.org_{kind}.yaml")
+            for kind in ("xgboostjobs", "paddlejobs", "jaxjobs")
+        ),
+    ),
+    "mpi-operator": Spec("mpi-operator", ("mpi-operator",)),
+}
+SYSTEM_NAMESPACE = "vbridge-operators"
+# training-operator v1.9.4 pkg/cert: the rotator polls this fixed folder for the mounted Secret,
+# while its webhook server reads $TMPDIR/k8s-webhook-server/serving-certs. We give the operator a
+# private TMPDIR and write the certificate to both, so concurrent runs only share the fixed folder's
+# "is it mounted yet" check, never the certificate that is served.
+TRAINING_CERT_DIR = pathlib.Path("/tmp/k8s-webhook-server/serving-certs")
+TRAINING_WEBHOOK_CONFIG = "validator.training-operator.kubeflow.org"
+TRAINING_SECRET = "training-operator-webhook-cert"
+# mpi-operator v0.8.2 serves /healthz on this fixed port (cmd/mpi-operator/app/server.go).
+MPI_HEALTH_PORT = 8080
+
+
+def find(name: str, *, build: bool = False) -> pathlib.Path:
+    """The operator's binary from ``.cache/bin`` (built by tools/build-operators.sh)."""
+    root = binaries.repo_root()
+    if root is None:
+        raise errors.BinaryMissingError(f"{name}: not running from a volcano-bridge checkout")
+    env = dict(os.environ)
+    if not build:
+        env["VBRIDGE_NO_BUILD"] = "1"
+    script = root / "tools" / "build-operators.sh"
+    proc = subprocess.run(["bash", str(script), name], capture_output=True, text=True, env=env, check=False)
+    sets = dict(line.split("=", 1) for line in proc.stdout.splitlines() if "=" in line)
+    if name not in sets:
+        tail = proc.stderr.strip().splitlines()[-1:] or ["no output"]
+        raise errors.BinaryMissingError(f"{name} is not built ({tail[0]}); run tools/build-operators.sh {name}")
+    return pathlib.Path(sets[name]) / OPERATORS[name].binary
+
+
+def spark_home() -> pathlib.Path | None:
+    """``SPARK_HOME``, else the pyspark installed next to us (it ships bin/spark-submit and the jars)."""
+    env = os.environ.get("SPARK_HOME")
+    if env and (pathlib.Path(env) / "bin" / "spark-submit").exists():
+        return pathlib.Path(env)
+    spec = importlib.util.find_spec("pyspark")
+    if spec is None or spec.origin is None:
+        return None
+    home = pathlib.Path(spec.origin).parent
+    return home if (home / "bin" / "spark-submit").exists() else None
+
+
+def spark_version(home: pathlib.Path) -> str:
+    """The pyspark version of a Spark home (pyspark's version.py), or "" when it is not pyspark's."""
+    text = (home / "version.py").read_text() if (home / "version.py").exists() else ""
+    for line in text.splitlines():
+        if line.startswith("__version__"):
+            return line.split("=", 1)[1].strip().strip("\"'")
+    return ""
+
+
+def _run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion, also when the caller is itself inside an event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def _ensure(api: client.Client, path: str, body: dict[str, Any]) -> None:
+    try:
+        await api.request("POST", path, body=body)
+    except errors.ApiError as exc:
+        if exc.status != 409:
+            raise
+
+
+def token_kubeconfig(
+    lc: cluster.LocalCluster, path: pathlib.Path, *, account: str = "vbridge-operators"
+) -> pathlib.Path:
+    """A kubeconfig with a cluster-admin ServiceAccount token (see the module docstring for why)."""
+
+    async def go() -> str:
+        async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
+            await _ensure(
+                api,
+                paths.resource("v1", "namespaces"),
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SYSTEM_NAMESPACE}},
+            )
+            await _ensure(
+                api,
+                paths.resource("v1", "serviceaccounts", namespace=SYSTEM_NAMESPACE),
+                {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}},
+            )
+            await _ensure(
+                api,
+                paths.resource("rbac.authorization.k8s.io/v1", "clusterrolebindings"),
+                {
+                    "apiVersion": "rbac.authorization.k8s.io/v1",
+                    "kind": "ClusterRoleBinding",
+                    "metadata": {"name": account},
+                    "roleRef": {
+                        "apiGroup": "rbac.authorization.k8s.io",
+                        "kind": "ClusterRole",
+                        "name": "cluster-admin",
+                    },
+                    "subjects": [{"kind": "ServiceAccount", "name": account, "namespace": SYSTEM_NAMESPACE}],
+                },
+            )
+            sa = paths.resource("v1", "serviceaccounts", namespace=SYSTEM_NAMESPACE, name=account)
+            review = await api.request(
+                "POST",
+                f"{sa}/token",
+                body={
+                    "apiVersion": "authentication.k8s.io/v1",
+                    "kind": "TokenRequest",
+                    "spec": {"expirationSeconds": 86400},
+                },
+            )
+            return str(review["status"]["token"])
+
+    token = _run(go())
+    body = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {
+                "name": "vbridge",
+                "cluster": {"server": lc.server, "certificate-authority": str(lc.workdir / "pki" / "ca.crt")},
+            }
+        ],
+        "users": [{"name": account, "user": {"token": token}}],
+        "contexts": [{"name": "vbridge", "context": {"cluster": "vbridge", "user": account}}],
+        "current-context": "vbridge",
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(body, sort_keys=False))
+    path.chmod(0o600)
+    return path
+
+
+def install_crds(lc: cluster.LocalCluster, name: str, cache: pathlib.Path) -> None:
+    docs: list[dict[str, Any]] = []
+    for crd_set in OPERATORS[name].crd_sets:
+        for path in depcrds.ensure(crd_set, cache):
+            docs += [d for d in yaml.safe_load_all(path.read_text()) if d]
+    for crd_set, rel in OPERATORS[name].more_crds:
+        module, version, _ = depcrds.SETS[crd_set]
+        docs += [d for d in yaml.safe_load_all((depcrds.module_dir(module, version) / rel).read_text()) if d]
+
+    async def go() -> None:
+        async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
+            await cluster.apply_crds(api, docs)
+
+    _run(go())
+
+
+class Operator:
+    """One upstream operator process against ``lc``; ``stop`` is idempotent."""
+
+    def __init__(
+        self,
+        name: str,
+        lc: cluster.LocalCluster,
+        *,
+        binary: pathlib.Path | None = None,
+        spark: pathlib.Path | None = None,
+        crd_cache: pathlib.Path | None = None,
+        start_timeout: float = 90.0,
+    ) -> None:
+        if name not in OPERATORS:
+            raise errors.ConfigError(f"unknown operator {name!r}; known: {', '.join(OPERATORS)}")
+        self.name = name
+        self.lc = lc
+        self.binary = binary
+        self.spark = spark
+        root = binaries.repo_root()
+        self.crd_cache = crd_cache or ((root / ".cache" / "dep-crds") if root else lc.workdir / "dep-crds")
+        self.start_timeout = start_timeout
+        self.workdir = lc.workdir / name
+        self.proc: processes.Process | None = None
+        self.probe = ""
+        self.webhook_urls: list[str] = []
+
+    def __enter__(self) -> Operator:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        binary = self.binary or find(self.name)
+        if not binary.exists():
+            raise errors.BinaryMissingError(f"{self.name}: {binary} does not exist; run tools/build-operators.sh")
+        install_crds(self.lc, self.name, self.crd_cache)
+        kubeconfig = token_kubeconfig(self.lc, self.workdir / "kubeconfig")
+        env = {"KUBECONFIG": str(kubeconfig)}
+        if self.name == "spark-operator":
+            args = self._spark_args(env)
+        elif self.name == "training-operator":
+            args = self._training_args(env)
+        else:
+            args = self._mpi_args()
+        # Process hands our own environment on; env(1) adds the operator's variables and then
+        # execs it, so the process group Process kills is still the operator's.
+        argv = ["/usr/bin/env", *(f"{k}={v}" for k, v in env.items()), str(binary), *args]
+        self.proc = processes.Process(self.name, argv, log=self.workdir / f"{self.name}.log")
+        self.proc.start()
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _spark_args(self, env: dict[str, str]) -> list[str]:
+        home = self.spark or spark_home()
+        if home is None:
+            raise errors.BinaryMissingError("spark-operator needs spark-submit: pip install pyspark or set SPARK_HOME")
+        # v2.5.2 runs "$SPARK_HOME/bin/spark-submit" and builds --master from the in-cluster
+        # service variables (pkg/util.GetMasterURL), so both are set as a pod would have them.
+        host, port = self.lc.server.removeprefix("https://").rsplit(":", 1)
+        env.update(SPARK_HOME=str(home), KUBERNETES_SERVICE_HOST=host, KUBERNETES_SERVICE_PORT=port)
+        self.probe = f"127.0.0.1:{cluster.free_port()}"
+        # `controller start` only: the operator's webhook is a separate `webhook start` process
+        # that needs in-cluster certificates; leader election is off by default.
+        return ["controller", "start", f"--health-probe-bind-address={self.probe}", "--metrics-bind-address=0"]
+
+    def _training_args(self, env: dict[str, str]) -> list[str]:
+        webhook_port = cluster.free_port()
+        self._training_webhook_setup(webhook_port)
+        env["MY_POD_NAMESPACE"] = SYSTEM_NAMESPACE
+        env["TMPDIR"] = str(self.workdir / "tmp")
+        self.probe = f"127.0.0.1:{cluster.free_port()}"
+        return [
+            f"--webhook-server-port={webhook_port}",
+            f"--health-probe-bind-address={self.probe}",
+            "--metrics-bind-address=0",
+        ]
+
+    def _training_webhook_setup(self, port: int) -> None:
+        """What the training-operator's Deployment and kustomize manifests give it in a cluster.
+
+        Its cert rotator fills an existing Secret and injects the CA into an existing
+        ValidatingWebhookConfiguration, and the controllers wait for both. The configuration is
+        the module's own (manifests/base/webhook), pointed at a Service of type ExternalName
+        ``localhost`` so the apiserver reaches the webhook server on loopback with TLS verified
+        against the Service's DNS name, exactly as in a cluster.
+        """
+        module, version, _ = depcrds.SETS["training-operator"]
+        manifests = depcrds.module_dir(module, version) / "manifests" / "base" / "webhook" / "manifests.yaml"
+        config = next(d for d in yaml.safe_load_all(manifests.read_text()) if d)
+        config["metadata"] = {"name": TRAINING_WEBHOOK_CONFIG}
+        self.webhook_urls = []
+        for hook in config["webhooks"]:
+            ref = hook["clientConfig"]["service"]
+            ref.update(name="training-operator", namespace=SYSTEM_NAMESPACE, port=port)
+            self.webhook_urls.append(f"https://127.0.0.1:{port}{ref['path']}")
+        for folder in self._cert_dirs():
+            folder.mkdir(parents=True, exist_ok=True)
+            for stale in folder.glob("tls.*"):
+                stale.unlink()
+
+        async def go() -> None:
+            async with client.Client(kubeconfigs.load(self.lc.kubeconfig)) as api:
+                await _ensure(
+                    api,
+                    paths.resource("v1", "namespaces"),
+                    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SYSTEM_NAMESPACE}},
+                )
+                await _ensure(
+                    api,
+                    paths.resource("v1", "secrets", namespace=SYSTEM_NAMESPACE),
+                    {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": TRAINING_SECRET}},
+                )
+                await _ensure(
+                    api,
+                    paths.resource("v1", "services", namespace=SYSTEM_NAMESPACE),
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Service",
+                        "metadata": {"name": "training-operator"},
+                        "spec": {"type": "ExternalName", "externalName": "localhost", "ports": [{"port": port}]},
+                    },
+                )
+                base = paths.resource("admissionregistration.k8s.io/v1", "validatingwebhookconfigurations")
+                try:
+                    await api.request("DELETE", f"{base}/{TRAINING_WEBHOOK_CONFIG}")
+                except errors.ApiError as exc:
+                    if exc.status != 404:
+                        raise
+                await api.request("POST", base, body=config)
+
+        _run(go())
+
+    def _mount_training_certs(self) -> bool:
+        """Act as the kubelet's Secret volume: copy the rotator's certificate into its cert folder."""
+
+        async def go() -> dict[str, Any]:
+            async with client.Client(kubeconfigs.load(self.lc.kubeconfig)) as api:
+                return await api.request(
+                    "GET", paths.resource("v1", "secrets", namespace=SYSTEM_NAMESPACE, name=TRAINING_SECRET)
+                )
+
+        data = _run(go()).get("data") or {}
+        if not data.get("tls.crt") or not data.get("tls.key"):
+            return False
+        for key in ("tls.key", "tls.crt"):  # the rotator looks for tls.crt: write it last
+            for folder in self._cert_dirs():
+                (folder / key).write_bytes(base64.b64decode(data[key]))
+        return True
+
+    def _mpi_args(self) -> list[str]:
+        if cluster.http_ok(f"http://127.0.0.1:{MPI_HEALTH_PORT}/healthz") or not _port_free(MPI_HEALTH_PORT):
+            raise errors.PortInUseError(
+                f"mpi-operator v0.8.2 always serves /healthz on :{MPI_HEALTH_PORT}, which is taken"
+            )
+        self.probe = f"127.0.0.1:{MPI_HEALTH_PORT}"
+        # Leader election is always on in mpi-operator; its Lease lives in --lock-namespace.
+        return [f"--kubeConfig={self.workdir / 'kubeconfig'}", f"--lock-namespace={SYSTEM_NAMESPACE}"]
+
+    def _wait_ready(self) -> None:
+        assert self.proc is not None
+        deadline = time.monotonic() + self.start_timeout
+        mounted = self.name != "training-operator"
+        path = "/readyz" if self.name == "training-operator" else "/healthz"
+        while time.monotonic() < deadline:
+            self.proc.check_alive()
+            if not mounted:
+                mounted = self._mount_training_certs()
+            elif cluster.http_ok(f"http://{self.probe}{path}") and all(map(_served, self.webhook_urls)):
+                return
+            time.sleep(0.2)
+        raise errors.StartupError(
+            f"{self.name} not ready within {self.start_timeout:.0f} s", log_tail=self.proc.tail(40)
+        )
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.stop()
+            self.proc = None
+        if self.name == "training-operator":
+            for folder in self._cert_dirs():
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def _cert_dirs(self) -> tuple[pathlib.Path, ...]:
+        return (self.workdir / "tmp" / "k8s-webhook-server" / "serving-certs", TRAINING_CERT_DIR)
+
+    def tail(self, lines: int = 40) -> str:
+        return self.proc.tail(lines) if self.proc else ""
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("", port))
+        except OSError:
+            return False
+    return True
+
+
+def _served(url: str) -> bool:
+    """The training-operator registers its webhook handlers only after it reports ready."""
+    try:
+        # No verification: only whether the path is routed yet matters (404 until registered).
+        return httpx.post(url, content=b"{}", verify=False, timeout=1.0).status_code != 404
+    except httpx.HTTPError:
+        return False

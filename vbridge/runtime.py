@@ -1,0 +1,95 @@
+"""The composition root: facts, the admission server and the reconcilers, run together.
+
+``Bridge.run`` serves until cancelled. ``register`` installs the MutatingWebhookConfiguration
+that points the apiserver at this process (by URL, for local clusters; the Helm chart uses a
+Service instead).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import pathlib
+
+from bridge import errors, facts
+from bridge.adapters import registry
+from bridge.k8s import client, paths
+from vbridge.controllers import jobs, spark, templates, vcjobs
+from webhooks import configuration, server
+
+__all__ = ["NAME", "Bridge", "register", "unregister"]
+
+NAME = configuration.NAME
+
+log = logging.getLogger(__name__)
+TEMPLATES = pathlib.Path(__file__).resolve().parents[1] / "podgroup_templates"
+
+
+@dataclasses.dataclass
+class Bridge:
+    api: client.Client
+    settings: server.Settings
+    templates_dir: pathlib.Path = TEMPLATES
+    facts: facts.Facts = dataclasses.field(default_factory=facts.Facts)
+    started: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+
+    async def run(self) -> None:
+        by_name = templates.load(self.templates_dir)
+        name = self.settings.scheduler_name
+        job_adapters = [a for a in registry.ADAPTERS if a.registration.kind != "Pod"]
+        serving = asyncio.Event()
+        work = [
+            self.facts.run(self.api),
+            server.serve(server.App(self.facts, self.settings), started=serving),
+            spark.SparkReconciler(self.api, self.facts, scheduler_name=name, templates_by_name=by_name).run(),
+            *(jobs.JobReconciler(self.api, a, self.facts, scheduler_name=name).run() for a in job_adapters),
+            vcjobs.VcJobController(self.api, scheduler_name=name).run(),
+        ]
+        tasks = [asyncio.create_task(w) for w in work]
+        try:
+            while not (serving.is_set() and self.facts.synced):
+                done = [t for t in tasks if t.done()]
+                if done:
+                    await done[0]  # surface a startup failure
+                await asyncio.sleep(0.02)
+            self.started.set()
+            await asyncio.gather(*tasks)
+        finally:
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def register(
+    api: client.Client,
+    *,
+    url: str,
+    ca_bundle: bytes,
+    exclude_namespaces: tuple[str, ...] = (),
+    scheduler_name: str = "volcano",
+) -> None:
+    body = configuration.build(
+        ca_bundle=ca_bundle,
+        url=url,
+        exclude_namespaces=("kube-system", *exclude_namespaces),
+        scheduler_name=scheduler_name,
+    )
+    base = paths.resource("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations")
+    try:
+        await api.request("POST", base, body=body)
+    except errors.ApiError as exc:
+        if exc.status != 409:
+            raise
+        current = await api.request("GET", f"{base}/{configuration.NAME}")
+        body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        await api.request("PUT", f"{base}/{configuration.NAME}", body=body)
+
+
+async def unregister(api: client.Client) -> None:
+    base = paths.resource("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations")
+    try:
+        await api.request("DELETE", f"{base}/{configuration.NAME}")
+    except errors.ApiError as exc:
+        if exc.status != 404:
+            raise
