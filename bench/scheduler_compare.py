@@ -398,7 +398,12 @@ def median(runs: list[Result]) -> Result:
 PROFILE_BUCKETS = (
     # Modules executing their bodies; a failed import (see _summarize_profile) never gets there.
     ("start-up imports", "_call_with_frames_removed"),
-    ("core: snapshot + actions (worker thread)", "scheduler/api/building.py", "scheduler/cycle.py", "Scheduler._decide"),
+    (
+        "core: snapshot + actions (worker thread)",
+        "scheduler/api/building.py",
+        "scheduler/cycle.py",
+        "Scheduler._decide",
+    ),
     ("binder: pods/binding POSTs", "scheduler/io/binder.py"),
     ("status writer: PodGroup status, events", "scheduler/io/status.py"),
     ("watches + cache", "scheduler/io/cache.py", "bridge/k8s/watching.py"),

@@ -8,7 +8,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bridge import queues
+from bridge import defaults, queues
 from bridge.adapters import base
 from bridge.k8s import client, paths, watching
 
@@ -63,7 +63,7 @@ class Facts:
         """Watch until cancelled; each source is marked synced after its first full list."""
         await asyncio.gather(
             self._follow(api, "namespaces", paths.resource("v1", "namespaces"), self._namespace),
-            self._follow(api, "queues", paths.resource("scheduling.volcano.sh/v1beta1", "queues"), self._queue),
+            self._follow(api, "queues", paths.resource(defaults.QUEUE_API, "queues"), self._queue),
             self._follow(
                 api, "priorityclasses", paths.resource("scheduling.k8s.io/v1", "priorityclasses"), self._priority
             ),
@@ -72,18 +72,10 @@ class Facts:
     async def _follow(
         self, api: client.Client, source: str, path: str, apply: Callable[[str, dict[str, Any]], None]
     ) -> None:
-        while True:
-            try:
-                async for kind, obj in watching.watch(api, path):
-                    if kind == "SYNCED":
-                        self._synced[source] = True
-                    else:
-                        apply(kind, obj)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("watch of %s failed; retrying", source)
-                await asyncio.sleep(1)
+        def synced() -> None:
+            self._synced[source] = True
+
+        await watching.follow(api, path, apply, on_synced=synced)
 
     def _namespace(self, kind: str, obj: dict[str, Any]) -> None:
         self._contexts = {}

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import keys
+from bridge import defaults, keys
 
 __all__ = ["build", "owner_ref"]
 
-API_VERSION = "scheduling.volcano.sh/v1beta1"
+API_VERSION = defaults.PODGROUP_API
 
 
 def owner_ref(obj: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from bridge import convert, errors, patching
+from bridge import convert, defaults, errors, patching
 from bridge.adapters import base, registry
 
 __all__ = ["Outcome", "translate"]
@@ -23,7 +23,10 @@ class Outcome:
 
 
 def translate(
-    obj: dict[str, Any], *, namespace_labels: dict[str, str] | None = None, scheduler_name: str = "volcano"
+    obj: dict[str, Any],
+    *,
+    namespace_labels: dict[str, str] | None = None,
+    scheduler_name: str = defaults.SCHEDULER_NAME,
 ) -> Outcome:
     meta = obj.get("metadata") or {}
     source = f"{obj.get('apiVersion')} {obj.get('kind')} {meta.get('name', '?')}"

@@ -12,7 +12,7 @@ import pathlib
 
 import yaml
 
-from bridge import crdgen
+from bridge import crdgen, defaults
 from webhooks import configuration
 
 __all__ = ["CHART", "check", "files", "write"]
@@ -27,7 +27,7 @@ def _webhooks() -> str:
     body = configuration.build(
         ca_bundle=b"",
         service=(_NS, _SVC, 443),
-        exclude_namespaces=("kube-system", _NS),
+        exclude_namespaces=(defaults.SYSTEM_NAMESPACE, _NS),
         name=_NAME,
         scheduler_name=_SCHED,
     )

@@ -15,7 +15,7 @@ import sys
 import time
 from typing import Any
 
-from bridge import errors
+from bridge import defaults, errors
 
 __all__ = ["main"]
 
@@ -206,7 +206,7 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="labels of the target namespace (e.g. vbridge.io/gang-scheduling=enabled)",
     )
-    tr.add_argument("--scheduler-name", default="volcano")
+    tr.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
     tr.set_defaults(func=cmd_translate)
     return p
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from bridge import convert, errors
+from bridge import convert, defaults, errors
 from bridge.k8s import client, kubeconfigs, paths
 from scheduler.framework import config as sched_config
 from scheduler.io import loop as sched_loop
@@ -61,7 +61,7 @@ class Options:
     specs: tuple[nodes.NodeSpec, ...]
     run_seconds: float | None = 30.0
     examples: bool = True
-    scheduler_name: str = "volcano"
+    scheduler_name: str = defaults.SCHEDULER_NAME
 
 
 async def _apply(api: client.Client, doc: dict[str, Any], namespace: str) -> str:
@@ -78,7 +78,7 @@ async def _apply(api: client.Client, doc: dict[str, Any], namespace: str) -> str
 
 async def _report(api: client.Client, say: Callable[[str], None], last: list[str]) -> None:
     """Print the PodGroups and Volcano Jobs tables when they changed since the last report."""
-    groups = await api.request("GET", paths.resource("scheduling.volcano.sh/v1beta1", "podgroups"))
+    groups = await api.request("GET", paths.resource(defaults.PODGROUP_API, "podgroups"))
     lines = [f"{'NAMESPACE/PODGROUP':64} {'PHASE':10} {'MIN':>4} {'RUNNING':>7} {'DONE':>5} QUEUE"]
     for pg in groups.get("items", []):
         meta, spec, status = pg["metadata"], pg.get("spec", {}), pg.get("status") or {}
@@ -87,7 +87,7 @@ async def _report(api: client.Client, say: Callable[[str], None], last: list[str
             f"{status.get('running', 0):>7} {status.get('succeeded', 0):>5} {spec.get('queue', '')}"
         )
     try:
-        jobs = (await api.request("GET", paths.resource("batch.volcano.sh/v1alpha1", "jobs"))).get("items", [])
+        jobs = (await api.request("GET", paths.resource(defaults.BATCH_API, "jobs"))).get("items", [])
     except errors.ApiError:
         jobs = []
     if jobs:

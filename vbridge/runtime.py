@@ -12,7 +12,7 @@ import dataclasses
 import logging
 import pathlib
 
-from bridge import errors, facts
+from bridge import defaults, errors, facts
 from bridge.adapters import registry
 from bridge.k8s import client, paths
 from vbridge.controllers import jobs, spark, templates, vcjobs
@@ -67,12 +67,12 @@ async def register(
     url: str,
     ca_bundle: bytes,
     exclude_namespaces: tuple[str, ...] = (),
-    scheduler_name: str = "volcano",
+    scheduler_name: str = defaults.SCHEDULER_NAME,
 ) -> None:
     body = configuration.build(
         ca_bundle=ca_bundle,
         url=url,
-        exclude_namespaces=("kube-system", *exclude_namespaces),
+        exclude_namespaces=(defaults.SYSTEM_NAMESPACE, *exclude_namespaces),
         scheduler_name=scheduler_name,
     )
     base = paths.resource("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations")

@@ -7,7 +7,7 @@ import logging
 from collections.abc import Mapping
 from typing import Protocol
 
-from bridge import errors, patching
+from bridge import defaults, errors, patching
 from bridge.adapters import base
 from webhooks import reviews
 
@@ -52,7 +52,9 @@ def _uid_of(raw: bytes) -> str:
         return ""
 
 
-def handle(raw: bytes, adapter: base.Adapter | None, facts: FactsView, *, scheduler_name: str = "volcano") -> bytes:
+def handle(
+    raw: bytes, adapter: base.Adapter | None, facts: FactsView, *, scheduler_name: str = defaults.SCHEDULER_NAME
+) -> bytes:
     try:
         request = reviews.parse(raw, adapter.registration.view if adapter is not None else None)
     except errors.InvalidObjectError as exc:

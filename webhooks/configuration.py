@@ -6,13 +6,13 @@ import base64
 from collections.abc import Sequence
 from typing import Any
 
-from bridge import keys
+from bridge import defaults, keys
 from bridge.adapters import base, registry
 
 __all__ = ["NAME", "build", "webhook_name"]
 
 NAME = "volcano-bridge"
-TIMEOUT_SECONDS = 5  # admission must answer in milliseconds; 5 s bounds the damage of a stall
+TIMEOUT_SECONDS = defaults.WEBHOOK_TIMEOUT_SECONDS
 _NOT_MIRROR = "!has(object.metadata.annotations) || !('kubernetes.io/config.mirror' in object.metadata.annotations)"
 
 
@@ -41,10 +41,10 @@ def build(
     ca_bundle: bytes,
     url: str | None = None,
     service: tuple[str, str, int] | None = None,
-    exclude_namespaces: Sequence[str] = ("kube-system",),
+    exclude_namespaces: Sequence[str] = (defaults.SYSTEM_NAMESPACE,),
     adapters: Sequence[base.Adapter] = registry.ADAPTERS,
     name: str = NAME,
-    scheduler_name: str = "volcano",
+    scheduler_name: str = defaults.SCHEDULER_NAME,
 ) -> dict[str, Any]:
     webhooks = []
     for adapter in adapters:

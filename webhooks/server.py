@@ -16,6 +16,7 @@ from typing import Any
 
 import uvicorn
 
+from bridge import defaults
 from bridge.adapters import registry
 from webhooks import admission, reviews
 
@@ -34,7 +35,7 @@ class Settings:
     port: int = 9443
     certfile: pathlib.Path | None = None
     keyfile: pathlib.Path | None = None
-    scheduler_name: str = "volcano"
+    scheduler_name: str = defaults.SCHEDULER_NAME
     read_timeout: float = 5.0
 
 

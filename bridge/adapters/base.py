@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
-from bridge import queues
+from bridge import defaults, queues
 
 __all__ = ["Adapter", "Context", "Registration", "Translation"]
 
@@ -47,7 +47,7 @@ class Context:
     namespace_annotations: Mapping[str, str] = dataclasses.field(default_factory=dict)
     queues: Mapping[str, queues.QueueFacts] = dataclasses.field(default_factory=dict)
     priorities: Mapping[str, int] = dataclasses.field(default_factory=dict)  # PriorityClass -> value
-    scheduler_name: str = "volcano"
+    scheduler_name: str = defaults.SCHEDULER_NAME
     check_queues: bool = True  # False for offline `vbridge translate`
     conf: Mapping[str, str] | None = None  # a spark-submit driver's spark.properties, once known
     template: Mapping[str, Any] | None = None  # the chosen server-side PodGroup template, if any

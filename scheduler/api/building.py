@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from bridge import keys
+from bridge import defaults, keys
 from scheduler.api import podspec, resources, snapshot, tally
 
 __all__ = ["GROUP_ANNOTATION", "build", "parse_time"]
@@ -47,7 +47,7 @@ def build(
     podgroups: Iterable[Obj],
     queues: Iterable[Obj],
     priorityclasses: Iterable[Obj] = (),
-    scheduler_name: str = "volcano",
+    scheduler_name: str = defaults.SCHEDULER_NAME,
 ) -> snapshot.Snapshot:
     node_list = sorted((_node(n) for n in nodes), key=lambda n: n.name)
     index = {n.name: i for i, n in enumerate(node_list)}
@@ -210,7 +210,7 @@ def _task(
         best_effort=request.names() == (resources.PODS,),
         priority=int(priority) if priority is not None else classes.get(class_name, default_priority),
         preemptable=annotations.get(PREEMPTABLE, "true").lower() != "false",
-        critical=namespace == "kube-system" or class_name in CRITICAL_CLASSES,
+        critical=namespace == defaults.SYSTEM_NAMESPACE or class_name in CRITICAL_CLASSES,
         labels=labels,
         placement=placement,
         shape=shape,

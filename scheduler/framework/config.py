@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from bridge import defaults
 from scheduler import errors
 
 __all__ = ["ACTIONS", "PLUGINS", "PluginOption", "SchedulerConfig", "default", "parse"]
@@ -50,9 +51,9 @@ class SchedulerConfig:
     tiers: tuple[tuple[PluginOption, ...], ...] = tuple(
         tuple(PluginOption(name) for name in tier if name in PLUGINS) for tier in DEFAULT_TIERS
     )
-    scheduler_name: str = "volcano"
-    overcommit_factor: float = 1.2
-    spark_reservation_timeout: float = 300.0  # seconds after the Spark driver started
+    scheduler_name: str = defaults.SCHEDULER_NAME
+    overcommit_factor: float = defaults.OVERCOMMIT_FACTOR
+    spark_reservation_timeout: float = defaults.SPARK_RESERVATION_TIMEOUT  # seconds after the driver started
     unsupported: tuple[str, ...] = ()
 
     def plugin(self, name: str) -> PluginOption | None:
@@ -66,9 +67,9 @@ def default() -> SchedulerConfig:
 def parse(
     text: str,
     *,
-    scheduler_name: str = "volcano",
+    scheduler_name: str = defaults.SCHEDULER_NAME,
     overcommit_factor: float | None = None,
-    spark_reservation_timeout: float = 300.0,
+    spark_reservation_timeout: float = defaults.SPARK_RESERVATION_TIMEOUT,
 ) -> SchedulerConfig:
     """Parse ``volcano-scheduler.conf``; ``overcommit_factor`` overrides the plugin argument."""
     try:
@@ -87,9 +88,11 @@ def parse(
     factor = overcommit_factor
     if factor is None:
         option = next((p for tier in tiers for p in tier if p.name == "overcommit"), None)
-        factor = option.number("overcommit-factor", 1.2) if option else 1.2
+        factor = (
+            option.number("overcommit-factor", defaults.OVERCOMMIT_FACTOR) if option else defaults.OVERCOMMIT_FACTOR
+        )
     if factor < 1.0:  # Volcano falls back to the default for factors below one
-        factor = 1.2
+        factor = defaults.OVERCOMMIT_FACTOR
     if spark_reservation_timeout < 0:
         raise errors.SchedulerConfigError("spark_reservation_timeout must not be negative")
     return SchedulerConfig(

@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bridge import errors
+from bridge import defaults
 from bridge.k8s import client, paths, watching
 
 __all__ = ["KINDS", "Cache"]
@@ -37,8 +37,8 @@ Obj = dict[str, Any]
 KINDS: dict[str, tuple[str, str]] = {
     "nodes": ("v1", "nodes"),
     "pods": ("v1", "pods"),
-    "podgroups": ("scheduling.volcano.sh/v1beta1", "podgroups"),
-    "queues": ("scheduling.volcano.sh/v1beta1", "queues"),
+    "podgroups": (defaults.PODGROUP_API, "podgroups"),
+    "queues": (defaults.QUEUE_API, "queues"),
     "priorityclasses": ("scheduling.k8s.io/v1", "priorityclasses"),
 }
 
@@ -114,33 +114,20 @@ class Cache:
                 group.create_task(self._follow(kind))
 
     async def _follow(self, kind: str) -> None:
-        """Watch one kind forever; after an error, start over and drop what the new list lacks."""
+        """Follow one kind forever (a relist after an error reports what vanished as DELETED)."""
         api_version, plural = KINDS[kind]
-        delay = 0.2
-        while True:
-            fresh: set[str] | None = set()
-            try:
-                async for event, obj in watching.watch(self.api, paths.resource(api_version, plural)):
-                    if event == "SYNCED":
-                        if fresh is not None:
-                            for gone in set(self.store[kind]) - fresh:
-                                self._apply(kind, "DELETED", self.store[kind][gone])
-                            fresh = None
-                        self._synced_kinds.add(kind)
-                        if self._synced_kinds == set(KINDS):
-                            self.synced.set()
-                        self.on_change()
-                        delay = 0.2
-                        continue
-                    if fresh is not None:
-                        fresh.add(key_of(obj))
-                    if self._apply(kind, event, obj):
-                        self.on_change()
-            except (errors.ApiError, OSError) as exc:
-                # 404 until a CRD exists, 403 until RBAC allows, or a dropped connection.
-                log.warning("watch of %s failed (%s); retrying in %.1f s", kind, exc, delay)
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 10.0)
+
+        def handle(event: str, obj: Obj) -> None:
+            if self._apply(kind, event, obj):
+                self.on_change()
+
+        def synced() -> None:
+            self._synced_kinds.add(kind)
+            if self._synced_kinds == set(KINDS):
+                self.synced.set()
+            self.on_change()
+
+        await watching.follow(self.api, paths.resource(api_version, plural), handle, on_synced=synced)
 
     def _apply(self, kind: str, event: str, obj: Obj) -> bool:
         """Store one event; True when the scheduler should run again because of it."""

@@ -22,7 +22,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import client, paths
 
 __all__ = ["Elector"]
@@ -43,7 +43,7 @@ class Elector:
         *,
         name: str,
         identity: str,
-        namespace: str = "kube-system",
+        namespace: str = defaults.SYSTEM_NAMESPACE,
         lease_seconds: float = 15.0,
         renew_seconds: float = 10.0,
         retry_seconds: float = 2.0,

@@ -23,25 +23,19 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from bridge import errors, keys
+from bridge import defaults, errors, keys
 from bridge.k8s import client, paths
 from scheduler.api import plan
 from scheduler.framework import config
 from scheduler.io import binder, cache, leader, metrics, status
 
-__all__ = ["DEFAULT_QUEUES", "CycleReport", "Scheduler"]
+__all__ = ["CycleReport", "Scheduler"]
 
 log = logging.getLogger(__name__)
 
 # The pure core (numpy and all) is imported in a worker thread while the cache lists, not when
 # this module loads: at start-up the two overlap instead of adding up.
 CORE_MODULES = ("scheduler.api.building", "scheduler.cycle")
-
-# As Volcano's scheduler creates them when missing (cache.go newDefaultAndRootQueue).
-DEFAULT_QUEUES = (
-    {"name": "root", "spec": {"weight": 1, "reclaimable": False}},
-    {"name": "default", "spec": {"weight": 1, "reclaimable": True}},
-)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -256,19 +250,14 @@ class Scheduler:
         return cycle.schedule(snap, self.conf, now, on_commit)
 
     async def _ensure_queues(self) -> None:
-        path = paths.resource("scheduling.volcano.sh/v1beta1", "queues")
-        for queue in DEFAULT_QUEUES:
-            if queue["name"] in self.cache.store["queues"]:
+        path = paths.resource(defaults.QUEUE_API, "queues")
+        for body in defaults.default_queue_objects():
+            name = body["metadata"]["name"]
+            if name in self.cache.store["queues"]:
                 continue
-            body = {
-                "apiVersion": "scheduling.volcano.sh/v1beta1",
-                "kind": "Queue",
-                "metadata": {"name": queue["name"]},
-                "spec": queue["spec"],
-            }
             try:
                 await self.api.request("POST", path, body=body)
-                log.info("created queue %s", queue["name"])
+                log.info("created queue %s", name)
             except errors.ApiError as exc:
                 if exc.status != 409:
                     raise

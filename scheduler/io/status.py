@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import client, events, paths
 from scheduler.api import plan
 from scheduler.io import cache as cache_mod
@@ -28,7 +28,7 @@ __all__ = ["StatusWriter", "event", "pod_condition", "podgroup_status", "queue_s
 
 log = logging.getLogger(__name__)
 
-PG_API = "scheduling.volcano.sh/v1beta1"
+PG_API = defaults.PODGROUP_API
 Obj = dict[str, Any]
 
 

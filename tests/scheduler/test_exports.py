@@ -10,7 +10,15 @@ import pytest
 import scheduler
 
 ROOT = pathlib.Path(scheduler.__file__).parent
-PACKAGES = ["scheduler", "scheduler.api", "scheduler.framework", "scheduler.actions", "scheduler.plugins", "scheduler.tools", "scheduler.io"]
+PACKAGES = [
+    "scheduler",
+    "scheduler.api",
+    "scheduler.framework",
+    "scheduler.actions",
+    "scheduler.plugins",
+    "scheduler.tools",
+    "scheduler.io",
+]
 
 
 @pytest.mark.parametrize("name", PACKAGES)

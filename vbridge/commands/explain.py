@@ -12,7 +12,7 @@ import dataclasses
 import json
 from typing import Any
 
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs, paths
 from scheduler.api import building, resources
 from scheduler.io import cache
@@ -29,7 +29,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     pg = kinds.add_parser("podgroup", help="why a PodGroup is not (fully) scheduled")
     pg.add_argument("name", metavar="NS/NAME")
     pg.add_argument("--kubeconfig", default=None, help="default: $KUBECONFIG, else in-cluster")
-    pg.add_argument("--scheduler-name", default="volcano")
+    pg.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
     pg.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
     pg.add_argument("--json", action="store_true", help="print the facts as JSON")
     pg.set_defaults(func=main)

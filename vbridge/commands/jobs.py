@@ -16,13 +16,14 @@ import pathlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from bridge import defaults
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, kubeconfigs, paths
 
 __all__ = ["add_parsers", "job_rows", "queue_rows", "table"]
 
 JOBS = names.API_VERSION
-QUEUES = "scheduling.volcano.sh/v1beta1"
+QUEUES = defaults.QUEUE_API
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:

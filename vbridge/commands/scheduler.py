@@ -15,7 +15,7 @@ from typing import Any
 
 import uvloop
 
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs
 from scheduler.framework import config
 from scheduler.io import leader, loop
@@ -31,12 +31,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "scheduler", help="run the gang scheduler (Volcano semantics) against a cluster"
     )
     p.add_argument("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="default: $KUBECONFIG")
-    p.add_argument("--scheduler-name", default="volcano", help="schedule pods with this spec.schedulerName")
+    p.add_argument(
+        "--scheduler-name", default=defaults.SCHEDULER_NAME, help="schedule pods with this spec.schedulerName"
+    )
     p.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
-    p.add_argument("--period", type=float, default=1.0, help="seconds between cycles when nothing happens")
+    p.add_argument(
+        "--period", type=float, default=defaults.SCHEDULER_PERIOD, help="seconds between cycles when nothing happens"
+    )
     p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics and /healthz on 127.0.0.1:PORT")
     p.add_argument("--leader-elect", action="store_true", help="bind only while holding a Lease")
-    p.add_argument("--lease-namespace", default="kube-system")
+    p.add_argument("--lease-namespace", default=defaults.SYSTEM_NAMESPACE)
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=main)
     return p

@@ -12,7 +12,7 @@ from typing import Any
 
 import uvloop
 
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs
 from vbridge import runtime
 from webhooks import server
@@ -27,7 +27,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--port", type=int, default=9443)
     p.add_argument("--tls-cert", required=True, help="serving certificate (e.g. mounted from cert-manager)")
     p.add_argument("--tls-key", required=True)
-    p.add_argument("--scheduler-name", default="volcano")
+    p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
     p.add_argument("--templates", default=str(runtime.TEMPLATES), help="folder of PodGroup templates")
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=main)

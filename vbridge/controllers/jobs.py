@@ -43,19 +43,11 @@ class JobReconciler:
 
     async def _watch(self, api_version: str) -> None:
         path = paths.resource(api_version, self.adapter.registration.plural)
-        while True:
-            try:
-                async for kind, obj in watching.watch(self.api, path):
-                    if kind in ("ADDED", "MODIFIED"):
-                        try:
-                            await self.reconcile(obj)
-                        except errors.ApiError as exc:  # one object's trouble must not stop the watch
-                            meta = obj.get("metadata") or {}
-                            log.warning("reconciling %s/%s: %s", meta.get("namespace"), meta.get("name"), exc)
-            except errors.ApiError as exc:
-                if exc.status not in (404, 429):  # 404: CRD not installed (yet); 429: it is being installed
-                    log.warning("watching %s failed: %s", path, exc)
-                await asyncio.sleep(1 if exc.status == 429 else 5)
+        await watching.follow(self.api, path, self._on_event)
+
+    async def _on_event(self, kind: str, obj: dict[str, Any]) -> None:
+        if kind in ("ADDED", "MODIFIED"):
+            await self.reconcile(obj)
 
     async def reconcile(self, obj: dict[str, Any]) -> None:
         meta = obj.get("metadata") or {}

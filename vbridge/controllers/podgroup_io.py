@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import client, paths
 
 __all__ = ["OWNED_FIELDS", "ensure"]
 
-PG = "scheduling.volcano.sh/v1beta1"
+PG = defaults.PODGROUP_API
 OWNED_FIELDS = ("minMember", "minTaskMember", "minResources", "queue", "priorityClassName")
 # Write conflicts on a PodGroup are routine: the scheduler writes its status (PodGroups have no
 # status subresource) and several executors may add themselves as owners at once.

@@ -40,23 +40,25 @@ class SparkReconciler:
 
     async def run(self) -> None:
         path = paths.resource("v1", "pods")
-        async for kind, pod in watching.watch(self.api, path, params={"labelSelector": keys.SPARK_ROLE}):
-            if kind not in ("ADDED", "MODIFIED"):
-                continue
-            uid = pod["metadata"].get("uid", "")
-            if uid in self._busy:
-                continue
-            role = sparkconf.role(pod)
-            gates = [g.get("name") for g in pod.get("spec", {}).get("schedulingGates") or []]
-            if role == "driver" and keys.SPARK_GATE in gates:
-                self._spawn(uid, self._driver(pod))
-            elif (
-                role == "executor"
-                and not pod["metadata"].get("deletionTimestamp")  # going: it must not (re)make a group
-                and (pod["metadata"].get("annotations") or {}).get(keys.GROUP_NAME)
-                == spark_pod.group_name(sparkconf.app_id(pod))
-            ):
-                self._spawn(uid, self._executor(pod))
+        await watching.follow(self.api, path, self._on_pod, params={"labelSelector": keys.SPARK_ROLE})
+
+    def _on_pod(self, kind: str, pod: dict[str, Any]) -> None:
+        if kind not in ("ADDED", "MODIFIED"):
+            return
+        uid = pod["metadata"].get("uid", "")
+        if uid in self._busy:
+            return
+        role = sparkconf.role(pod)
+        gates = [g.get("name") for g in pod.get("spec", {}).get("schedulingGates") or []]
+        if role == "driver" and keys.SPARK_GATE in gates:
+            self._spawn(uid, self._driver(pod))
+        elif (
+            role == "executor"
+            and not pod["metadata"].get("deletionTimestamp")  # going: it must not (re)make a group
+            and (pod["metadata"].get("annotations") or {}).get(keys.GROUP_NAME)
+            == spark_pod.group_name(sparkconf.app_id(pod))
+        ):
+            self._spawn(uid, self._executor(pod))
 
     def _spawn(self, uid: str, work: Any) -> None:
         self._busy.add(uid)

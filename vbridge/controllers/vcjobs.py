@@ -23,7 +23,7 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bridge import errors, podgroups
+from bridge import defaults, errors, podgroups
 from bridge.adapters.vcjob import lifecycle, names, plugins, podgroup, pods, spec
 from bridge.k8s import client, events, paths, watching
 from vbridge.controllers import podgroup_io
@@ -63,7 +63,7 @@ async def _ignore(status: int, call: Awaitable[Any]) -> None:
 
 
 class VcJobController:
-    def __init__(self, api: client.Client, *, scheduler_name: str = "volcano") -> None:
+    def __init__(self, api: client.Client, *, scheduler_name: str = defaults.SCHEDULER_NAME) -> None:
         self.api = api
         self.scheduler_name = scheduler_name
         self.reconciled = 0
@@ -94,16 +94,7 @@ class VcJobController:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def _follow(self, path: str, params: dict[str, Any], apply: Callable[[str, dict[str, Any]], None]) -> None:
-        while True:
-            try:
-                async for kind, obj in watching.watch(self.api, path, params=params):
-                    if kind != "SYNCED":
-                        apply(kind, obj)
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # the CRD may not be installed yet; keep trying
-                log.warning("watching %s failed: %s", path, exc)
-                await asyncio.sleep(2)
+        await watching.follow(self.api, path, apply, params=params)
 
     # -- events to work --------------------------------------------------------------------------
 

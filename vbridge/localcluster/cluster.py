@@ -25,17 +25,13 @@ from typing import Any
 import httpx
 import yaml
 
-from bridge import crdgen, errors
+from bridge import crdgen, defaults, errors
 from bridge.k8s import client, kubeconfigs, paths
 from vbridge.localcluster import binaries, certs, processes
 
-__all__ = ["DEFAULT_QUEUES", "LocalCluster", "Ports", "apply_crds", "free_port", "http_ok"]
+__all__ = ["LocalCluster", "Ports", "apply_crds", "free_port", "http_ok"]
 
 # As Volcano's scheduler does at start-up: `root` (not reclaimable) and `default` (reclaimable).
-DEFAULT_QUEUES: tuple[dict[str, Any], ...] = (
-    {"metadata": {"name": "root"}, "spec": {"weight": 1, "reclaimable": False}},
-    {"metadata": {"name": "default"}, "spec": {"weight": 1, "reclaimable": True}},
-)
 # Controllers a simulated cluster must not run: node lifecycle would taint and evict nodes that
 # have no kubelet; node IPAM and attach/detach have nothing to manage. (1.37's controller manager
 # no longer carries the cloud controllers.)
@@ -218,12 +214,11 @@ class LocalCluster:
             documents += [d for d in yaml.safe_load_all(path.read_text()) if d]
         async with client.Client(conn) as api:
             await apply_crds(api, documents)
-            queues = paths.resource("scheduling.volcano.sh/v1beta1", "queues")
-            for queue in DEFAULT_QUEUES:
-                body = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", **queue}
+            queues = paths.resource(defaults.QUEUE_API, "queues")
+            for body in defaults.default_queue_objects():
                 with contextlib.suppress(errors.ApiError):
                     await api.request("POST", queues, body=body)
-                name = queue["metadata"]["name"]
+                name = body["metadata"]["name"]
                 with contextlib.suppress(errors.ApiError):
                     await api.request(
                         "PATCH",

@@ -99,10 +99,9 @@ class Simulator:
         """Act on the pods bound to our nodes until cancelled."""
         self._tasks = [asyncio.create_task(self._worker()) for _ in range(self.workers)]
         try:
-            async for kind, pod in watching.watch(
-                self.api, paths.resource("v1", "pods"), params={"fieldSelector": "spec.nodeName!="}
-            ):
-                self._on_event(kind, pod)
+            await watching.follow(
+                self.api, paths.resource("v1", "pods"), self._on_event, params={"fieldSelector": "spec.nodeName!="}
+            )
         finally:
             for task in self._tasks:
                 task.cancel()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import keys
+from bridge import defaults, keys
 
 __all__ = [
     "COMMAND",
@@ -28,7 +28,7 @@ __all__ = [
     "service",
 ]
 
-API_VERSION = "batch.volcano.sh/v1alpha1"
+API_VERSION = defaults.BATCH_API
 GROUP_NAME = keys.GROUP_NAME  # the key the scheduler reads to find a pod's gang
 JOB_NAME = "volcano.sh/job-name"
 JOB_NAMESPACE = "volcano.sh/job-namespace"

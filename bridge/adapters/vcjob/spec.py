@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import errors
+from bridge import defaults, errors
 
 __all__ = ["ACTIONS", "EVENTS", "PLUGINS", "Task", "defaulted", "tasks", "validate"]
 
@@ -65,7 +65,7 @@ def _spec(job: Mapping[str, Any]) -> Mapping[str, Any]:
     return spec
 
 
-def defaulted(job: Mapping[str, Any], *, scheduler_name: str = "volcano") -> dict[str, Any]:
+def defaulted(job: Mapping[str, Any], *, scheduler_name: str = defaults.SCHEDULER_NAME) -> dict[str, Any]:
     """The job with Volcano's defaults filled in; values the user set are kept. Idempotent."""
     out = copy.deepcopy(dict(job))
     spec = out["spec"] = dict(_spec(out))

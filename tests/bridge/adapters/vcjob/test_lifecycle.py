@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from bridge.adapters.vcjob import lifecycle
-from tests.builders.vcjob import pod
 from tests.builders import vcjob as jobs
+from tests.builders.vcjob import pod
 
 NOW = "2026-05-01T12:00:00Z"
 
