@@ -4,4 +4,5 @@ import sys
 
 from vbridge import cli
 
-sys.exit(cli.main())
+if __name__ == "__main__":  # importing the module (pkgutil walks, docs) runs nothing
+    sys.exit(cli.main())

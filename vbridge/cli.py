@@ -3,6 +3,10 @@
 Modules are imported by the command that needs them, so that a long-running service starts
 without paying for every other command's imports (the scheduler's first cycle counts from its
 start: the whole set takes ~0.6 s to import, the scheduler's own ~0.3 s).
+
+``vbridge --version`` prints the installed distribution's version (package metadata, so
+pyproject.toml is its only source). A bare ``vbridge`` prints the help on stderr and exits 2,
+as argparse does for any other missing argument.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from typing import Any
 
 from bridge import defaults, errors
 
-__all__ = ["main"]
+__all__ = ["DISTRIBUTION", "main", "parser", "version"]
+
+DISTRIBUTION = "volcano-bridge"
 
 # Subcommands defined in their own modules (each has ``add_parser(subparsers)``), by name.
 EXTERNAL = {
@@ -28,6 +34,27 @@ EXTERNAL = {
     "job": "vbridge.commands.jobs",
     "queue": "vbridge.commands.jobs",
 }
+
+
+def version() -> str:
+    """The installed distribution's version, from its metadata."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown (not installed: no package metadata)"
+
+
+class _Version(argparse.Action):
+    """``--version``, with the metadata read only when asked (not on every start)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest=dest, default=argparse.SUPPRESS, nargs=0, **kwargs)
+
+    def __call__(self, p: argparse.ArgumentParser, *_: object) -> None:
+        print(f"vbridge {version()}", flush=True)
+        p.exit()
 
 
 def _say(msg: str) -> None:
@@ -157,10 +184,13 @@ def _add_external(sub: Any, module_name: str) -> None:
 def parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole parser; for a subcommand of ``EXTERNAL``, only that one (and only its imports)."""
     p = argparse.ArgumentParser(prog="vbridge", description="Volcano gang scheduling for unchanged workloads.")
+    p.add_argument("--version", action=_Version, help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
     if command in EXTERNAL:
         _add_external(sub, EXTERNAL[command])
         return p
+    if command == "--version":
+        return p  # nothing else is read
     up = sub.add_parser("up", help="run a local control plane with simulated nodes until Ctrl-C")
     up.add_argument("--nodes", type=int, default=4)
     up.add_argument("--node-cpu", default="16")
@@ -213,6 +243,9 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        parser().print_help(sys.stderr)
+        return 2
     args = parser(argv[0] if argv else None).parse_args(argv)
     try:
         return int(args.func(args))

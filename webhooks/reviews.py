@@ -36,7 +36,6 @@ class Request(NamedTuple):
     version: str
     kind: str
     object: dict[str, Any]
-    dry_run: bool
 
 
 def _field(body: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
@@ -60,7 +59,6 @@ class _Request(msgspec.Struct, Generic[_View]):
     kind: _Kind
     operation: str = ""
     namespace: str = ""
-    dryRun: bool = False
     object: _View | None = None
 
 
@@ -93,7 +91,6 @@ def _through_view(raw: bytes, view: Any) -> Request | None:
         version=req.kind.version,
         kind=req.kind.kind,
         object=obj,
-        dry_run=req.dryRun,
     )
 
 
@@ -126,7 +123,6 @@ def parse(raw: bytes, view: Any = None) -> Request:
         version=str(kind.get("version", "")),
         kind=str(kind.get("kind", "")),
         object=obj or {},
-        dry_run=bool(request.get("dryRun")),
     )
 
 

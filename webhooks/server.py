@@ -45,12 +45,7 @@ class App:
         self.settings = settings
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "lifespan":
-            while (await receive())["type"] != "lifespan.shutdown":
-                await send({"type": "lifespan.startup.complete"})
-            await send({"type": "lifespan.shutdown.complete"})
-            return
-        if scope["type"] != "http":
+        if scope["type"] != "http":  # uvicorn runs with lifespan="off": no lifespan scope arrives
             return
         path, method = scope["path"], scope["method"]
         if method == "GET" and path == "/healthz":

@@ -13,10 +13,11 @@ import json
 from typing import Any
 
 from bridge import defaults, errors
-from bridge.k8s import client, kubeconfigs, paths
+from bridge.k8s import client, paths
 from scheduler.api import building, resources
 from scheduler.io import cache
 from scheduler.tools import explain
+from vbridge.commands import connecting
 from vbridge.commands import scheduler as command
 
 __all__ = ["add_parser", "fetch", "main"]
@@ -28,7 +29,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     kinds = p.add_subparsers(dest="kind", required=True)
     pg = kinds.add_parser("podgroup", help="why a PodGroup is not (fully) scheduled")
     pg.add_argument("name", metavar="NS/NAME")
-    pg.add_argument("--kubeconfig", default=None, help="default: $KUBECONFIG, else in-cluster")
+    connecting.add_arguments(pg)
     pg.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
     pg.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
     pg.add_argument("--json", action="store_true", help="print the facts as JSON")
@@ -57,9 +58,10 @@ def main(args: argparse.Namespace) -> int:
     if "/" not in args.name:
         raise errors.ConfigError(f"expected NS/NAME, got {args.name!r}")
     conf = command.load_config(args.conf, args.scheduler_name)
+    conn = connecting.connection(args)
 
     async def listed() -> dict[str, list[dict[str, Any]]]:
-        async with client.Client(kubeconfigs.resolve(args.kubeconfig)) as api:
+        async with client.Client(conn) as api:
             return await fetch(api)
 
     objects = asyncio.run(listed())

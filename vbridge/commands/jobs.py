@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import pathlib
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from bridge import defaults
 from bridge.adapters.vcjob import names
-from bridge.k8s import client, kubeconfigs, paths
+from bridge.k8s import client, paths
+from vbridge.commands import connecting
 
 __all__ = ["add_parsers", "job_rows", "queue_rows", "table"]
 
@@ -65,8 +64,10 @@ def queue_rows(items: Sequence[dict[str, Any]]) -> list[list[object]]:
 
 
 def _run(args: argparse.Namespace, work: Callable[[client.Client], Awaitable[str]]) -> int:
+    conn = connecting.connection(args)
+
     async def go() -> str:
-        async with client.Client(kubeconfigs.load(pathlib.Path(args.kubeconfig))) as api:
+        async with client.Client(conn) as api:
             return await work(api)
 
     print(asyncio.run(go()), flush=True)
@@ -147,7 +148,6 @@ def cmd_queue(args: argparse.Namespace) -> int:
 
 def add_parsers(sub: Any) -> None:
     """Register ``job`` and ``queue`` on the ``vbridge`` subcommand parser."""
-    default_config = os.environ.get("KUBECONFIG") or str(pathlib.Path.home() / ".kube" / "config")
     job = sub.add_parser("job", help="list, view, suspend, resume or delete Volcano Jobs")
     job_verbs = job.add_subparsers(dest="verb", required=True)
     for verb, text in (
@@ -163,7 +163,7 @@ def add_parsers(sub: Any) -> None:
         else:
             p.add_argument("-A", "--all-namespaces", action="store_true")
         p.add_argument("-n", "--namespace", default="default")
-        p.add_argument("--kubeconfig", default=default_config)
+        connecting.add_arguments(p)
         p.set_defaults(func=cmd_job)
     queue = sub.add_parser("queue", help="list, create, open or close Queues")
     queue_verbs = queue.add_subparsers(dest="verb", required=True)
@@ -178,5 +178,5 @@ def add_parsers(sub: Any) -> None:
             p.add_argument("name")
         if verb == "create":
             p.add_argument("--weight", type=int, default=1)
-        p.add_argument("--kubeconfig", default=default_config)
+        connecting.add_arguments(p)
         p.set_defaults(func=cmd_queue)

@@ -19,6 +19,7 @@ from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs
 from scheduler.framework import config
 from scheduler.io import leader, loop
+from vbridge.commands import connecting
 
 __all__ = ["GC_THRESHOLDS", "add_parser", "load_config", "main"]
 
@@ -30,7 +31,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "scheduler", help="run the gang scheduler (Volcano semantics) against a cluster"
     )
-    p.add_argument("--kubeconfig", default=os.environ.get("KUBECONFIG"), help="default: $KUBECONFIG")
+    connecting.add_arguments(p)
     p.add_argument(
         "--scheduler-name", default=defaults.SCHEDULER_NAME, help="schedule pods with this spec.schedulerName"
     )
@@ -57,12 +58,11 @@ def load_config(path: str | None, scheduler_name: str) -> config.SchedulerConfig
 
 
 def main(args: argparse.Namespace) -> int:
+    conn = connecting.connection(args)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(relativeCreated)7.0fms %(levelname)s %(name)s: %(message)s",
     )
-    if not args.kubeconfig:
-        raise errors.ConfigError("no kubeconfig: pass --kubeconfig or set KUBECONFIG")
     conf = load_config(args.conf, args.scheduler_name)
     if conf.unsupported:
         logging.getLogger(__name__).warning("plugins not implemented, ignored: %s", ", ".join(conf.unsupported))
@@ -70,12 +70,11 @@ def main(args: argparse.Namespace) -> int:
     # listed (``loop.Scheduler``). Rarer young collections and full ones only after 100 of the
     # middle generation: at the defaults, binding 5,000 pods spent ~0.4 s in full collections.
     gc.set_threshold(*GC_THRESHOLDS)
-    uvloop.run(_run(args, conf))  # cheaper I/O: the bind path is many small requests
+    uvloop.run(_run(args, conf, conn))  # cheaper I/O: the bind path is many small requests
     return 0
 
 
-async def _run(args: argparse.Namespace, conf: config.SchedulerConfig) -> None:
-    conn = kubeconfigs.load(pathlib.Path(args.kubeconfig))
+async def _run(args: argparse.Namespace, conf: config.SchedulerConfig, conn: kubeconfigs.Connection) -> None:
     # Watches and lists on one client; binds and status writes on another, with a connection for
     # each bind the binder keeps in flight (64), so long watches never hold a bind back.
     async with client.Client(conn, connections=16) as api, client.Client(conn, connections=64) as writer:

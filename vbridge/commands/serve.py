@@ -15,6 +15,7 @@ import uvloop
 from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs
 from vbridge import runtime
+from vbridge.commands import connecting
 from webhooks import server
 
 __all__ = ["add_parser"]
@@ -22,7 +23,7 @@ __all__ = ["add_parser"]
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("serve", help="run the admission webhook and the PodGroup reconcilers")
-    p.add_argument("--kubeconfig", default=None, help="default: $KUBECONFIG, else the in-cluster service account")
+    connecting.add_arguments(p)
     p.add_argument("--host", default="127.0.0.1", help="listen address (the chart passes 0.0.0.0)")
     p.add_argument("--port", type=int, default=9443)
     p.add_argument("--tls-cert", required=True, help="serving certificate (e.g. mounted from cert-manager)")
@@ -34,6 +35,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    conn = connecting.connection(args)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
@@ -48,7 +50,7 @@ def main(args: argparse.Namespace) -> int:
         scheduler_name=args.scheduler_name,
     )
     # uvloop: the admission path is latency-bound; it roughly halves the event loop's overhead.
-    uvloop.run(_run(kubeconfigs.resolve(args.kubeconfig), settings, pathlib.Path(args.templates)))
+    uvloop.run(_run(conn, settings, pathlib.Path(args.templates)))
     return 0
 
 

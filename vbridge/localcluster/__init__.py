@@ -8,7 +8,13 @@ envtest's flags plus RBAC and service-account keys, and the controller manager (
 collector, Job, namespace and service-account controllers; node lifecycle and cloud
 controllers off), installs our CRDs and the ``default`` queue, and writes a kubeconfig.
 
+``depcrds`` fetches the CRDs of the upstream operators from their pinned Go modules;
+``operators`` runs spark-operator, training-operator and mpi-operator out of cluster against a
+``LocalCluster``, with what a pod would give them (``trainingwebhook``: the training-operator's
+Secret, Service and webhook configuration). ``probes`` asks loopback HTTP endpoints whether
+they are ready (standard library, no proxy).
+
 Errors are :class:`bridge.errors.ControlPlaneError` subclasses with the component's last log lines.
 """
 
-__all__ = ["binaries", "certs", "cluster", "processes"]
+__all__ = ["binaries", "certs", "cluster", "depcrds", "operators", "probes", "processes", "trainingwebhook"]

@@ -16,20 +16,20 @@ import dataclasses
 import pathlib
 import shutil
 import socket
-import ssl
 import tempfile
 import time
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
-import httpx
 import yaml
 
 from bridge import crdgen, defaults, errors
 from bridge.k8s import client, kubeconfigs, paths
-from vbridge.localcluster import binaries, certs, processes
+from vbridge.localcluster import binaries, certs, probes, processes
 
-__all__ = ["LocalCluster", "Ports", "apply_crds", "free_port", "http_ok"]
+__all__ = ["LocalCluster", "Ports", "apply_crds", "ensure", "free_port", "run_sync"]
+
+T = TypeVar("T")
 
 # As Volcano's scheduler does at start-up: `root` (not reclaimable) and `default` (reclaimable).
 # Controllers a simulated cluster must not run: node lifecycle would taint and evict nodes that
@@ -131,7 +131,7 @@ class LocalCluster:
             log=logs / "etcd.log",
         )
         self._run(etcd)
-        self._wait(etcd, "etcd", lambda: http_ok(f"{etcd_url}/health"))
+        self._wait(etcd, "etcd", lambda: probes.http_ok(f"{etcd_url}/health"))
 
         apiserver = processes.Process(
             "kube-apiserver",
@@ -166,7 +166,7 @@ class LocalCluster:
         self._wait(
             apiserver,
             "kube-apiserver",
-            lambda: http_ok(conn.server + "/readyz", verify=conn.ssl_context(), timeout=2.0),
+            lambda: probes.http_ok(conn.server + "/readyz", verify=conn.ssl_context(), timeout=2.0),
         )
         self.timings["apiserver"] = time.monotonic() - self._t0
 
@@ -189,7 +189,7 @@ class LocalCluster:
             log=logs / "kube-controller-manager.log",
         )
         self._run(kcm)
-        _run_sync(lambda: self._bootstrap(conn))
+        run_sync(self._bootstrap(conn))
         kcm.check_alive()
 
     def _run(self, proc: processes.Process) -> None:
@@ -238,6 +238,15 @@ class LocalCluster:
         return {p.name: p.tail(40) for p in self.procs}
 
 
+async def ensure(api: client.Client, path: str, body: dict[str, Any]) -> None:
+    """Create ``body`` at ``path`` unless it exists (409)."""
+    try:
+        await api.request("POST", path, body=body)
+    except errors.ApiError as exc:
+        if exc.status != 409:
+            raise
+
+
 async def apply_crds(api: client.Client, documents: list[dict[str, Any]], timeout: float = 30.0) -> None:
     """Create or replace CRDs, then wait until each is Established."""
     base = paths.resource("apiextensions.k8s.io/v1", "customresourcedefinitions")
@@ -264,20 +273,11 @@ async def apply_crds(api: client.Client, documents: list[dict[str, Any]], timeou
             await asyncio.sleep(0.1)
 
 
-def _run_sync(make: Callable[[], Coroutine[Any, Any, None]]) -> None:
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine to completion, also when the caller is itself inside an event loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        asyncio.run(make())
-        return
+        return asyncio.run(coro)
     with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, make()).result()
-
-
-def http_ok(url: str, *, verify: ssl.SSLContext | bool = True, timeout: float = 1.0) -> bool:
-    """A readiness probe: does ``url`` answer 200 now?"""
-    try:
-        return httpx.get(url, verify=verify, timeout=timeout).status_code == 200
-    except httpx.HTTPError:
-        return False
+        return pool.submit(asyncio.run, coro).result()

@@ -16,30 +16,21 @@ token is also what the operators use in a real cluster.
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import concurrent.futures
 import dataclasses
 import importlib.util
 import os
 import pathlib
-import shutil
-import socket
 import subprocess
 import time
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
-import httpx
 import yaml
 
 from bridge import errors
 from bridge.k8s import client, kubeconfigs, paths
-from vbridge.localcluster import binaries, cluster, depcrds, processes
+from vbridge.localcluster import binaries, cluster, depcrds, probes, processes, trainingwebhook
 
 __all__ = ["OPERATORS", "Operator", "find", "install_crds", "spark_home", "spark_version", "token_kubeconfig"]
-
-T = TypeVar("T")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,13 +62,6 @@ OPERATORS: dict[str, Spec] = {
     "mpi-operator": Spec("mpi-operator", ("mpi-operator",)),
 }
 SYSTEM_NAMESPACE = "vbridge-operators"
-# training-operator v1.9.4 pkg/cert: the rotator polls this fixed folder for the mounted Secret,
-# while its webhook server reads $TMPDIR/k8s-webhook-server/serving-certs. We give the operator a
-# private TMPDIR and write the certificate to both, so concurrent runs only share the fixed folder's
-# "is it mounted yet" check, never the certificate that is served.
-TRAINING_CERT_DIR = pathlib.Path("/tmp/k8s-webhook-server/serving-certs")
-TRAINING_WEBHOOK_CONFIG = "validator.training-operator.kubeflow.org"
-TRAINING_SECRET = "training-operator-webhook-cert"
 # mpi-operator v0.8.2 serves /healthz on this fixed port (cmd/mpi-operator/app/server.go).
 MPI_HEALTH_PORT = 8080
 
@@ -120,24 +104,6 @@ def spark_version(home: pathlib.Path) -> str:
     return ""
 
 
-def _run(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine to completion, also when the caller is itself inside an event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
-async def _ensure(api: client.Client, path: str, body: dict[str, Any]) -> None:
-    try:
-        await api.request("POST", path, body=body)
-    except errors.ApiError as exc:
-        if exc.status != 409:
-            raise
-
-
 def token_kubeconfig(
     lc: cluster.LocalCluster, path: pathlib.Path, *, account: str = "vbridge-operators"
 ) -> pathlib.Path:
@@ -145,17 +111,17 @@ def token_kubeconfig(
 
     async def go() -> str:
         async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
-            await _ensure(
+            await cluster.ensure(
                 api,
                 paths.resource("v1", "namespaces"),
                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SYSTEM_NAMESPACE}},
             )
-            await _ensure(
+            await cluster.ensure(
                 api,
                 paths.resource("v1", "serviceaccounts", namespace=SYSTEM_NAMESPACE),
                 {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}},
             )
-            await _ensure(
+            await cluster.ensure(
                 api,
                 paths.resource("rbac.authorization.k8s.io/v1", "clusterrolebindings"),
                 {
@@ -182,7 +148,7 @@ def token_kubeconfig(
             )
             return str(review["status"]["token"])
 
-    token = _run(go())
+    token = cluster.run_sync(go())
     body = {
         "apiVersion": "v1",
         "kind": "Config",
@@ -215,7 +181,7 @@ def install_crds(lc: cluster.LocalCluster, name: str, cache: pathlib.Path) -> No
         async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
             await cluster.apply_crds(api, docs)
 
-    _run(go())
+    cluster.run_sync(go())
 
 
 class Operator:
@@ -291,7 +257,7 @@ class Operator:
 
     def _training_args(self, env: dict[str, str]) -> list[str]:
         webhook_port = cluster.free_port()
-        self._training_webhook_setup(webhook_port)
+        self.webhook_urls = trainingwebhook.setup(self.lc, self.workdir, namespace=SYSTEM_NAMESPACE, port=webhook_port)
         env["MY_POD_NAMESPACE"] = SYSTEM_NAMESPACE
         env["TMPDIR"] = str(self.workdir / "tmp")
         self.probe = f"127.0.0.1:{cluster.free_port()}"
@@ -301,80 +267,8 @@ class Operator:
             "--metrics-bind-address=0",
         ]
 
-    def _training_webhook_setup(self, port: int) -> None:
-        """What the training-operator's Deployment and kustomize manifests give it in a cluster.
-
-        Its cert rotator fills an existing Secret and injects the CA into an existing
-        ValidatingWebhookConfiguration, and the controllers wait for both. The configuration is
-        the module's own (manifests/base/webhook), pointed at a Service of type ExternalName
-        ``localhost`` so the apiserver reaches the webhook server on loopback with TLS verified
-        against the Service's DNS name, exactly as in a cluster.
-        """
-        module, version, _ = depcrds.SETS["training-operator"]
-        manifests = depcrds.module_dir(module, version) / "manifests" / "base" / "webhook" / "manifests.yaml"
-        config = next(d for d in yaml.safe_load_all(manifests.read_text()) if d)
-        config["metadata"] = {"name": TRAINING_WEBHOOK_CONFIG}
-        self.webhook_urls = []
-        for hook in config["webhooks"]:
-            ref = hook["clientConfig"]["service"]
-            ref.update(name="training-operator", namespace=SYSTEM_NAMESPACE, port=port)
-            self.webhook_urls.append(f"https://127.0.0.1:{port}{ref['path']}")
-        for folder in self._cert_dirs():
-            folder.mkdir(parents=True, exist_ok=True)
-            for stale in folder.glob("tls.*"):
-                stale.unlink()
-
-        async def go() -> None:
-            async with client.Client(kubeconfigs.load(self.lc.kubeconfig)) as api:
-                await _ensure(
-                    api,
-                    paths.resource("v1", "namespaces"),
-                    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SYSTEM_NAMESPACE}},
-                )
-                await _ensure(
-                    api,
-                    paths.resource("v1", "secrets", namespace=SYSTEM_NAMESPACE),
-                    {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": TRAINING_SECRET}},
-                )
-                await _ensure(
-                    api,
-                    paths.resource("v1", "services", namespace=SYSTEM_NAMESPACE),
-                    {
-                        "apiVersion": "v1",
-                        "kind": "Service",
-                        "metadata": {"name": "training-operator"},
-                        "spec": {"type": "ExternalName", "externalName": "localhost", "ports": [{"port": port}]},
-                    },
-                )
-                base = paths.resource("admissionregistration.k8s.io/v1", "validatingwebhookconfigurations")
-                try:
-                    await api.request("DELETE", f"{base}/{TRAINING_WEBHOOK_CONFIG}")
-                except errors.ApiError as exc:
-                    if exc.status != 404:
-                        raise
-                await api.request("POST", base, body=config)
-
-        _run(go())
-
-    def _mount_training_certs(self) -> bool:
-        """Act as the kubelet's Secret volume: copy the rotator's certificate into its cert folder."""
-
-        async def go() -> dict[str, Any]:
-            async with client.Client(kubeconfigs.load(self.lc.kubeconfig)) as api:
-                return await api.request(
-                    "GET", paths.resource("v1", "secrets", namespace=SYSTEM_NAMESPACE, name=TRAINING_SECRET)
-                )
-
-        data = _run(go()).get("data") or {}
-        if not data.get("tls.crt") or not data.get("tls.key"):
-            return False
-        for key in ("tls.key", "tls.crt"):  # the rotator looks for tls.crt: write it last
-            for folder in self._cert_dirs():
-                (folder / key).write_bytes(base64.b64decode(data[key]))
-        return True
-
     def _mpi_args(self) -> list[str]:
-        if cluster.http_ok(f"http://127.0.0.1:{MPI_HEALTH_PORT}/healthz") or not _port_free(MPI_HEALTH_PORT):
+        if probes.http_ok(f"http://127.0.0.1:{MPI_HEALTH_PORT}/healthz") or not probes.port_free(MPI_HEALTH_PORT):
             raise errors.PortInUseError(
                 f"mpi-operator v0.8.2 always serves /healthz on :{MPI_HEALTH_PORT}, which is taken"
             )
@@ -390,8 +284,8 @@ class Operator:
         while time.monotonic() < deadline:
             self.proc.check_alive()
             if not mounted:
-                mounted = self._mount_training_certs()
-            elif cluster.http_ok(f"http://{self.probe}{path}") and all(map(_served, self.webhook_urls)):
+                mounted = trainingwebhook.mount(self.lc, self.workdir, namespace=SYSTEM_NAMESPACE)
+            elif probes.http_ok(f"http://{self.probe}{path}") and all(map(probes.routed, self.webhook_urls)):
                 return
             time.sleep(0.2)
         raise errors.StartupError(
@@ -403,29 +297,7 @@ class Operator:
             self.proc.stop()
             self.proc = None
         if self.name == "training-operator":
-            for folder in self._cert_dirs():
-                shutil.rmtree(folder, ignore_errors=True)
-
-    def _cert_dirs(self) -> tuple[pathlib.Path, ...]:
-        return (self.workdir / "tmp" / "k8s-webhook-server" / "serving-certs", TRAINING_CERT_DIR)
+            trainingwebhook.clear(self.workdir)
 
     def tail(self, lines: int = 40) -> str:
         return self.proc.tail(lines) if self.proc else ""
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        try:
-            sock.bind(("", port))
-        except OSError:
-            return False
-    return True
-
-
-def _served(url: str) -> bool:
-    """The training-operator registers its webhook handlers only after it reports ready."""
-    try:
-        # No verification: only whether the path is routed yet matters (404 until registered).
-        return httpx.post(url, content=b"{}", verify=False, timeout=1.0).status_code != 404
-    except httpx.HTTPError:
-        return False

@@ -1,0 +1,57 @@
+"""Every command that talks to a cluster takes --kubeconfig and --context and finds its cluster the same way."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+import yaml
+
+from vbridge import cli
+from vbridge.commands import connecting
+
+COMMANDS = [
+    ["serve", "--tls-cert=absent.crt", "--tls-key=absent.key"],
+    ["scheduler"],
+    ["explain", "podgroup", "ns/pg"],
+    ["job", "list"],
+    ["job", "suspend", "j"],
+    ["queue", "list"],
+    ["queue", "create", "q"],
+]
+
+
+def _two_contexts(path: pathlib.Path) -> pathlib.Path:
+    names = ("one", "two")
+    doc = {
+        "clusters": [{"name": n, "cluster": {"server": f"https://{n}"}} for n in names],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": n, "context": {"cluster": n, "user": "u"}} for n in names],
+        "current-context": "one",
+    }
+    path.write_text(yaml.safe_dump(doc))
+    return path
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_flags_name_the_connection(argv: list[str], tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    kubeconfig = _two_contexts(tmp_path / "kc")
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "elsewhere"))
+    args = cli.parser(argv[0]).parse_args([*argv, f"--kubeconfig={kubeconfig}", "--context=two"])
+    assert connecting.connection(args).server == "https://two"
+    args = cli.parser(argv[0]).parse_args(argv)
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    assert connecting.connection(args).server == "https://one"
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_no_cluster_is_one_clear_error(
+    argv: list[str], tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("vbridge: error: no cluster to connect to; tried: no --kubeconfig; $KUBECONFIG not set;")
+    assert f"{tmp_path / '.kube' / 'config'}: no such file" in err
