@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import pathlib
 import signal
 from typing import Any
@@ -29,7 +30,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--tls-cert", required=True, help="serving certificate (e.g. mounted from cert-manager)")
     p.add_argument("--tls-key", required=True)
     p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
-    p.add_argument("--templates", default=str(runtime.TEMPLATES), help="folder of PodGroup templates")
+    p.add_argument(
+        "--templates",
+        default=os.environ.get("VBRIDGE_TEMPLATES", str(runtime.TEMPLATES)),
+        help="folder of PodGroup templates (default: $VBRIDGE_TEMPLATES, else the source tree's)",
+    )
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=main)
 
