@@ -9,8 +9,9 @@
 - ``ranking``: integer ranking keys for nodes and jobs;
 - ``verdicts``: closing a session into its plan's conditions, counts and events.
 
-The framework imports ``scheduler.api`` and nothing from ``actions`` or ``plugins`` but the
-plugin registry it is handed.
+The framework imports ``scheduler.api`` and nothing from ``actions`` or ``plugins``: ``tiers``
+is handed the plugin registry, and ``config`` the known action and plugin names, by the
+layers above (``cycle``, ``configure``).
 """
 
 __all__ = ["config", "placement", "plugin", "ranking", "session", "statement", "tiers", "verdicts"]

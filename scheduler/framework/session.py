@@ -23,7 +23,6 @@ import numpy.typing as npt
 
 from scheduler.api import plan, resources, snapshot, tally
 from scheduler.framework import config
-from scheduler.plugins import spark
 
 __all__ = ["Session"]
 
@@ -98,9 +97,13 @@ class Session:
         self.queue_jobs: dict[str, list[int]] = {}  # queue name → its jobs' indices in ``cols.jobs``
         for i, job in enumerate(snap.jobs.values()):
             self.queue_jobs.setdefault(job.queue, []).append(i)
-        zero = np.zeros(len(self.dims))
-        self.holds: dict[str, Vector] = spark.holds(self)
-        self.held_total: Vector = sum(self.holds.values(), zero.copy())
+        self.holds: dict[str, Vector] = {}  # set by ``hold`` (the Spark hold plugin), before any action
+        self.held_total: Vector = np.zeros(len(self.dims))
+
+    def hold(self, owed: dict[str, Vector]) -> None:
+        """Set-up: hold ``owed[job]`` for each job's own pods (see ``plugins.spark``)."""
+        self.holds = owed
+        self.held_total = sum(owed.values(), np.zeros(len(self.dims)))
 
     # --- read helpers -------------------------------------------------------------------
     def vector(self, request: resources.Resource) -> Vector:

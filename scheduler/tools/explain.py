@@ -15,6 +15,9 @@ tasks as the cluster stands in the snapshot:
   and the part of minResources the cluster has not got.
 
 ``render(explanation)`` turns it into the text ``vbridge explain podgroup`` prints.
+
+The session is opened as ``cycle.schedule`` opens it, with the conf's ``fast_paths`` off: the
+partial fit is the reference path's, one task after another through ``Placer.place``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import datetime
 import numpy as np
 import numpy.typing as npt
 
-from scheduler import errors
+from scheduler import cycle, errors
 from scheduler.api import resources, snapshot
 from scheduler.framework import config, placement, session, statement, tiers
 from scheduler.plugins import overcommit, proportion
@@ -92,8 +95,7 @@ def explain(snap: snapshot.Snapshot, conf: config.SchedulerConfig, key: str) -> 
     job = snap.jobs.get(key)
     if job is None:
         raise errors.SchedulerError(f"podgroup {key} not found")
-    ssn = session.Session(snap, conf, EPOCH)
-    plugins = tiers.Tiers(conf, ssn)
+    ssn, plugins = cycle.open_session(snap, dataclasses.replace(conf, fast_paths=False), EPOCH)
     placer = placement.Placer(ssn, plugins)
     pending = [t for t in ssn.pending_tasks(key) if not ssn.task(t).best_effort]
     ready = ssn.ready[key]

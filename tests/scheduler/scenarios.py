@@ -12,9 +12,8 @@ import datetime
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scheduler import cycle
+from scheduler import configure, cycle
 from scheduler.api import building, plan
-from scheduler.framework import config
 
 NOW = datetime.datetime(2025, 1, 1, 1, 0, 0, tzinfo=datetime.UTC)
 
@@ -41,7 +40,7 @@ class Scenario:
     untouched: frozenset[str] = frozenset()  # pods and podgroups the plan must not mention at all
 
     def run(self) -> plan.Plan:
-        conf = config.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout)
+        conf = configure.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout)
         snap = building.build(
             nodes=self.nodes,
             pods=self.pods,

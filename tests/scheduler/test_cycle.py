@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler import cycle
+from scheduler import configure, cycle
 from scheduler.api import building, plan
-from scheduler.framework import config
 from tests.scheduler import scenarios
 from tests.scheduler.framework import test_batched_placement
 
@@ -24,7 +23,7 @@ def test_on_commit_hands_over_the_plans_allocates_statement_by_statement(chunk: 
     allocated = 0
     for seed in range(chunk * 50, (chunk + 1) * 50):
         data = test_batched_placement._workload(seed)
-        conf = config.parse(test_batched_placement.CONFS[seed % len(test_batched_placement.CONFS)])
+        conf = configure.parse(test_batched_placement.CONFS[seed % len(test_batched_placement.CONFS)])
         batches: list[list[plan.Allocate]] = []
         streamed = cycle.schedule(building.build(**data), conf, scenarios.NOW, batches.append)
         assert streamed == cycle.schedule(building.build(**data), conf, scenarios.NOW)

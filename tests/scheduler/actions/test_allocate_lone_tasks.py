@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 
-from scheduler import cycle
+from scheduler import configure, cycle
 from scheduler.actions import allocate
 from scheduler.api import building, plan
-from scheduler.framework import config
 from tests.builders import scheduler as b
 from tests.scheduler import scenarios
 
@@ -93,7 +92,7 @@ def _workload(seed: int) -> dict[str, Any]:
 
 
 def _schedule(data: dict[str, Any], conf: str) -> plan.Plan:
-    return cycle.schedule(building.build(**data), config.parse(conf), scenarios.NOW)
+    return cycle.schedule(building.build(**data), configure.parse(conf), scenarios.NOW)
 
 
 @pytest.mark.parametrize("lone_run", [3, allocate.LONE_RUN])

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from scheduler import configure
 from scheduler.api import building, snapshot
-from scheduler.framework import config, session
+from scheduler.framework import session
 from tests.builders import scheduler as b
 from tests.scheduler import scenarios
 
@@ -38,7 +39,7 @@ def test_counts_and_sums_equal_pod_by_pod() -> None:
         podgroups=[b.podgroup("a"), b.podgroup("b", queue="q2"), b.podgroup("c"), b.podgroup("empty")],
         queues=[b.queue(), b.queue("q2")],
     )
-    ssn = session.Session(snap, config.default(), scenarios.NOW)
+    ssn = session.Session(snap, configure.default(), scenarios.NOW)
     tasks = list(snap.tasks.values())
 
     def count(keep: Any, by_name: bool = False) -> collections.Counter[Any]:

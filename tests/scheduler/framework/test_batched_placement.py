@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from scheduler import cycle
+from scheduler import configure, cycle
 from scheduler.api import building, plan
-from scheduler.framework import config, placement
+from scheduler.framework import placement
 from tests.builders import scheduler as b
 from tests.scheduler import scenarios
 
@@ -109,7 +109,7 @@ def _workload(seed: int) -> dict[str, Any]:
 
 
 def _schedule(data: dict[str, Any], conf: str) -> plan.Plan:
-    return cycle.schedule(building.build(**data), config.parse(conf), scenarios.NOW)
+    return cycle.schedule(building.build(**data), configure.parse(conf), scenarios.NOW)
 
 
 @pytest.mark.parametrize("chunk", range(4))
