@@ -10,6 +10,11 @@ otherwise discarded. A job whose members already run is ready on its own, so a n
 
 Unlike Volcano, a ready job places all its remaining tasks in one turn instead of being
 re-queued per task; the proportion plugin's allocatable check still caps it at its share.
+
+Two fast paths make the same plan in fewer steps: a gang's identical tasks placed in one
+batch (``Placer.place_many``), and a run of one-task jobs alike placed together
+(``_allocate_lone_tasks``) when one queue is left. ``SchedulerConfig.fast_paths`` false turns
+both off: the reference path, job by job and task by task, that equivalence tests compare with.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ LONE_RUN = 256
 def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     placer = placement.Placer(ssn, plugins)
     enqueue_on = "enqueue" in ssn.config.actions
+    fast = ssn.config.fast_paths
     by_queue: dict[str, list[str]] = {}
     for key, info in ssn.snapshot.jobs.items():
         if ssn.phase[key] == "Pending" and not enqueue_on:
@@ -61,7 +67,9 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
             del by_queue[queue]
         # With one queue left, turns never switch queues: a run of one-task jobs alike can be
         # placed in one step (the bench's 5,000 single pods spent most of a cycle job by job).
-        lone = _allocate_lone_tasks(ssn, plugins, placer, queue, job, jobs) if by_queue.keys() <= {queue} else 0
+        lone = (
+            _allocate_lone_tasks(ssn, plugins, placer, queue, job, jobs) if fast and by_queue.keys() <= {queue} else 0
+        )
         if lone > 1:
             del jobs[len(jobs) - (lone - 1) :]  # the run's other jobs, from the end of the list
             if not jobs:
@@ -75,6 +83,7 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
     info = ssn.job(job)
     stmt = statement.Statement(ssn)
     failed: dict[int, str] = {}  # same shape (request and placement) fails the same way
+    fast = ssn.config.fast_paths
     for run in _runs(ssn, job):
         task = run[0]
         shape = task.shape
@@ -84,7 +93,7 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
             continue
         # Identical tasks: as many as the queue lets through go in one batched step, with the
         # choices the one-by-one loop below would make; it takes over where the batch stops.
-        if not ssn.holds or not ssn.held_against(job).any():
+        if fast and (not ssn.holds or not ssn.held_against(job).any()):
             rows = placer.place_many(task, plugins.allocatable_count(info.queue, task, len(run)))
             if job in ssn.holds:  # a Spark driver's own hold is consumed pod by pod
                 for other, row in zip(run, rows, strict=False):

@@ -11,7 +11,7 @@ from scheduler import configure
 from scheduler.api import building, snapshot
 from scheduler.framework import session
 from tests.builders import scheduler as b
-from tests.scheduler import scenarios
+from tests.support import scenarios
 
 S = snapshot.TaskStatus
 
