@@ -2,6 +2,8 @@
 
 - ``config``: ``volcano-scheduler.conf`` parsed into a ``SchedulerConfig``;
 - ``session``: one cycle's mutable state over a snapshot; changed only through ``statement``;
+- ``state``: the session's named parts (node rows, counts, allocations, holds, what was
+  committed, diagnostics), each with its own contract;
 - ``statement``: all-or-nothing groups of allocations, pipelines and evictions;
 - ``plugin``: the plugin base class and the value types its hooks return;
 - ``tiers``: how the plugins' answers combine, tier by tier;
@@ -14,4 +16,4 @@ is handed the plugin registry, and ``config`` the known action and plugin names,
 layers above (``cycle``, ``configure``).
 """
 
-__all__ = ["config", "placement", "plugin", "ranking", "session", "statement", "tiers", "verdicts"]
+__all__ = ["config", "placement", "plugin", "ranking", "session", "state", "statement", "tiers", "verdicts"]

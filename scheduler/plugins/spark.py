@@ -55,7 +55,7 @@ def holds(ssn: session.Session) -> dict[str, Vector]:
     for key, job in ssn.snapshot.jobs.items():
         if job.min_resources is None or not in_reservation(ssn.snapshot, job, now=ssn.now, timeout=timeout):
             continue
-        owed = np.maximum(ssn.vector(job.min_resources) - ssn.job_allocated[key], 0)
+        owed = np.maximum(ssn.vector(job.min_resources) - ssn.allocated.job[key], 0)
         if owed.any():
             out[key] = owed
     return out

@@ -98,8 +98,8 @@ def explain(snap: snapshot.Snapshot, conf: config.SchedulerConfig, key: str) -> 
     ssn, plugins = cycle.open_session(snap, dataclasses.replace(conf, fast_paths=False), EPOCH)
     placer = placement.Placer(ssn, plugins)
     pending = [t for t in ssn.pending_tasks(key) if not ssn.task(t).best_effort]
-    ready = ssn.ready[key]
-    needed = max(job.min_member - ready - ssn.pending_best_effort[key], 0)
+    ready = ssn.counts.ready[key]
+    needed = max(job.min_member - ready - ssn.counts.pending_best_effort[key], 0)
     shapes = _shapes(ssn, plugins, placer, pending)
     queue = _queue(ssn, conf, job.queue)
     enqueue = _enqueue(ssn, conf, key) if job.phase == "Pending" else None
@@ -159,7 +159,7 @@ def _shapes(
             ok &= mask
         req = ssn.vector(task.request)
         for col in np.flatnonzero(req > 0):
-            short = ssn.idle[:, col] < req[col]
+            short = ssn.nodes.idle[:, col] < req[col]
             label = "Too many pods" if ssn.dims[col] == resources.PODS else f"Insufficient {ssn.dims[col]}"
             counts[label] += int(short.sum())
             ok &= ~short
@@ -170,7 +170,7 @@ def _shapes(
 
 def _queue(ssn: session.Session, conf: config.SchedulerConfig, name: str) -> QueueShare:
     info = ssn.snapshot.queues.get(name)
-    allocated = ssn.allocated_of_queue(name)
+    allocated = ssn.allocated.of_queue(name)
     option = conf.plugin("proportion") or config.PluginOption("proportion")
     plugin = proportion.Proportion(option, ssn)
     deserved = plugin.deserved.get(name, np.zeros(len(ssn.dims)))

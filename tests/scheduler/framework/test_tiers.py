@@ -32,7 +32,7 @@ class Watcher(plugin.Plugin):
 
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
         super().__init__(option, ssn)
-        self.held_when_built = dict(ssn.holds)
+        self.held_when_built = dict(ssn.holds.owed)
 
     def on_session_open(self) -> None:
         OPENED.append(self.option.arguments["id"])
@@ -79,7 +79,7 @@ def test_always_plugins_open_before_the_tiers_plugins_are_built() -> None:
 def test_without_the_always_plugins_nothing_is_held() -> None:
     ssn = _session()
     tiers.Tiers(_conf(("ready",)), ssn, REGISTRY)
-    assert ssn.holds == {} and not ssn.held_total.any()
+    assert ssn.holds.owed == {} and not ssn.holds.total.any()
 
 
 def test_job_ready_needs_every_plugin_to_agree() -> None:

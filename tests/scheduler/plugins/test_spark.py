@@ -87,7 +87,7 @@ def test_spark(scenario: scenarios.Scenario) -> None:
 def test_the_hold_is_set_by_the_plugin_once_the_session_is_built() -> None:
     snap = building.build(nodes=NODES, pods=[DRIVER, OTHER], podgroups=[APP, b.podgroup("other")], queues=[b.queue()])
     ssn, _ = cycle.open_session(snap, configure.default(), scenarios.NOW)
-    assert list(ssn.holds) == ["ns/app"]
-    assert ssn.held_total[snap.dims.index("cpu")] == 6000  # 8 cpu owed, the driver holds 2
+    assert list(ssn.holds.owed) == ["ns/app"]
+    assert ssn.holds.total[snap.dims.index("cpu")] == 6000  # 8 cpu owed, the driver holds 2
     bare = session.Session(snap, configure.default(), scenarios.NOW)
-    assert bare.holds == {}  # a session alone holds nothing: the hold is the plugin's
+    assert bare.holds.owed == {}  # a session alone holds nothing: the hold is the plugin's
