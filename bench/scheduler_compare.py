@@ -6,7 +6,7 @@ simulation: binding needs no kubelet), so runs cannot interfere. All PodGroups a
 created first (timed separately); then the contender starts and a watch in this process times
 until every pod has ``spec.nodeName``:
 
-- ``ours``: ``vbridge scheduler`` as a subprocess (Volcano's default conf, like ``config.parse("")``);
+- ``ours``: ``vbridge scheduler`` as a subprocess (Volcano's default conf, like ``configure.parse("")``);
 - ``kube``: kube-scheduler from our control-plane build, client QPS/burst raised so it is not
   throttled, no gangs (it has no PodGroup support, so the same pods without PodGroups);
 - ``volcano``: Volcano's own vc-scheduler built by ``tools/build-volcano.sh``, with Volcano's CRDs
@@ -66,12 +66,12 @@ CONTENDERS = ("ours", "kube", "volcano", "ceiling")
 OURS_WITH_CONNECTIONS = """\
 import asyncio, pathlib, sys
 from bridge.k8s import client, kubeconfigs
-from scheduler.framework import config
+from scheduler import configure
 from scheduler.io import loop
 async def main():
     conn = kubeconfigs.load(pathlib.Path(sys.argv[1]))
     async with client.Client(conn, connections=int(sys.argv[2])) as api:
-        await loop.Scheduler(api, config.parse("", scheduler_name="volcano")).run()
+        await loop.Scheduler(api, configure.parse("", scheduler_name="volcano")).run()
 asyncio.run(main())
 """
 VOLCANO_CONF = """\

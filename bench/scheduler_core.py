@@ -18,9 +18,8 @@ import sys
 import time
 from typing import Any
 
-from scheduler import cycle
+from scheduler import configure, cycle
 from scheduler.api import building
-from scheduler.framework import config
 
 NOW = datetime.datetime(2025, 1, 1, 1, tzinfo=datetime.UTC)
 SHAPES = [("500m", "1Gi"), ("1", "2Gi"), ("2", "4Gi"), ("4", "8Gi")]
@@ -87,7 +86,7 @@ def run(label: str, *, nodes: int, running: int, pending: int, gang: int) -> tup
     started = time.perf_counter()
     snap = building.build(**data)
     built = time.perf_counter() - started
-    conf = config.default()
+    conf = configure.default()
     best = best_cpu = float("inf")
     plan = None
     full = _FullCollections()

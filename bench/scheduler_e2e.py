@@ -19,8 +19,8 @@ import time
 from typing import Any
 
 from bridge.k8s import client, kubeconfigs, paths
+from scheduler import configure
 from scheduler.api import plan
-from scheduler.framework import config
 from scheduler.io import binder, loop
 from vbridge.localcluster import cluster
 from vbridge.nodesim import nodes, simulator
@@ -86,7 +86,7 @@ async def _ours(api: client.Client, n_pods: int) -> tuple[float, list[loop.Cycle
         if bound >= n_pods:
             done.set()
 
-    sched = loop.Scheduler(api, config.parse("", scheduler_name="volcano"), period=1.0, on_cycle=on_cycle)
+    sched = loop.Scheduler(api, configure.parse("", scheduler_name="volcano"), period=1.0, on_cycle=on_cycle)
     task = asyncio.create_task(sched.run())
     await sched.cache.synced.wait()
     t0 = time.perf_counter()

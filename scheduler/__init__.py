@@ -5,9 +5,11 @@ Laid out like Volcano's ``pkg/scheduler``, bottom to top:
 - ``api``: the data: ``api.building.build(nodes=, pods=, podgroups=, queues=, priorityclasses=,
   scheduler_name=)`` turns API dicts (as the kube-apiserver returns them) into an immutable
   ``api.snapshot.Snapshot``; ``api.plan.Plan`` is a cycle's output;
-- ``framework``: what actions and plugins share: ``framework.config.parse(conf_yaml, ...)``
-  reads ``volcano-scheduler.conf``, the session, statements, placement, tiers, verdicts;
+- ``framework``: what actions and plugins share: the conf's types and format
+  (``framework.config``), the session, statements, placement, tiers, verdicts;
 - ``plugins`` and ``actions``: Volcano's, each listed explicitly in its ``registry``;
+- ``configure.parse(conf_yaml, ...)`` reads ``volcano-scheduler.conf`` against the registries
+  (the names it accepts are theirs);
 - ``cycle.schedule(snapshot, config, now, on_commit=None) -> api.plan.Plan`` runs the configured
   actions; ``on_commit``, a sink, is also handed each committed statement's Allocates as it
   commits (they are final), so the shell can bind them while the cycle goes on;
@@ -21,4 +23,4 @@ PodScheduled condition) for every pod of ours that was not bound, with the reaso
 ``io`` reads a clock, the environment, randomness or globals, or performs I/O.
 """
 
-__all__ = ["actions", "api", "cycle", "errors", "framework", "io", "plugins", "tools"]
+__all__ = ["actions", "api", "configure", "cycle", "errors", "framework", "io", "plugins", "tools"]

@@ -1,10 +1,11 @@
 """One scheduling cycle: ``schedule(snapshot, config, now) -> Plan``. Pure and deterministic.
 
-Opens a session over the snapshot, builds this cycle's plugin objects from the configured
-tiers, runs the configured actions in order, and closes the session into a plan. Same
-inputs, same plan: no clock, randomness, environment or globals are consulted; ``now`` is
-only used for the Spark reservation timeout. ``on_commit`` is an optional sink for committed
-Allocates (the I/O shell binds them early); it does not change the plan.
+``open_session`` builds a session over the snapshot and this cycle's plugins (the registry's
+always-on ones, then the configured tiers'); ``schedule`` runs the configured actions, from
+``actions.registry``, in order, and closes the session into a plan. Same inputs, same plan:
+no clock, randomness, environment or globals are consulted; ``now`` is only used for the
+Spark reservation timeout. ``on_commit`` is an optional sink for committed Allocates (the I/O
+shell binds them early); it does not change the plan.
 """
 
 from __future__ import annotations
@@ -12,19 +13,23 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 
-from scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
+from scheduler.actions import registry as action_registry
 from scheduler.api import plan, snapshot
 from scheduler.framework import config, session, tiers, verdicts
+from scheduler.plugins import registry as plugin_registry
 
-__all__ = ["ACTIONS", "schedule"]
+__all__ = ["open_session", "schedule"]
 
-ACTIONS: dict[str, Callable[[session.Session, tiers.Tiers], None]] = {
-    "enqueue": enqueue.execute,
-    "allocate": allocate.execute,
-    "backfill": backfill.execute,
-    "preempt": preempt.execute,
-    "reclaim": reclaim.execute,
-}
+
+def open_session(
+    snap: snapshot.Snapshot,
+    conf: config.SchedulerConfig,
+    now: datetime.datetime,
+    on_commit: Callable[[list[plan.Allocate]], None] | None = None,
+) -> tuple[session.Session, tiers.Tiers]:
+    """A session over ``snap`` with this cycle's plugins built and opened, before any action."""
+    ssn = session.Session(snap, conf, now, on_commit)
+    return ssn, tiers.Tiers(conf, ssn, plugin_registry.PLUGINS, plugin_registry.ALWAYS)
 
 
 def schedule(
@@ -36,8 +41,7 @@ def schedule(
     """The cycle's plan. ``on_commit``, when given, is also handed each committed statement's
     Allocates as soon as it commits (the plan still lists them): the caller may start binding
     them while the cycle goes on. It must not touch the snapshot."""
-    ssn = session.Session(snap, conf, now, on_commit)
-    plugins = tiers.Tiers(conf, ssn)
+    ssn, plugins = open_session(snap, conf, now, on_commit)
     for name in conf.actions:
-        ACTIONS[name](ssn, plugins)
+        action_registry.ACTIONS[name](ssn, plugins)
     return verdicts.close(ssn)

@@ -21,7 +21,7 @@ import yaml
 
 from bridge import convert, defaults, errors
 from bridge.k8s import client, kubeconfigs, paths
-from scheduler.framework import config as sched_config
+from scheduler import configure as sched_configure
 from scheduler.io import loop as sched_loop
 from vbridge import runtime
 from vbridge.localcluster import certs, cluster, depcrds
@@ -156,7 +156,7 @@ async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None
                 scheduler_name=opts.scheduler_name,
             )
             say(f"admission webhook on https://127.0.0.1:{port} (MutatingWebhookConfiguration {runtime.NAME})")
-            conf = sched_config.parse("", scheduler_name=opts.scheduler_name)
+            conf = sched_configure.parse("", scheduler_name=opts.scheduler_name)
             tasks.append(asyncio.create_task(sched_loop.Scheduler(api, conf).run()))
             say(f"gang scheduler running for schedulerName {opts.scheduler_name!r}")
             if opts.examples:

@@ -10,6 +10,11 @@ otherwise discarded. A job whose members already run is ready on its own, so a n
 
 Unlike Volcano, a ready job places all its remaining tasks in one turn instead of being
 re-queued per task; the proportion plugin's allocatable check still caps it at its share.
+
+Two fast paths make the same plan in fewer steps: a gang's identical tasks placed in one
+batch (``Placer.place_many``), and a run of one-task jobs alike placed together
+(``_allocate_lone_tasks``) when one queue is left. ``SchedulerConfig.fast_paths`` false turns
+both off: the reference path, job by job and task by task, that equivalence tests compare with.
 """
 
 from __future__ import annotations
@@ -30,17 +35,18 @@ LONE_RUN = 256
 def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     placer = placement.Placer(ssn, plugins)
     enqueue_on = "enqueue" in ssn.config.actions
+    fast = ssn.config.fast_paths
     by_queue: dict[str, list[str]] = {}
     for key, info in ssn.snapshot.jobs.items():
         if ssn.phase[key] == "Pending" and not enqueue_on:
             ssn.phase[key] = "Inqueue"  # Volcano: without enqueue every job counts as admitted
         if ssn.phase[key] not in ADMITTED or info.queue not in ssn.snapshot.queues:
             continue
-        if ssn.pending[key] <= ssn.pending_best_effort[key]:
+        if ssn.counts.pending[key] <= ssn.counts.pending_best_effort[key]:
             continue  # no pending task that asks for resources
         invalid = plugins.job_valid(key)
         if invalid is not None:
-            ssn.invalid[key] = invalid
+            ssn.diagnostics.invalid[key] = invalid
             continue
         by_queue.setdefault(info.queue, []).append(key)
     for jobs in by_queue.values():
@@ -53,7 +59,7 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
         jobs = by_queue[queue]
         if plugins.overused(queue):
             for job in jobs:
-                ssn.job_errors[job] = f"queue {queue} is overused"
+                ssn.diagnostics.job_errors[job] = f"queue {queue} is overused"
             del by_queue[queue]
             continue
         job = jobs.pop()
@@ -61,7 +67,9 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
             del by_queue[queue]
         # With one queue left, turns never switch queues: a run of one-task jobs alike can be
         # placed in one step (the bench's 5,000 single pods spent most of a cycle job by job).
-        lone = _allocate_lone_tasks(ssn, plugins, placer, queue, job, jobs) if by_queue.keys() <= {queue} else 0
+        lone = (
+            _allocate_lone_tasks(ssn, plugins, placer, queue, job, jobs) if fast and by_queue.keys() <= {queue} else 0
+        )
         if lone > 1:
             del jobs[len(jobs) - (lone - 1) :]  # the run's other jobs, from the end of the list
             if not jobs:
@@ -75,18 +83,19 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
     info = ssn.job(job)
     stmt = statement.Statement(ssn)
     failed: dict[int, str] = {}  # same shape (request and placement) fails the same way
+    fast = ssn.config.fast_paths
     for run in _runs(ssn, job):
         task = run[0]
         shape = task.shape
         if shape in failed:
             for other in run:
-                ssn.fit_errors[other.key] = failed[shape]
+                ssn.diagnostics.fit_errors[other.key] = failed[shape]
             continue
         # Identical tasks: as many as the queue lets through go in one batched step, with the
         # choices the one-by-one loop below would make; it takes over where the batch stops.
-        if not ssn.holds or not ssn.held_against(job).any():
+        if fast and (not ssn.holds.owed or not ssn.holds.against(job).any()):
             rows = placer.place_many(task, plugins.allocatable_count(info.queue, task, len(run)))
-            if job in ssn.holds:  # a Spark driver's own hold is consumed pod by pod
+            if job in ssn.holds.owed:  # a Spark driver's own hold is consumed pod by pod
                 for other, row in zip(run, rows, strict=False):
                     stmt.allocate(other.key, row)
             elif rows:
@@ -94,13 +103,13 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
             run = run[len(rows) :]
         for other in run:
             if shape in failed:
-                ssn.fit_errors[other.key] = failed[shape]
+                ssn.diagnostics.fit_errors[other.key] = failed[shape]
                 continue
             # Nodes first, then the queue: when both refuse, "Insufficient cpu" is the clearer answer.
             choice = placer.place(task)
             reason = placer.explain(task) if choice is None else blocked(ssn, plugins, info.queue, task)
             if choice is None or reason:
-                failed[shape] = ssn.fit_errors[other.key] = reason
+                failed[shape] = ssn.diagnostics.fit_errors[other.key] = reason
                 continue
             kind, row = choice
             if kind == placement.ALLOCATE:
@@ -115,7 +124,7 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
 
 def _lone_task(ssn: session.Session, job: str) -> snapshot.Task | None:
     """The job's only pending task, if it has exactly one and it asks for resources."""
-    if ssn.pending[job] != 1 or ssn.pending_best_effort[job]:
+    if ssn.counts.pending[job] != 1 or ssn.counts.pending_best_effort[job]:
         return None
     return ssn.pending_of(job)[0]
 
@@ -138,7 +147,7 @@ def _allocate_lone_tasks(
     its allocation; rows placed for jobs not reached are handed back (the placer re-lends rows
     that did not change). Not with Spark holds.
     """
-    if ssn.holds:
+    if ssn.holds.owed:
         return 0
     task = _lone_task(ssn, job)
     if task is None or task.placement.anti_affinity:
@@ -185,11 +194,11 @@ def blocked(ssn: session.Session, plugins: tiers.Tiers, queue: str, task: snapsh
     """Why the task may not take resources regardless of nodes, or "" if it may."""
     if not plugins.allocatable(queue, task):
         return f"queue {queue} would exceed its deserved share"
-    held = ssn.held_against(task.job)
-    if ssn.holds and held.any():
+    held = ssn.holds.against(task.job)
+    if ssn.holds.owed and held.any():
         req = ssn.vector(task.request)
         asked = (req > 0) & (held > 0)
-        if np.any(ssn.free_total[asked] - req[asked] < held[asked]):
-            holders = ", ".join(sorted(j for j in ssn.holds if j != task.job))
+        if np.any(ssn.nodes.free_total[asked] - req[asked] < held[asked]):
+            holders = ", ".join(sorted(j for j in ssn.holds.owed if j != task.job))
             return f"capacity is held for the executors of Spark application(s) {holders}"
     return ""

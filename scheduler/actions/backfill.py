@@ -20,9 +20,9 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     placer = placement.Placer(ssn, plugins)
     # Only jobs with pending BestEffort tasks have anything to do here (nothing else places
     # those, and this count follows them); filtering before sorting keeps the order.
-    todo = [key for key in ssn.snapshot.jobs if ssn.pending_best_effort[key] > 0]
+    todo = [key for key in ssn.snapshot.jobs if ssn.counts.pending_best_effort[key] > 0]
     for key in sorted(todo, key=plugins.job_order):
-        if ssn.phase[key] not in ADMITTED or key in ssn.invalid:
+        if ssn.phase[key] not in ADMITTED or key in ssn.diagnostics.invalid:
             continue
         stmt = statement.Statement(ssn)
         failed = False
@@ -32,7 +32,7 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
                 continue
             choice = placer.place(task, pipeline=False)
             if choice is None:
-                ssn.fit_errors[task_key] = placer.explain(task)
+                ssn.diagnostics.fit_errors[task_key] = placer.explain(task)
                 failed = True
                 continue
             stmt.allocate(task_key, choice[1])

@@ -29,7 +29,7 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
         if plugins.enqueueable(candidate):
             ssn.phase[candidate] = "Inqueue"
         else:
-            ssn.job_errors[candidate] = _why_not(ssn, candidate)
+            ssn.diagnostics.job_errors[candidate] = _why_not(ssn, candidate)
 
 
 def _why_not(ssn: session.Session, job: str) -> str:

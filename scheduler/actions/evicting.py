@@ -45,10 +45,10 @@ def make_room(
         ordered = sorted(by_row[row], key=lambda v: (ssn.job(v.job).priority, v.priority, _newest_first(v.created)))
         allowed = plugins.victims(task, ordered, action=action)
         freed = sum((ssn.vector(v.request) for v in allowed), np.zeros(len(ssn.dims)))
-        if not allowed or np.any(ssn.future[row][asked] + freed[asked] < req[asked]):
+        if not allowed or np.any(ssn.nodes.future[row][asked] + freed[asked] < req[asked]):
             continue
         for victim in allowed:
-            if np.all(ssn.future[row][asked] >= req[asked]):
+            if np.all(ssn.nodes.future[row][asked] >= req[asked]):
                 break
             message = f"{reason} to make room for {task.key} (PodGroup {task.job})"
             stmt.evict(victim.key, reason=reason, message=message)

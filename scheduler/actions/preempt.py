@@ -27,7 +27,7 @@ def starving(ssn: session.Session, plugins: tiers.Tiers) -> list[str]:
         for key, job in ssn.snapshot.jobs.items()
         if ssn.phase[key] in ADMITTED
         and job.queue in ssn.snapshot.queues
-        and key not in ssn.invalid
+        and key not in ssn.diagnostics.invalid
         and any(not ssn.task(t).best_effort for t in ssn.pending_tasks(key))
         and not plugins.job_pipelined(key)
     ]

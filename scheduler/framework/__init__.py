@@ -2,6 +2,8 @@
 
 - ``config``: ``volcano-scheduler.conf`` parsed into a ``SchedulerConfig``;
 - ``session``: one cycle's mutable state over a snapshot; changed only through ``statement``;
+- ``state``: the session's named parts (node rows, counts, allocations, holds, what was
+  committed, diagnostics), each with its own contract;
 - ``statement``: all-or-nothing groups of allocations, pipelines and evictions;
 - ``plugin``: the plugin base class and the value types its hooks return;
 - ``tiers``: how the plugins' answers combine, tier by tier;
@@ -9,8 +11,9 @@
 - ``ranking``: integer ranking keys for nodes and jobs;
 - ``verdicts``: closing a session into its plan's conditions, counts and events.
 
-The framework imports ``scheduler.api`` and nothing from ``actions`` or ``plugins`` but the
-plugin registry it is handed.
+The framework imports ``scheduler.api`` and nothing from ``actions`` or ``plugins``: ``tiers``
+is handed the plugin registry, and ``config`` the known action and plugin names, by the
+layers above (``cycle``, ``configure``).
 """
 
-__all__ = ["config", "placement", "plugin", "ranking", "session", "statement", "tiers", "verdicts"]
+__all__ = ["config", "placement", "plugin", "ranking", "session", "state", "statement", "tiers", "verdicts"]

@@ -10,6 +10,14 @@ Accepted YAML (Volcano's format)::
 When ``actions`` or ``tiers`` is absent, Volcano's defaults apply. Plugins Volcano has but this
 core does not implement (drf, sla, ...) are kept in ``SchedulerConfig.unsupported`` so the
 caller can log them; an unknown *action* is an error, as in Volcano.
+
+Which actions and plugins exist is not known here: the registries are above the framework.
+``parse`` and ``default`` are handed a ``Known`` (the registries' names) by the layer that
+owns them, ``scheduler.configure``, which is what callers use.
+
+``fast_paths`` (ours, not in the YAML) switches allocate's batched placements off when
+false: the job-by-job, task-by-task reference path, which makes the same plan more slowly.
+Equivalence tests and ``tools.explain`` ask for it by this option; nothing is patched.
 """
 
 from __future__ import annotations
@@ -23,12 +31,19 @@ import yaml
 from bridge import defaults
 from scheduler import errors
 
-__all__ = ["ACTIONS", "PLUGINS", "PluginOption", "SchedulerConfig", "default", "parse"]
+__all__ = ["DEFAULT_ACTIONS", "DEFAULT_TIERS", "Known", "PluginOption", "SchedulerConfig", "default", "parse"]
 
-ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim")
-PLUGINS = ("gang", "priority", "conformance", "overcommit", "predicates", "proportion", "nodeorder", "binpack")
+# Volcano's defaults, by Volcano's names (drf included: ``Known`` decides what is kept).
 DEFAULT_ACTIONS = ("enqueue", "allocate", "backfill")
 DEFAULT_TIERS = (("priority", "gang", "conformance"), ("overcommit", "drf", "predicates", "proportion", "nodeorder"))
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Known:
+    """The action and plugin names a scheduler has: the keys of its registries."""
+
+    actions: tuple[str, ...]
+    plugins: tuple[str, ...]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -47,31 +62,38 @@ class PluginOption:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class SchedulerConfig:
-    actions: tuple[str, ...] = DEFAULT_ACTIONS
-    tiers: tuple[tuple[PluginOption, ...], ...] = tuple(
-        tuple(PluginOption(name) for name in tier if name in PLUGINS) for tier in DEFAULT_TIERS
-    )
+    actions: tuple[str, ...]
+    tiers: tuple[tuple[PluginOption, ...], ...]
     scheduler_name: str = defaults.SCHEDULER_NAME
     overcommit_factor: float = defaults.OVERCOMMIT_FACTOR
     spark_reservation_timeout: float = defaults.SPARK_RESERVATION_TIMEOUT  # seconds after the driver started
     unsupported: tuple[str, ...] = ()
+    fast_paths: bool = True  # False: allocate's reference path, no batched placements
 
     def plugin(self, name: str) -> PluginOption | None:
         return next((p for tier in self.tiers for p in tier if p.name == name), None)
 
 
-def default() -> SchedulerConfig:
-    return SchedulerConfig()
+def default(known: Known) -> SchedulerConfig:
+    """Volcano's default actions and tiers, keeping the plugins ``known`` has."""
+    return SchedulerConfig(actions=DEFAULT_ACTIONS, tiers=_default_tiers(known))
+
+
+def _default_tiers(known: Known) -> tuple[tuple[PluginOption, ...], ...]:
+    return tuple(tuple(PluginOption(name) for name in tier if name in known.plugins) for tier in DEFAULT_TIERS)
 
 
 def parse(
     text: str,
+    known: Known,
     *,
     scheduler_name: str = defaults.SCHEDULER_NAME,
     overcommit_factor: float | None = None,
     spark_reservation_timeout: float = defaults.SPARK_RESERVATION_TIMEOUT,
+    fast_paths: bool = True,
 ) -> SchedulerConfig:
-    """Parse ``volcano-scheduler.conf``; ``overcommit_factor`` overrides the plugin argument."""
+    """Parse ``volcano-scheduler.conf`` against the ``known`` actions and plugins;
+    ``overcommit_factor`` overrides the plugin argument."""
     try:
         doc = yaml.safe_load(text) or {}
     except yaml.YAMLError as exc:
@@ -81,10 +103,10 @@ def parse(
     actions: tuple[str, ...] = DEFAULT_ACTIONS
     if doc.get("actions") is not None:
         actions = tuple(a.strip() for a in str(doc["actions"]).split(",") if a.strip())
-    unknown = [a for a in actions if a not in ACTIONS]
+    unknown = [a for a in actions if a not in known.actions]
     if unknown:
-        raise errors.SchedulerConfigError(f"unknown action(s) {', '.join(unknown)}; known: {', '.join(ACTIONS)}")
-    tiers, unsupported = _tiers(doc.get("tiers"))
+        raise errors.SchedulerConfigError(f"unknown action(s) {', '.join(unknown)}; known: {', '.join(known.actions)}")
+    tiers, unsupported = _tiers(doc.get("tiers"), known)
     factor = overcommit_factor
     if factor is None:
         option = next((p for tier in tiers for p in tier if p.name == "overcommit"), None)
@@ -102,12 +124,14 @@ def parse(
         overcommit_factor=factor,
         spark_reservation_timeout=spark_reservation_timeout,
         unsupported=unsupported,
+        fast_paths=fast_paths,
     )
 
 
-def _tiers(raw: Any) -> tuple[tuple[tuple[PluginOption, ...], ...], tuple[str, ...]]:
+def _tiers(raw: Any, known: Known) -> tuple[tuple[tuple[PluginOption, ...], ...], tuple[str, ...]]:
     if raw is None:
-        return SchedulerConfig().tiers, ("drf",)
+        dropped = tuple(name for tier in DEFAULT_TIERS for name in tier if name not in known.plugins)
+        return _default_tiers(known), dropped
     if not isinstance(raw, list):
         raise errors.SchedulerConfigError("'tiers' must be a list of {plugins: [...]}")
     tiers: list[tuple[PluginOption, ...]] = []
@@ -116,7 +140,7 @@ def _tiers(raw: Any) -> tuple[tuple[tuple[PluginOption, ...], ...], tuple[str, .
         options = []
         for plugin in (tier or {}).get("plugins") or []:
             name = str((plugin or {}).get("name", ""))
-            if name not in PLUGINS:
+            if name not in known.plugins:
                 unsupported.append(name)
                 continue
             options.append(PluginOption(name, dict((plugin or {}).get("arguments") or {})))

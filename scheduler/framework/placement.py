@@ -128,7 +128,7 @@ class Placer:
 
     def _entry(self, task: snapshot.Task) -> _Entry:
         key = task.shape
-        changed = self.session.changed_rows
+        changed = self.session.nodes.changed_rows
         entry = self._cache.get(key)
         if entry is None:
             size = len(self.rows)
@@ -154,7 +154,7 @@ class Placer:
     def _refresh(self, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp]) -> None:
         ssn = self.session
         checks = self.plugins.predicate(task, rows)
-        on_idle = _all(ssn.idle.take(rows, axis=0) >= entry.floor)
+        on_idle = _all(ssn.nodes.idle.take(rows, axis=0) >= entry.floor)
         if checks or not self._all_ready:
             ok = self.ready[rows]
             for _, mask in checks:
@@ -206,7 +206,7 @@ class Placer:
             return
         rows = np.flatnonzero(entry.future_due)
         entry.future_due = None
-        fits = entry.ok[rows] & _all(self.session.future.take(rows, axis=0) >= entry.floor)
+        fits = entry.ok[rows] & _all(self.session.nodes.future.take(rows, axis=0) >= entry.floor)
         entry.on_future[rows] = np.where(fits, entry.score[rows], -np.inf)
 
     def explain(self, task: snapshot.Task) -> str:
@@ -220,7 +220,7 @@ class Placer:
         for col in np.flatnonzero(req > 0):
             name = ssn.dims[col]
             label = "Too many pods" if name == resources.PODS else f"Insufficient {name}"
-            counts[label] += int((ssn.future[:, col] < req[col]).sum())
+            counts[label] += int((ssn.nodes.future[:, col] < req[col]).sum())
         parts = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()) if n)
         return f"0/{len(self.rows)} nodes are available: {parts or 'no nodes'}."
 
@@ -270,7 +270,7 @@ class _Lookahead:
         rows = np.repeat(chosen, depth)
         extra = self.placer.steps(start, depth, len(chosen))
         taken = self.placer.taken(self.task, self.req, start, depth, len(chosen))
-        fits = _all(ssn.idle.take(rows, axis=0) - taken >= self.floor)
+        fits = _all(ssn.nodes.idle.take(rows, axis=0) - taken >= self.floor)
         # Plain floats, None where the copy does not fit: the merge loop then stays in Python.
         scores = self.placer.plugins.node_score(self.task, rows, extra).tolist()
         values: list[float | None] = [s if f else None for s, f in zip(scores, fits.tolist(), strict=True)]

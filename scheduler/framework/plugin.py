@@ -1,7 +1,10 @@
 """The plugin interface: typed hooks that return values; ``None`` means "no opinion".
 
 A plugin object lives for one cycle and reads the session; it never writes status and never
-changes session state (only statements do). Node hooks take an index array ``rows`` and must
+changes session state (only statements do), with one exception: ``on_session_open``, Volcano's
+OnSessionOpen, called once the session and every plugin are built, may set up what the
+session keeps for the whole cycle through the session's own set-up methods (the Spark hold
+calls ``Session.hold``). Node hooks take an index array ``rows`` and must
 answer for exactly those rows, looking only at each row's own state: the placement cache
 relies on this to refresh just the rows that changed.
 
@@ -44,6 +47,10 @@ class Plugin:
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
         self.option = option
         self.session = ssn
+
+    def on_session_open(self) -> None:
+        """Set-up once every plugin of the session is built (see the module docstring)."""
+        return None
 
     def job_valid(self, job: str) -> Invalid | None:
         return None

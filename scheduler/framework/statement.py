@@ -1,9 +1,9 @@
 """Volcano's Statement: a log of operations applied to the session, committed or discarded.
 
 Each operation changes the session at once, so later decisions in the cycle see it.
-``commit`` hands the operations to the plan (in order), and its Allocates to the session's
-``on_commit`` when one is set; ``discard`` rolls them back in reverse. A statement that is
-neither committed nor discarded (a gang that is only pipelined) keeps its session effects,
+``commit`` hands the operations to the plan (in order, in ``Session.committed``), and its
+Allocates to ``committed.on_commit`` when one is set; ``discard`` rolls them back in reverse.
+A statement that is neither committed nor discarded (a gang that is only pipelined) keeps its session effects,
 reserving the resources for the rest of the cycle, but produces no operations: nothing is
 bound until the gang can be made whole.
 """
@@ -83,8 +83,9 @@ class Statement:
 
     def commit(self) -> None:
         ssn = self.session
-        ops, binds, pipelines = ssn.operations, ssn.committed_binds, ssn.committed_pipelines
-        names = ssn.node_names
+        done = ssn.committed
+        ops, binds, pipelines = done.operations, done.binds, done.pipelines
+        names = ssn.nodes.names
         tasks = ssn.snapshot.tasks
         first = len(ops)
         for entry in self._entries:
@@ -92,22 +93,22 @@ class Statement:
                 nodes = [names[row] for row in entry.rows]
                 ops += [plan.Allocate(t.key, t.uid, node) for t, node in zip(entry.tasks, nodes, strict=True)]
                 binds.update(zip([t.key for t in entry.tasks], nodes, strict=True))
-                ssn.binds_per_job[entry.tasks[0].job] += len(entry.tasks)
+                done.binds_per_job[entry.tasks[0].job] += len(entry.tasks)
                 continue
             task = tasks[entry.task]
             node = names[entry.row]
             if entry.kind == "allocate":
                 ops.append(plan.Allocate(task.key, task.uid, node))
                 binds[task.key] = node
-                ssn.binds_per_job[task.job] += 1
+                done.binds_per_job[task.job] += 1
             elif entry.kind == "pipeline":
                 ops.append(plan.Pipeline(task.key, task.uid, node))
                 pipelines.add(task.key)
-                ssn.pipelines_per_job[task.job] += 1
+                done.pipelines_per_job[task.job] += 1
             else:
                 ops.append(plan.Evict(task.key, task.uid, node, entry.reason, entry.message))
         self._entries.clear()
-        if ssn.on_commit is not None:
+        if done.on_commit is not None:
             allocates = [op for op in ops[first:] if isinstance(op, plan.Allocate)]
             if allocates:
-                ssn.on_commit(allocates)
+                done.on_commit(allocates)

@@ -6,11 +6,17 @@
 - job_valid: the first Invalid wins; enqueueable: any reject rejects; overused: any yes;
 - predicates: AND; node scores: sum;
 - victims: intersected within a tier; the first tier with an opinion decides, none → none.
+
+The plugins are built from a registry the caller hands in (conf name → class; the framework
+imports no plugin): first ``always``, the plugins every session has whatever the conf says,
+each opened (``on_session_open``) at once; then the configured tiers' plugins, opened in tier
+order once all are built. Names the registry lacks are skipped (the conf already reported them
+as unsupported). ``always`` plugins take part in no tier: they only set the session up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,21 +24,10 @@ import numpy as np
 from scheduler.api import snapshot
 from scheduler.framework import config, session
 from scheduler.framework import plugin as base
-from scheduler.plugins import conformance, gang, nodeorder, overcommit, predicates, priority, proportion
 
-__all__ = ["REGISTRY", "Tiers"]
+__all__ = ["Registry", "Tiers"]
 
-# Listed explicitly: no import-time self-registration.
-REGISTRY: dict[str, type[base.Plugin]] = {
-    "gang": gang.Gang,
-    "priority": priority.Priority,
-    "conformance": conformance.Conformance,
-    "overcommit": overcommit.Overcommit,
-    "predicates": predicates.Predicates,
-    "proportion": proportion.Proportion,
-    "nodeorder": nodeorder.NodeOrder,
-    "binpack": nodeorder.BinPack,
-}
+Registry = Mapping[str, type[base.Plugin]]
 
 
 def _overrides(plugin: base.Plugin, hook: str) -> bool:
@@ -40,9 +35,20 @@ def _overrides(plugin: base.Plugin, hook: str) -> bool:
 
 
 class Tiers:
-    def __init__(self, conf: config.SchedulerConfig, ssn: session.Session) -> None:
-        self.tiers = [[REGISTRY[opt.name](opt, ssn) for opt in tier if opt.name in REGISTRY] for tier in conf.tiers]
+    def __init__(
+        self,
+        conf: config.SchedulerConfig,
+        ssn: session.Session,
+        registry: Registry,
+        always: Sequence[type[base.Plugin]] = (),
+    ) -> None:
+        self.always = [cls(config.PluginOption(cls.name), ssn) for cls in always]
+        for plugin in self.always:
+            plugin.on_session_open()
+        self.tiers = [[registry[opt.name](opt, ssn) for opt in tier if opt.name in registry] for tier in conf.tiers]
         self.all = [plugin for tier in self.tiers for plugin in tier]
+        for plugin in self.all:
+            plugin.on_session_open()
         self.session = ssn
         # Bound methods of the plugins that override each hook, in tier order, looked up once:
         # these run per task and per job, and the base hooks only ever answer None.

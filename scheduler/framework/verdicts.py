@@ -36,8 +36,8 @@ _READY_CONDITIONS = (plan.Condition("Scheduled", "True", READY_REASON, ""),)
 def close(ssn: session.Session) -> plan.Plan:
     snap = ssn.snapshot
     cols = snap.columns
-    ops = tuple(ssn.operations)
-    bound, pipelined = ssn.committed_binds, ssn.committed_pipelines
+    ops = tuple(ssn.committed.operations)
+    bound, pipelined = ssn.committed.binds, ssn.committed.pipelines
     pods = [
         plan.PodVerdict(pod, "Normal", "Scheduled", f"Successfully assigned {pod} to {node}")
         for pod, node in bound.items()
@@ -50,10 +50,10 @@ def close(ssn: session.Session) -> plan.Plan:
     tasks = snap.tasks
     groups = []
     for job, statuses in zip(snap.jobs.values(), counts, strict=True):
-        here = ssn.binds_per_job[job.key]
+        here = ssn.committed.binds_per_job[job.key]
         verdict, reason, detail = _podgroup(ssn, job, statuses, here, bound)
         groups.append(verdict)
-        if statuses[_PENDING] <= here + ssn.pipelines_per_job[job.key]:
+        if statuses[_PENDING] <= here + ssn.committed.pipelines_per_job[job.key]:
             continue  # every Pending task was bound or pipelined: no pod verdicts to give
         unready = max(job.min_member - _ready(statuses, here), 0)
         for task_key in job.tasks:
@@ -103,7 +103,7 @@ def _message(ssn: session.Session, task: str, reason: str, detail: str, unready:
     """(event reason, message) for a pending pod of a group that gave ``reason`` and ``detail``."""
     if reason == "Unschedulable":
         return reason, detail
-    error = ssn.fit_errors.get(task)
+    error = ssn.diagnostics.fit_errors.get(task)
     if error and unready == 0:
         return "FailedScheduling", error
     return "FailedScheduling", f"{unready}/{total} tasks in gang unschedulable: {error or detail}"
@@ -123,21 +123,23 @@ def _condition(
     if queue is None:
         detail = f"queue {job.queue} not found"
         return _unschedulable("QueueNotFound", detail, unready, total), "Unschedulable", detail
-    invalid = ssn.invalid.get(job.key)
+    invalid = ssn.diagnostics.invalid.get(job.key)
     if invalid is not None:
         return _unschedulable(invalid.reason, invalid.message, unready, total), "Unschedulable", invalid.message
     if phase == "Pending":
-        detail = ssn.job_errors.get(job.key, "PodGroup is pending: not admitted yet")
+        detail = ssn.diagnostics.job_errors.get(job.key, "PodGroup is pending: not admitted yet")
         reason = "QueueClosed" if queue.state != "Open" else "NotEnoughResources"
         return _unschedulable(reason, detail, unready, total), "Unschedulable", detail
     if waiting and ready < job.min_member:
         tasks = ssn.snapshot.tasks
         pending = [t for t in job.tasks if tasks[t].status is S.PENDING and t not in bound]
-        errors = [ssn.fit_errors[t] for t in pending if t in ssn.fit_errors]
-        detail = ssn.job_errors.get(job.key) or (errors[0] if errors else "waiting for resources being released")
+        errors = [ssn.diagnostics.fit_errors[t] for t in pending if t in ssn.diagnostics.fit_errors]
+        detail = ssn.diagnostics.job_errors.get(job.key) or (
+            errors[0] if errors else "waiting for resources being released"
+        )
         detail = f"pod group is not ready, {ready} ready, {job.min_member} minAvailable; {detail}"
         return _unschedulable("NotEnoughResources", detail, unready, total), "FailedScheduling", detail
-    return None, "FailedScheduling", ssn.job_errors.get(job.key, "waiting for resources")
+    return None, "FailedScheduling", ssn.diagnostics.job_errors.get(job.key, "waiting for resources")
 
 
 def _queues(ssn: session.Session, groups: list[plan.PodGroupVerdict]) -> tuple[plan.QueueVerdict, ...]:
@@ -151,7 +153,7 @@ def _queues(ssn: session.Session, groups: list[plan.PodGroupVerdict]) -> tuple[p
     for name, info in sorted(snap.queues.items()):
         c = counts[name]
         state = "Closed" if info.state == "Closing" and not sum(c.values()) else info.state
-        allocated = resources.from_vector(ssn.allocated_of_queue(name), ssn.dims)
+        allocated = resources.from_vector(ssn.allocated.of_queue(name), ssn.dims)
         out.append(
             plan.QueueVerdict(
                 name=name,

@@ -1,10 +1,17 @@
-"""Prometheus text metrics with Volcano's names, and a tiny ``/metrics`` + ``/healthz`` server.
+"""Prometheus metrics with Volcano's names, exposed with ``prometheus_client``; ``/metrics`` + ``/healthz``.
 
 Names follow Volcano's ``pkg/scheduler/metrics`` (namespace ``volcano``) so existing
 dashboards keep working: ``volcano_e2e_scheduling_latency_milliseconds`` (histogram,
-exponential buckets 5 ms × 2¹⁰), ``volcano_schedule_attempts_total{result}``,
+exponential buckets 5 ms × 2⁰ … 2⁹), ``volcano_schedule_attempts_total{result}``,
 ``volcano_queue_allocated_milli_cpu{queue_name}``, ``volcano_queue_pod_group_*_count`` and
 friends. Our own additions are prefixed ``vbridge_scheduler_``.
+
+Each ``Metrics`` has its own ``CollectorRegistry`` (never the process-wide one, so two
+schedulers in one process, as in tests, do not share counts). ``Metrics.cycle`` keeps the
+numbers; one collector turns them into metric families when scraped, so the queue gauges are
+exactly the last cycle's queues and counters carry no ``_created`` series (Volcano's have none).
+Values are written as floats (``3.0``); ``volcano_total_preemption_attempts`` is untyped, as
+prometheus_client would otherwise rename a counter without the ``_total`` suffix.
 
 The server is plain asyncio (one request per connection), bound to loopback by default.
 """
@@ -13,33 +20,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+from prometheus_client import exposition, registry
+from prometheus_client import metrics_core as families
 
 from scheduler.api import plan
 
-__all__ = ["BUCKETS", "Metrics", "serve"]
+__all__ = ["BUCKETS", "CONTENT_TYPE", "Metrics", "serve"]
 
 BUCKETS = tuple(5.0 * 2**i for i in range(10))
-
-
-@dataclasses.dataclass
-class Histogram:
-    counts: list[int] = dataclasses.field(default_factory=lambda: [0] * len(BUCKETS))
-    total: int = 0
-    sum: float = 0.0
-
-    def observe(self, value: float) -> None:
-        self.total += 1
-        self.sum += value
-        for i, bound in enumerate(BUCKETS):
-            if value <= bound:
-                self.counts[i] += 1
+CONTENT_TYPE = exposition.CONTENT_TYPE_PLAIN_0_0_4
+E2E = "volcano_e2e_scheduling_latency_milliseconds"
+PHASES = ("inqueue", "pending", "running", "unknown", "completed")
 
 
 class Metrics:
+    """What the scheduler reports, updated once per cycle; ``render()`` is the exposition text."""
+
     def __init__(self) -> None:
-        self.e2e = Histogram()
+        self.e2e_buckets = [0] * len(BUCKETS)  # observations ≤ each bound (cumulative, as exposed)
+        self.e2e_count = 0
+        self.e2e_sum = 0.0
         self.attempts: dict[str, int] = {"scheduled": 0, "unschedulable": 0, "error": 0}
         self.preemption_attempts = 0
         self.preemption_victims = 0
@@ -50,10 +52,19 @@ class Metrics:
         self.writes = 0
         self.leader = 0
         self.port = 0  # the bound metrics port, once serving
+        self.registry = registry.CollectorRegistry()
+        self.registry.register(_Collector(self))
+
+    def observe_e2e(self, milliseconds: float) -> None:
+        self.e2e_count += 1
+        self.e2e_sum += milliseconds
+        for i, bound in enumerate(BUCKETS):
+            if milliseconds <= bound:
+                self.e2e_buckets[i] += 1
 
     def cycle(self, verdicts: plan.Plan, *, seconds: float, bound: int, failed: int, writes: int) -> None:
         self.cycles += 1
-        self.e2e.observe(seconds * 1000.0)
+        self.observe_e2e(seconds * 1000.0)
         self.attempts["scheduled"] += bound
         self.attempts["error"] += failed
         self.attempts["unschedulable"] += sum(1 for v in verdicts.pods if v.reason != "Scheduled")
@@ -69,53 +80,76 @@ class Metrics:
         self.writes += writes
 
     def render(self) -> str:
-        out: list[str] = []
+        """The Prometheus text exposition (format 0.0.4) of this instance's registry."""
+        return exposition.generate_latest(self.registry).decode()
 
-        def family(name: str, kind: str, help_text: str) -> None:
-            out.append(f"# HELP {name} {help_text}")
-            out.append(f"# TYPE {name} {kind}")
 
-        name = "volcano_e2e_scheduling_latency_milliseconds"
-        family(name, "histogram", "E2e scheduling latency in milliseconds (scheduling algorithm + binding)")
-        for bound, count in zip(BUCKETS, self.e2e.counts, strict=True):
-            out.append(f'{name}_bucket{{le="{bound:g}"}} {count}')
-        out.append(f'{name}_bucket{{le="+Inf"}} {self.e2e.total}')
-        out.append(f"{name}_sum {self.e2e.sum:.3f}")
-        out.append(f"{name}_count {self.e2e.total}")
-        family("volcano_schedule_attempts_total", "counter", "Number of attempts to schedule pods, by the result")
-        for result, count in self.attempts.items():
-            out.append(f'volcano_schedule_attempts_total{{result="{result}"}} {count}')
-        family("volcano_total_preemption_attempts", "counter", "Total preemption attempts in the cluster till now")
-        out.append(f"volcano_total_preemption_attempts {self.preemption_attempts}")
-        family("volcano_pod_preemption_victims", "gauge", "Number of selected preemption victims")
-        out.append(f"volcano_pod_preemption_victims {self.preemption_victims}")
-        family("volcano_unschedule_job_count", "gauge", "Number of jobs could not be scheduled")
-        out.append(f"volcano_unschedule_job_count {self.unschedule_jobs}")
-        self._queues(family, out)
-        family("vbridge_scheduler_cycles_total", "counter", "Scheduling cycles run")
-        out.append(f"vbridge_scheduler_cycles_total {self.cycles}")
-        family("vbridge_scheduler_status_writes_total", "counter", "Status, condition and event requests made")
-        out.append(f"vbridge_scheduler_status_writes_total {self.writes}")
-        family("vbridge_scheduler_leader", "gauge", "1 while this instance may bind")
-        out.append(f"vbridge_scheduler_leader {self.leader}")
-        return "\n".join(out) + "\n"
+class _Collector(registry.Collector):
+    """Metric families from a ``Metrics``' numbers, built at each scrape."""
 
-    def _queues(self, family: Callable[[str, str, str], None], out: list[str]) -> None:
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterator[families.Metric]:
+        m = self.metrics
+        buckets = [(f"{bound:g}", float(n)) for bound, n in zip(BUCKETS, m.e2e_buckets, strict=True)]
+        yield families.HistogramMetricFamily(
+            E2E,
+            "E2e scheduling latency in milliseconds (scheduling algorithm + binding)",
+            buckets=[*buckets, ("+Inf", float(m.e2e_count))],
+            sum_value=m.e2e_sum,
+        )
+        attempts = families.CounterMetricFamily(
+            "volcano_schedule_attempts", "Number of attempts to schedule pods, by the result", labels=["result"]
+        )
+        for result, count in m.attempts.items():
+            attempts.add_metric([result], count)
+        yield attempts
+        # A counter whose name lacks ``_total``: prometheus_client would append one, so it is
+        # exposed untyped under Volcano's exact name (PromQL's rate() takes it all the same).
+        yield families.UnknownMetricFamily(
+            "volcano_total_preemption_attempts",
+            "Total preemption attempts in the cluster till now",
+            value=m.preemption_attempts,
+        )
+        yield families.GaugeMetricFamily(
+            "volcano_pod_preemption_victims", "Number of selected preemption victims", value=m.preemption_victims
+        )
+        yield families.GaugeMetricFamily(
+            "volcano_unschedule_job_count", "Number of jobs could not be scheduled", value=m.unschedule_jobs
+        )
+        yield from self._queues()
+        yield families.CounterMetricFamily("vbridge_scheduler_cycles", "Scheduling cycles run", value=m.cycles)
+        yield families.CounterMetricFamily(
+            "vbridge_scheduler_status_writes", "Status, condition and event requests made", value=m.writes
+        )
+        yield families.GaugeMetricFamily("vbridge_scheduler_leader", "1 while this instance may bind", value=m.leader)
+
+    def _queues(self) -> Iterator[families.Metric]:
         from scheduler.api import resources  # numpy: loaded with the core, after start-up's lists
 
-        family("volcano_queue_allocated_milli_cpu", "gauge", "Allocated CPU count for one queue")
-        for name, q in sorted(self.queues.items()):
-            cpu = resources.parse(dict(q.allocated)).cpu  # the core keeps CPU in millicores
-            out.append(f'volcano_queue_allocated_milli_cpu{{queue_name="{name}"}} {cpu:g}')
-        family("volcano_queue_allocated_memory_bytes", "gauge", "Allocated memory for one queue")
-        for name, q in sorted(self.queues.items()):
-            memory = resources.parse(dict(q.allocated)).memory
-            out.append(f'volcano_queue_allocated_memory_bytes{{queue_name="{name}"}} {memory:g}')
-        for phase in ("inqueue", "pending", "running", "unknown", "completed"):
-            metric = f"volcano_queue_pod_group_{phase}_count"
-            family(metric, "gauge", f"The number of {phase.capitalize()} PodGroup in this queue")
-            for name, q in sorted(self.queues.items()):
-                out.append(f'{metric}{{queue_name="{name}"}} {getattr(q, phase)}')
+        queues = sorted(self.metrics.queues.items())
+        cpu = families.GaugeMetricFamily(
+            "volcano_queue_allocated_milli_cpu", "Allocated CPU count for one queue", labels=["queue_name"]
+        )
+        memory = families.GaugeMetricFamily(
+            "volcano_queue_allocated_memory_bytes", "Allocated memory for one queue", labels=["queue_name"]
+        )
+        for name, q in queues:
+            allocated = resources.parse(dict(q.allocated))
+            cpu.add_metric([name], allocated.cpu)  # the core keeps CPU in millicores
+            memory.add_metric([name], allocated.memory)
+        yield cpu
+        yield memory
+        for phase in PHASES:
+            counts = families.GaugeMetricFamily(
+                f"volcano_queue_pod_group_{phase}_count",
+                f"The number of {phase.capitalize()} PodGroup in this queue",
+                labels=["queue_name"],
+            )
+            for name, q in queues:
+                counts.add_metric([name], getattr(q, phase))
+            yield counts
 
 
 async def serve(
@@ -131,7 +165,7 @@ async def serve(
             parts = line.decode("latin-1").split()
             target = parts[1].split("?")[0] if len(parts) > 1 else ""
             if target == "/metrics":
-                status, body, kind = "200 OK", metrics.render(), "text/plain; version=0.0.4"
+                status, body, kind = "200 OK", metrics.render(), CONTENT_TYPE
             elif target == "/healthz":
                 ok = healthy()
                 status, body, kind = (

@@ -1,8 +1,20 @@
 """Scheduler plugins: typed objects with named hooks that return values (see ``framework.plugin``).
 
 A plugin is built per cycle from its conf arguments and reads the session; it never writes
-status or changes session state. ``registry`` lists the available plugins explicitly; the
-framework's ``tiers`` combines their answers the way Volcano does. ``spark`` is the Spark hold.
+status or changes session state (but for ``on_session_open`` set-up). ``registry`` lists the
+available plugins explicitly, by conf name, plus those every session has (``ALWAYS``); the
+framework's ``tiers`` is handed it and combines their answers the way Volcano does. ``spark``
+is the Spark hold, a plugin every session opens.
 """
 
-__all__ = ["conformance", "gang", "nodeorder", "overcommit", "predicates", "priority", "proportion", "spark"]
+__all__ = [
+    "conformance",
+    "gang",
+    "nodeorder",
+    "overcommit",
+    "predicates",
+    "priority",
+    "proportion",
+    "registry",
+    "spark",
+]

@@ -25,12 +25,12 @@ class Gang(base.Plugin):
     def job_valid(self, job: str) -> base.Invalid | None:
         ssn, info = self.session, self.session.job(job)
         for task_name, minimum in sorted(info.min_task_member.items()):
-            have = ssn.valid[(job, task_name)]
+            have = ssn.counts.valid[(job, task_name)]
             if have < minimum:
                 return base.Invalid(
                     "NotEnoughPodsOfTask", f"task {task_name} has {have} valid pods, minTaskMember is {minimum}"
                 )
-        total = ssn.valid_total[job]
+        total = ssn.counts.valid_total[job]
         if total < info.min_member:
             return base.Invalid("NotEnoughTasks", f"{total} valid pods, minMember is {info.min_member}")
         return None
@@ -38,14 +38,14 @@ class Gang(base.Plugin):
     def _enough(self, job: str, *, pipelined: bool) -> bool:
         ssn, info = self.session, self.session.job(job)
         for task_name, minimum in info.min_task_member.items():
-            count = ssn.task_ready[(job, task_name)] + ssn.task_pending_best_effort[(job, task_name)]
+            count = ssn.counts.task_ready[(job, task_name)] + ssn.counts.task_pending_best_effort[(job, task_name)]
             if pipelined:
-                count += ssn.task_pipelined[(job, task_name)]
+                count += ssn.counts.task_pipelined[(job, task_name)]
             if count < minimum:
                 return False
-        count = ssn.ready[job] + ssn.pending_best_effort[job]
+        count = ssn.counts.ready[job] + ssn.counts.pending_best_effort[job]
         if pipelined:
-            count += ssn.pipelined[job]
+            count += ssn.counts.pipelined[job]
         return count >= info.min_member
 
     def job_ready(self, job: str) -> bool:
@@ -67,10 +67,10 @@ class Gang(base.Plugin):
         allowed = []
         for task in candidates:
             info, name = ssn.job(task.job), (task.job, task.task_name)
-            if ssn.ready[task.job] - taken_job[task.job] <= info.min_member:
+            if ssn.counts.ready[task.job] - taken_job[task.job] <= info.min_member:
                 continue
             per_task = info.min_task_member.get(task.task_name)
-            if per_task is not None and ssn.task_ready[name] - taken_task[name] <= per_task:
+            if per_task is not None and ssn.counts.task_ready[name] - taken_task[name] <= per_task:
                 continue
             allowed.append(task)
             taken_job[task.job] += 1

@@ -43,7 +43,7 @@ class _Fractions:
         req = self._requests.get(task.shape)
         if req is None:
             req = self._requests[task.shape] = ssn.vector(task.request)[:2]
-        idle = ssn.idle.take(rows, axis=0)[:, :2]  # take: far cheaper than fancy indexing on few rows
+        idle = ssn.nodes.idle.take(rows, axis=0)[:, :2]  # take: far cheaper than fancy indexing on few rows
         if extra is not None:
             idle = idle - extra[:, None] * req
         nodes = self.nodes.take(rows, axis=0)

@@ -25,16 +25,16 @@ Vector = npt.NDArray[np.float64]
 def promised(ssn: session.Session, job: str) -> Vector:
     """What an admitted job still reserves beyond the pods it holds."""
     info = ssn.job(job)
-    held = ssn.holds.get(job)
+    held = ssn.holds.owed.get(job)
     if held is not None:
         return held.copy()  # a running Spark driver's executors, even before their pods exist
     if info.min_resources is None or ssn.phase[job] in ("Pending", "Completed"):
         return np.zeros(len(ssn.dims))
     if info.spark and spark.driver_started(ssn.snapshot, info) is not None:
         return np.zeros(len(ssn.dims))  # executors arrived, or the reservation timed out
-    if not ssn.pending[job]:
+    if not ssn.counts.pending[job]:
         return np.zeros(len(ssn.dims))  # nothing left to place: all members placed or finished
-    return np.maximum(ssn.vector(info.min_resources) - ssn.job_allocated[job], 0)
+    return np.maximum(ssn.vector(info.min_resources) - ssn.allocated.job[job], 0)
 
 
 class Overcommit(base.Plugin):

@@ -75,7 +75,7 @@ class Predicates(base.Plugin):
 
     def _anti_affinity(self, placement: podspec.Placement, rows: base.Rows) -> base.Mask:
         ok = np.ones(len(rows), dtype=bool)
-        added = self.session.added_on_row
+        added = self.session.nodes.added_on_row
         for term in placement.anti_affinity:
             if term.topology_key != podspec.HOSTNAME:
                 continue

@@ -91,8 +91,10 @@ class Proportion(base.Plugin):
         active = sorted({job.queue for job in snap.jobs.values() if job.queue in snap.queues})
         # Request: what the queue holds plus what its pending tasks ask for (summed per job in bulk).
         cols = snap.columns
-        waiting = tally.per_job(cols, cols.status == tally.PENDING, ssn.request_vectors)
-        request = {q: ssn.allocated_of_queue(q) + waiting[ssn.queue_jobs.get(q, [])].sum(axis=0) for q in active}
+        waiting = tally.per_job(cols, cols.status == tally.PENDING, ssn.allocated.request_vectors)
+        request = {
+            q: ssn.allocated.of_queue(q) + waiting[ssn.allocated.queue_jobs.get(q, [])].sum(axis=0) for q in active
+        }
         total = snap.allocatable.sum(axis=0)
         guarantee = {q: resources.vector(snap.queues[q].guarantee, dims) for q in active}
         guaranteed = sum(guarantee.values(), np.zeros(len(dims)))
@@ -126,7 +128,7 @@ class Proportion(base.Plugin):
             return 0.0
         # Plain floats: a few dimensions, asked once per allocate turn (same IEEE arithmetic).
         share = 0.0
-        for allocated, wanted in zip(self.session.allocated_of_queue(queue).tolist(), deserved, strict=True):
+        for allocated, wanted in zip(self.session.allocated.of_queue(queue).tolist(), deserved, strict=True):
             ratio = allocated / wanted if wanted > 0 else (1.0 if allocated > 0 else 0.0)
             share = max(share, ratio)
         return share
@@ -138,7 +140,7 @@ class Proportion(base.Plugin):
         deserved = self._floats.get(queue)
         if deserved is None:
             return False
-        allocated = self.session.allocated_of_queue(queue).tolist()
+        allocated = self.session.allocated.of_queue(queue).tolist()
         return any(allocated) and all(d <= a + EPS for d, a in zip(deserved, allocated, strict=True))
 
     def allocatable(self, queue: str, task: snapshot.Task) -> bool:
@@ -147,7 +149,7 @@ class Proportion(base.Plugin):
             return True
         req = self.session.vector(task.request)
         asked = req > 0
-        after = self.session.allocated_of_queue(queue)[asked] + req[asked]
+        after = self.session.allocated.of_queue(queue)[asked] + req[asked]
         return bool(np.all(after <= deserved[asked] + EPS))
 
     def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int:
@@ -158,7 +160,7 @@ class Proportion(base.Plugin):
         # so this is exactly the running sum ``allocatable`` would see, and it is monotone in c.
         # Per dimension: a float estimate of the last passing c, then corrected with the very
         # comparison ``allocatable`` makes (same IEEE arithmetic, so the answer is exact).
-        allocated = self.session.allocated_of_queue(queue).tolist()
+        allocated = self.session.allocated.of_queue(queue).tolist()
         limits = self._floats[queue]
         for i, req in enumerate(self.session.vector(task.request).tolist()):
             if req <= 0:
@@ -183,7 +185,7 @@ class Proportion(base.Plugin):
         inqueue = self._inqueue(info.queue)
         want = ssn.vector(info.min_resources)
         asked = want > 0
-        total = want + ssn.allocated_of_queue(info.queue) + inqueue
+        total = want + ssn.allocated.of_queue(info.queue) + inqueue
         if np.all(total[asked] <= self.real_capability[info.queue][asked] + EPS):
             self._permitted = job
             return True
@@ -215,7 +217,7 @@ class Proportion(base.Plugin):
             queue = ssn.job(task.job).queue
             if queue not in self.deserved:
                 continue
-            current = allocated.setdefault(queue, ssn.allocated_of_queue(queue).copy())
+            current = allocated.setdefault(queue, ssn.allocated.of_queue(queue).copy())
             req = ssn.vector(task.request)
             over = np.any(current > self.deserved[queue] + EPS)
             keeps_guarantee = np.all(current - req >= self.guarantee[queue] - EPS)

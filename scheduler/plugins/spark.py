@@ -7,6 +7,9 @@ declares driver + executors in ``minResources``. Once the driver runs, what is s
 ``now``). While held, no other group may allocate into it (the session checks
 ``Session.held_against``) and enqueue counts it as taken; the group's own executors consume it.
 
+``SparkHold`` is the plugin every session opens (``plugins.registry.ALWAYS``): once the
+session is built, its ``on_session_open`` hands ``holds`` to ``Session.hold``.
+
 The hold is cluster-wide per resource dimension, not pinned to nodes: executors are usually
 created by the driver after it starts, so their shape is not known when the hold begins.
 """
@@ -14,17 +17,14 @@ created by the driver after it starts, so their shape is not known when the hold
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import snapshot
+from scheduler.framework import plugin, session
 
-if TYPE_CHECKING:
-    from scheduler.framework import session
-
-__all__ = ["driver_started", "holds", "in_reservation"]
+__all__ = ["SparkHold", "driver_started", "holds", "in_reservation"]
 
 Vector = npt.NDArray[np.float64]
 
@@ -55,7 +55,16 @@ def holds(ssn: session.Session) -> dict[str, Vector]:
     for key, job in ssn.snapshot.jobs.items():
         if job.min_resources is None or not in_reservation(ssn.snapshot, job, now=ssn.now, timeout=timeout):
             continue
-        owed = np.maximum(ssn.vector(job.min_resources) - ssn.job_allocated[key], 0)
+        owed = np.maximum(ssn.vector(job.min_resources) - ssn.allocated.job[key], 0)
         if owed.any():
             out[key] = owed
     return out
+
+
+class SparkHold(plugin.Plugin):
+    """Holds what running Spark drivers' executors are owed, for the whole cycle."""
+
+    name = "spark"
+
+    def on_session_open(self) -> None:
+        self.session.hold(holds(self.session))

@@ -15,6 +15,9 @@ tasks as the cluster stands in the snapshot:
   and the part of minResources the cluster has not got.
 
 ``render(explanation)`` turns it into the text ``vbridge explain podgroup`` prints.
+
+The session is opened as ``cycle.schedule`` opens it, with the conf's ``fast_paths`` off: the
+partial fit is the reference path's, one task after another through ``Placer.place``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import datetime
 import numpy as np
 import numpy.typing as npt
 
-from scheduler import errors
+from scheduler import cycle, errors
 from scheduler.api import resources, snapshot
 from scheduler.framework import config, placement, session, statement, tiers
 from scheduler.plugins import overcommit, proportion
@@ -92,12 +95,11 @@ def explain(snap: snapshot.Snapshot, conf: config.SchedulerConfig, key: str) -> 
     job = snap.jobs.get(key)
     if job is None:
         raise errors.SchedulerError(f"podgroup {key} not found")
-    ssn = session.Session(snap, conf, EPOCH)
-    plugins = tiers.Tiers(conf, ssn)
+    ssn, plugins = cycle.open_session(snap, dataclasses.replace(conf, fast_paths=False), EPOCH)
     placer = placement.Placer(ssn, plugins)
     pending = [t for t in ssn.pending_tasks(key) if not ssn.task(t).best_effort]
-    ready = ssn.ready[key]
-    needed = max(job.min_member - ready - ssn.pending_best_effort[key], 0)
+    ready = ssn.counts.ready[key]
+    needed = max(job.min_member - ready - ssn.counts.pending_best_effort[key], 0)
     shapes = _shapes(ssn, plugins, placer, pending)
     queue = _queue(ssn, conf, job.queue)
     enqueue = _enqueue(ssn, conf, key) if job.phase == "Pending" else None
@@ -157,7 +159,7 @@ def _shapes(
             ok &= mask
         req = ssn.vector(task.request)
         for col in np.flatnonzero(req > 0):
-            short = ssn.idle[:, col] < req[col]
+            short = ssn.nodes.idle[:, col] < req[col]
             label = "Too many pods" if ssn.dims[col] == resources.PODS else f"Insufficient {ssn.dims[col]}"
             counts[label] += int(short.sum())
             ok &= ~short
@@ -168,7 +170,7 @@ def _shapes(
 
 def _queue(ssn: session.Session, conf: config.SchedulerConfig, name: str) -> QueueShare:
     info = ssn.snapshot.queues.get(name)
-    allocated = ssn.allocated_of_queue(name)
+    allocated = ssn.allocated.of_queue(name)
     option = conf.plugin("proportion") or config.PluginOption("proportion")
     plugin = proportion.Proportion(option, ssn)
     deserved = plugin.deserved.get(name, np.zeros(len(ssn.dims)))

@@ -26,9 +26,8 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from scheduler import cycle, errors
+from scheduler import configure, cycle, errors
 from scheduler.api import building, plan, resources
-from scheduler.framework import config
 
 __all__ = ["Job", "Result", "Sample", "Task", "Trace", "Waits", "parse", "percentile", "run"]
 
@@ -185,7 +184,7 @@ def _stamp(t: float) -> str:
 
 
 def run(trace: Trace, *, progress: Progress | None = None) -> Result:
-    conf = config.parse(trace.conf)
+    conf = configure.parse(trace.conf)
     by_name = {job.name: i for i, job in enumerate(trace.jobs)}
     jobs = sorted(range(len(trace.jobs)), key=lambda i: (trace.jobs[i].arrival, i))
     pods: dict[str, _Pod] = {}

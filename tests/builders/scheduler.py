@@ -1,13 +1,30 @@
-"""Builders for the API dicts the scheduler core reads (as the kube-apiserver returns them)."""
+"""Builders for the API dicts the scheduler core reads (as the kube-apiserver returns them).
+
+Besides one object at a time: ``CONFS``, scheduler confs that exercise every action and plugin,
+and seeded random workloads (``mixed_workload``, ``lone_task_workload``) for the tests that
+compare the fast paths with the reference path.
+"""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from typing import Any
 
 from scheduler.api import building
 
 T0 = "2025-01-01T00:00:00Z"
+
+# Scheduler confs (volcano-scheduler.conf text) the seeded workloads are run under.
+CONFS = [
+    "",
+    'actions: "enqueue, allocate, backfill, preempt, reclaim"\n',
+    'actions: "allocate, backfill"\ntiers:\n- plugins: [{name: priority}, {name: gang}]\n'
+    "- plugins: [{name: predicates}, {name: proportion}, {name: binpack}]\n",
+    'actions: "enqueue, allocate"\ntiers:\n- plugins: [{name: priority}, {name: gang}]\n'
+    "- plugins: [{name: overcommit}, {name: predicates}, {name: proportion},"
+    " {name: nodeorder, arguments: {mostrequested.weight: 2, balancedresource.weight: 3}}]\n",
+]
 
 
 def node(
@@ -152,3 +169,142 @@ def queue(
 
 def priority_class(name: str, value: int) -> dict[str, Any]:
     return {"metadata": {"name": name}, "value": value}
+
+
+def mixed_workload(seed: int) -> dict[str, Any]:
+    """A seeded mixed workload: node sizes, taints, cordons, selectors, anti-affinity, BestEffort
+    and releasing pods, running gangs, queue capabilities and weights, priorities."""
+    r = random.Random(seed)
+    count = r.randint(1, 25)
+    nodes = [
+        node(
+            f"n{i:02d}",
+            cpu=str(r.choice([2, 4, 8, 16])),
+            memory=r.choice(["4Gi", "8Gi", "32Gi"]),
+            pods=r.choice([3, 10, 110]),
+            gpu=r.choice([0, 0, 2]),
+            labels={"zone": f"z{i % 3}"},
+            taints=[{"key": "t", "value": "x", "effect": "NoSchedule"}] if r.random() < 0.1 else None,
+            unschedulable=r.random() < 0.05,
+            ready=r.random() > 0.05,
+        )
+        for i in range(count)
+    ]
+    queues = [
+        queue(f"q{i}", weight=r.randint(1, 4), capability={"cpu": str(r.randint(4, 60))} if r.random() < 0.3 else None)
+        for i in range(r.randint(1, 3))
+    ]
+    pods: list[dict[str, Any]] = []
+    groups = []
+    for g in range(r.randint(1, 12)):
+        size, running = r.randint(1, 40 if r.random() < 0.1 else 12), r.random() < 0.3
+        min_member, created = r.randint(1, size), f"2025-01-01T00:{g:02d}:00Z"
+        groups.append(
+            podgroup(
+                f"g{g}",
+                min_member=min_member,
+                queue=f"q{r.randrange(len(queues))}" if r.random() > 0.05 else "missing",
+                min_resources={"cpu": str(r.randint(1, 20))} if r.random() < 0.3 else None,
+                priority_class=r.choice([None, "hi", "lo"]),
+                phase=r.choice(["Running"] if running else [None, "Inqueue", "Pending"]),
+                created=created,
+            )
+        )
+        shapes = [(r.choice(["500m", "1", "2", "3"]), r.choice(["512Mi", "1Gi", "2Gi"]), r.choice([0, 0, 0, 1]))]
+        shapes += shapes if r.random() < 0.5 else [(r.choice(["1", "2"]), "1Gi", 0)]
+        for k in range(size):
+            cpu, memory, gpu = shapes[k % 2]
+            spec: dict[str, Any] = {}
+            x = r.random()
+            if x < 0.1:
+                spec["nodeSelector"] = {"zone": "z1"}
+            elif x < 0.15:
+                spec["tolerations"] = [{"key": "t", "operator": "Exists"}]
+            elif x < 0.2:
+                term = {"labelSelector": {"matchLabels": {"app": f"g{g}"}}, "topologyKey": "kubernetes.io/hostname"}
+                spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+            member = pod(
+                f"g{g}-p{k}",
+                group=f"g{g}",
+                cpu=None if x > 0.97 else cpu,
+                memory=None if x > 0.97 else memory,
+                gpu=gpu,
+                node=f"n{r.randrange(count):02d}" if running and k < min_member else None,
+                labels={"app": f"g{g}"},
+                task=r.choice([None, "w"]),
+                priority_class=r.choice([None, "hi", "lo"]),
+                created=created,
+                spec=spec or None,
+            )
+            if member["spec"].get("nodeName") and r.random() < 0.1:
+                member["metadata"]["deletionTimestamp"] = "2025-01-01T00:59:00Z"
+            pods.append(member)
+    return {
+        "nodes": nodes,
+        "pods": pods,
+        "podgroups": groups,
+        "queues": queues,
+        "priorityclasses": [priority_class("hi", 100), priority_class("lo", 1)],
+    }
+
+
+def lone_task_workload(seed: int) -> dict[str, Any]:
+    """A seeded workload of mostly one-task PodGroups (a few shapes, so runs form and break), some
+    larger gangs, jobs whose other members run, groups that cannot be ready from one pod,
+    BestEffort and anti-affinity pods, tight nodes, queue capabilities, one to three queues."""
+    r = random.Random(seed)
+    nodes = [
+        node(f"n{i:02d}", cpu=str(r.choice([2, 4, 8])), memory=r.choice(["4Gi", "8Gi"]), pods=r.choice([4, 110]))
+        for i in range(r.randint(1, 12))
+    ]
+    queues = [
+        queue(f"q{i}", weight=r.randint(1, 3), capability={"cpu": str(r.randint(3, 30))} if r.random() < 0.4 else None)
+        for i in range(1 if r.random() < 0.6 else r.randint(2, 3))
+    ]
+    shapes = [("500m", "512Mi"), ("1", "1Gi"), ("2", "1Gi")][: r.randint(1, 3)]
+    pods: list[dict[str, Any]] = []
+    groups = []
+    for g in range(r.randint(2, 60)):
+        kind = r.random()
+        size = r.randint(2, 5) if kind < 0.1 else 1
+        min_member = 2 if 0.1 <= kind < 0.15 else r.randint(1, size)
+        running = r.random() < 0.1
+        created = f"2025-01-01T00:{g % 60:02d}:00Z"
+        groups.append(
+            podgroup(
+                f"g{g}",
+                min_member=min_member,
+                queue=f"q{r.randrange(len(queues))}",
+                priority_class=r.choice([None, None, "hi"]),
+                phase="Running" if running else r.choice([None, "Inqueue"]),
+                created=created,
+            )
+        )
+        cpu, memory = r.choice(shapes)
+        members = size + (1 if running else 0)
+        for k in range(members):
+            x = r.random()
+            spec: dict[str, Any] | None = None
+            if x < 0.05:
+                term = {"labelSelector": {"matchLabels": {"app": f"g{g}"}}, "topologyKey": "kubernetes.io/hostname"}
+                spec = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+            pods.append(
+                pod(
+                    f"g{g}-p{k}",
+                    group=f"g{g}",
+                    cpu=None if x > 0.95 else cpu,
+                    memory=None if x > 0.95 else memory,
+                    node=f"n{r.randrange(len(nodes)):02d}" if running and k == 0 else None,
+                    labels={"app": f"g{g}"},
+                    priority_class=r.choice([None, None, "hi"]),
+                    created=created,
+                    spec=spec,
+                )
+            )
+    return {
+        "nodes": nodes,
+        "pods": pods,
+        "podgroups": groups,
+        "queues": queues,
+        "priorityclasses": [priority_class("hi", 100)],
+    }

@@ -14,8 +14,8 @@ import pytest
 from kubernetes import client as k8s
 
 from bridge.k8s import client, kubeconfigs
+from scheduler import configure
 from scheduler.api import building
-from scheduler.framework import config
 from scheduler.tools import explain
 from tests.integration.test_controlplane import PG
 from tests.support import simthread
@@ -74,7 +74,7 @@ def test_explain_waiting_gang(
         async with client.Client(kubeconfigs.load(control_plane.kubeconfig)) as api:
             return await explain_command.fetch(api)
 
-    conf = config.parse("", scheduler_name=scheduler)
+    conf = configure.parse("", scheduler_name=scheduler)
     snap = building.build(**asyncio.run(listed()), scheduler_name=scheduler)
     exp = explain.explain(snap, conf, f"{namespace}/gang")
     assert (exp.tasks, exp.pending, exp.ready, exp.needed) == (6, 6, 0, 6)

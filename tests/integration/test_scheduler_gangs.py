@@ -21,6 +21,7 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
 from bridge.k8s import client, kubeconfigs
+from scheduler import configure
 from scheduler.api import plan
 from scheduler.framework import config
 from scheduler.io import binder, leader, loop
@@ -131,7 +132,7 @@ def run_scheduler(lc: cluster.LocalCluster, scheduler_name: str) -> Iterator[Cal
     threads: list[SchedThread] = []
 
     def start(conf_text: str = "", hook: binder.Hook | None = None) -> SchedThread:
-        conf = config.parse(conf_text, scheduler_name=scheduler_name)
+        conf = configure.parse(conf_text, scheduler_name=scheduler_name)
         thread = SchedThread(lc, conf, hook=hook)
         threads.append(thread.start())
         return thread

@@ -261,7 +261,7 @@ class Gang:
         self.log = gangcheck.BindLog()
         if not scheduler_available():
             return
-        from scheduler.framework import config
+        from scheduler import configure
         from scheduler.io import loop
         from vbridge.nodesim import nodes
 
@@ -273,7 +273,7 @@ class Gang:
 
         async def main(ready: asyncio.Event) -> None:
             async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=32) as conn:
-                sched = loop.Scheduler(conn, config.default(), period=0.5, on_cycle=self.log.record)
+                sched = loop.Scheduler(conn, configure.default(), period=0.5, on_cycle=self.log.record)
                 task = asyncio.create_task(sched.run())
                 await sched.cache.synced.wait()
                 ready.set()

@@ -20,7 +20,7 @@ import yaml
 from kubernetes import client as k8s
 
 from bridge.k8s import client, kubeconfigs
-from scheduler.framework import config
+from scheduler import configure
 from scheduler.io import loop
 from tests.integration.test_controlplane import PG, eventually
 from tests.support import bridgethread, loopthread, simthread
@@ -41,7 +41,7 @@ class SchedThread(loopthread.LoopThread):
 
         async def main(ready: asyncio.Event) -> None:
             async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=16) as api:
-                conf = config.parse("", scheduler_name="volcano")
+                conf = configure.parse("", scheduler_name="volcano")
                 sched = loop.Scheduler(api, conf, period=0.5, on_cycle=self.reports.append)
                 task = asyncio.create_task(sched.run())
                 await sched.cache.synced.wait()

@@ -17,6 +17,7 @@ import uvloop
 
 from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs
+from scheduler import configure
 from scheduler.framework import config
 from scheduler.io import leader, loop
 from vbridge.commands import connecting
@@ -49,12 +50,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def load_config(path: str | None, scheduler_name: str) -> config.SchedulerConfig:
     if path is None:
-        return config.parse("", scheduler_name=scheduler_name)
+        return configure.parse("", scheduler_name=scheduler_name)
     try:
         text = pathlib.Path(path).read_text()
     except OSError as exc:
         raise errors.ConfigError(f"cannot read scheduler conf {path}: {exc.strerror}") from exc
-    return config.parse(text, scheduler_name=scheduler_name)
+    return configure.parse(text, scheduler_name=scheduler_name)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -1,11 +1,22 @@
-"""allocate: gang commit, minTaskMember, pipelining, running groups, verdicts for strays."""
+"""allocate: gang commit, minTaskMember, pipelining, running groups, verdicts for strays; and its
+run of one-task jobs (``_allocate_lone_tasks``) gives the plan the job-by-job turns give.
+
+The run check: each seeded ``builders.scheduler.lone_task_workload`` is scheduled on the fast
+paths and with ``fast_paths`` off (every job through ``allocate_job``, task by task); the plans
+must be equal, operation order included. With one queue the run path does place pods (a spy
+counts what it took), so the comparison means something; runs are also cut short
+(``LONE_RUN`` 3) to check that a run resumes where the last one stopped.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from scheduler.actions import allocate
 from tests.builders import scheduler as b
-from tests.scheduler import scenarios
+from tests.support import scenarios
 
 Q = [b.queue()]
 LATER = "2025-01-01T00:10:00Z"
@@ -170,3 +181,27 @@ def test_allocate(scenario: scenarios.Scenario) -> None:
 def test_same_inputs_same_plan() -> None:
     scenario = SCENARIOS[0]
     assert scenario.run() == scenario.run()
+
+
+@pytest.mark.parametrize("lone_run", [3, allocate.LONE_RUN])
+@pytest.mark.parametrize("chunk", range(4))
+def test_runs_of_lone_tasks_equal_job_by_job(chunk: int, lone_run: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(allocate, "LONE_RUN", lone_run)
+    confs = b.CONFS[:3]
+    cases = [(b.lone_task_workload(seed), confs[seed % len(confs)]) for seed in range(chunk * 100, (chunk + 1) * 100)]
+    calls: list[int] = []
+    real = allocate._allocate_lone_tasks
+
+    def counted(*args: Any) -> int:
+        taken = real(*args)
+        calls.append(taken)
+        return taken
+
+    monkeypatch.setattr(allocate, "_allocate_lone_tasks", counted)
+    fast = [scenarios.schedule(data, conf) for data, conf in cases]
+    assert sum(taken for taken in calls if taken > 1) > 300  # runs were placed together
+    assert max(calls) <= lone_run
+    calls.clear()
+    for (data, conf), expected in zip(cases, fast, strict=True):
+        assert scenarios.schedule(data, conf, fast_paths=False) == expected
+    assert not calls  # the reference path never takes a run

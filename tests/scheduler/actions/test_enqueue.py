@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.builders import scheduler as b
-from tests.scheduler import scenarios
+from tests.support import scenarios
 
 LATER = "2025-01-01T00:10:00Z"
 NODES = [b.node(f"n{i}") for i in range(4)]  # 16 cpu; ×1.2 overcommit = 19.2 admissible

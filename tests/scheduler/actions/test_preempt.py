@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.builders import scheduler as b
-from tests.scheduler import scenarios
+from tests.support import scenarios
 
 CONF = 'actions: "enqueue, allocate, preempt"'
 CLASSES = [b.priority_class("high", 1000)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.builders import scheduler as b
-from tests.scheduler import scenarios
+from tests.support import scenarios
 
 CONF = 'actions: "enqueue, allocate, reclaim"'
 LATER = "2025-01-01T00:10:00Z"

@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 
+from scheduler import configure
 from scheduler.api import building, snapshot
-from scheduler.framework import config, session
+from scheduler.framework import session
 from tests.builders import scheduler as b
-from tests.scheduler import scenarios
+from tests.support import scenarios
 
 S = snapshot.TaskStatus
 
@@ -38,26 +39,26 @@ def test_counts_and_sums_equal_pod_by_pod() -> None:
         podgroups=[b.podgroup("a"), b.podgroup("b", queue="q2"), b.podgroup("c"), b.podgroup("empty")],
         queues=[b.queue(), b.queue("q2")],
     )
-    ssn = session.Session(snap, config.default(), scenarios.NOW)
+    ssn = session.Session(snap, configure.default(), scenarios.NOW)
     tasks = list(snap.tasks.values())
 
     def count(keep: Any, by_name: bool = False) -> collections.Counter[Any]:
         return collections.Counter((t.job, t.task_name) if by_name else t.job for t in tasks if keep(t))
 
-    assert ssn.ready == count(lambda t: t.status in snapshot.READY)
-    assert ssn.task_ready == count(lambda t: t.status in snapshot.READY, by_name=True)
-    assert ssn.valid_total == count(lambda t: t.status not in (S.FAILED, S.RELEASING))
-    assert ssn.valid == count(lambda t: t.status not in (S.FAILED, S.RELEASING), by_name=True)
-    assert ssn.pending == count(lambda t: t.status is S.PENDING)
-    assert ssn.pending_best_effort == count(lambda t: t.status is S.PENDING and t.best_effort)
-    assert ssn.task_pending_best_effort == count(lambda t: t.status is S.PENDING and t.best_effort, by_name=True)
+    assert ssn.counts.ready == count(lambda t: t.status in snapshot.READY)
+    assert ssn.counts.task_ready == count(lambda t: t.status in snapshot.READY, by_name=True)
+    assert ssn.counts.valid_total == count(lambda t: t.status not in (S.FAILED, S.RELEASING))
+    assert ssn.counts.valid == count(lambda t: t.status not in (S.FAILED, S.RELEASING), by_name=True)
+    assert ssn.counts.pending == count(lambda t: t.status is S.PENDING)
+    assert ssn.counts.pending_best_effort == count(lambda t: t.status is S.PENDING and t.best_effort)
+    assert ssn.counts.task_pending_best_effort == count(lambda t: t.status is S.PENDING and t.best_effort, by_name=True)
     assert ssn.status == {t.key: t.status for t in tasks}
     assert ssn.row == {"ns/run": 0, "ns/bound": 1, "ns/done": 0, "ns/failed": 0, "ns/other": 1, "ns/leaving": 1}
     for key in snap.jobs:
         held = [ssn.vector(t.request) for t in tasks if t.job == key and t.status in (S.BOUND, S.RUNNING)]
-        assert np.array_equal(ssn.job_allocated[key], sum(held, np.zeros(len(snap.dims))))
-    assert ssn.job_allocated["ns/a"][0] == 3000  # run + bound; the succeeded pod holds nothing
-    assert ssn.job_allocated["ns/b"][0] == 3000  # "lost" runs on an unknown node but is charged
-    assert np.array_equal(ssn.allocated_of_queue("default"), ssn.job_allocated["ns/a"] + ssn.job_allocated["ns/c"])
-    assert np.array_equal(ssn.allocated_of_queue("q2"), ssn.job_allocated["ns/b"])
-    assert not ssn.allocated_of_queue("nowhere").any()  # a queue no job names holds nothing
+        assert np.array_equal(ssn.allocated.job[key], sum(held, np.zeros(len(snap.dims))))
+    assert ssn.allocated.job["ns/a"][0] == 3000  # run + bound; the succeeded pod holds nothing
+    assert ssn.allocated.job["ns/b"][0] == 3000  # "lost" runs on an unknown node but is charged
+    assert np.array_equal(ssn.allocated.of_queue("default"), ssn.allocated.job["ns/a"] + ssn.allocated.job["ns/c"])
+    assert np.array_equal(ssn.allocated.of_queue("q2"), ssn.allocated.job["ns/b"])
+    assert not ssn.allocated.of_queue("nowhere").any()  # a queue no job names holds nothing

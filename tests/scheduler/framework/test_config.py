@@ -2,8 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler import errors
-from scheduler.framework import config
+from scheduler import configure, errors
 
 HELM = """
 actions: "enqueue, allocate, backfill, reclaim"
@@ -25,7 +24,7 @@ tiers:
 
 
 def test_defaults_are_volcanos() -> None:
-    conf = config.parse("")
+    conf = configure.parse("")
     assert conf.actions == ("enqueue", "allocate", "backfill")
     assert [[p.name for p in tier] for tier in conf.tiers] == [
         ["priority", "gang", "conformance"],
@@ -35,7 +34,7 @@ def test_defaults_are_volcanos() -> None:
 
 
 def test_helm_conf() -> None:
-    conf = config.parse(HELM, scheduler_name="bridge", spark_reservation_timeout=60)
+    conf = configure.parse(HELM, scheduler_name="bridge", spark_reservation_timeout=60)
     assert conf.actions[-1] == "reclaim"
     assert conf.overcommit_factor == 1.5
     assert conf.unsupported == ("drf",)
@@ -44,11 +43,11 @@ def test_helm_conf() -> None:
 
 
 def test_option_overrides_and_low_factor_falls_back() -> None:
-    assert config.parse(HELM, overcommit_factor=2.0).overcommit_factor == 2.0
-    assert config.parse(HELM, overcommit_factor=0.5).overcommit_factor == 1.2
+    assert configure.parse(HELM, overcommit_factor=2.0).overcommit_factor == 2.0
+    assert configure.parse(HELM, overcommit_factor=0.5).overcommit_factor == 1.2
 
 
 @pytest.mark.parametrize("text", ['actions: "enqueue, teleport"', "- just a list", "actions: [unclosed"])
 def test_invalid_conf_raises_config_error(text: str) -> None:
     with pytest.raises(errors.SchedulerConfigError):
-        config.parse(text)
+        configure.parse(text)

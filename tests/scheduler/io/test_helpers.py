@@ -1,11 +1,11 @@
-"""Pure helpers of the scheduler's I/O shell: request bodies, status diffs, cache overlays, metrics."""
+"""Pure helpers of the scheduler's I/O shell: request bodies, status diffs, cache overlays."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from scheduler.api import plan
-from scheduler.io import binder, cache, metrics, status
+from scheduler.io import binder, cache, status
 
 
 def pod(name: str, *, node: str | None = None, uid: str = "u1") -> dict[str, Any]:
@@ -71,14 +71,3 @@ def test_a_running_pods_status_update_does_not_wake_the_scheduler() -> None:
     c._apply("pods", "ADDED", bound)
     assert not c._apply("pods", "MODIFIED", {**bound, "status": {"phase": "Running"}})
     assert c._apply("pods", "MODIFIED", {**bound, "status": {"phase": "Succeeded"}})
-
-
-def test_metrics_render_volcano_names() -> None:
-    m = metrics.Metrics()
-    q = plan.QueueVerdict("default", "Open", 1, 2, 3, 0, 0, {"cpu": "1500m", "memory": "1Gi"})
-    m.cycle(plan.Plan((), (), (q,), ()), seconds=0.012, bound=3, failed=0, writes=2)
-    text = m.render()
-    assert 'volcano_e2e_scheduling_latency_milliseconds_bucket{le="20"} 1' in text
-    assert 'volcano_schedule_attempts_total{result="scheduled"} 3' in text
-    assert 'volcano_queue_allocated_milli_cpu{queue_name="default"} 1500' in text
-    assert 'volcano_queue_pod_group_inqueue_count{queue_name="default"} 2' in text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.builders import scheduler as b
-from tests.scheduler import scenarios
+from tests.support import scenarios
 
 BINPACK = """
 actions: "enqueue, allocate, backfill"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.builders import scheduler as b
-from tests.scheduler import scenarios
+from tests.support import scenarios
 
 ZONES = [b.node("n1", labels={"zone": "a", "gen": "3"}), b.node("n2", labels={"zone": "b", "gen": "5"})]
 

@@ -7,7 +7,7 @@ import pytest
 
 from scheduler.plugins import proportion
 from tests.builders import scheduler as b
-from tests.scheduler import scenarios
+from tests.support import scenarios
 
 NODES = [b.node(f"n{i}") for i in range(3)]  # 12 cpu
 

@@ -6,8 +6,11 @@ import datetime
 
 import pytest
 
+from scheduler import configure, cycle
+from scheduler.api import building
+from scheduler.framework import session
 from tests.builders import scheduler as b
-from tests.scheduler import scenarios
+from tests.support import scenarios
 
 STARTED = "2025-01-01T00:59:00Z"  # one minute before scenarios.NOW
 LATER = "2025-01-01T00:30:00Z"
@@ -79,3 +82,12 @@ SCENARIOS = [
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_spark(scenario: scenarios.Scenario) -> None:
     scenarios.assert_expected(scenario)
+
+
+def test_the_hold_is_set_by_the_plugin_once_the_session_is_built() -> None:
+    snap = building.build(nodes=NODES, pods=[DRIVER, OTHER], podgroups=[APP, b.podgroup("other")], queues=[b.queue()])
+    ssn, _ = cycle.open_session(snap, configure.default(), scenarios.NOW)
+    assert list(ssn.holds.owed) == ["ns/app"]
+    assert ssn.holds.total[snap.dims.index("cpu")] == 6000  # 8 cpu owed, the driver holds 2
+    bare = session.Session(snap, configure.default(), scenarios.NOW)
+    assert bare.holds.owed == {}  # a session alone holds nothing: the hold is the plugin's

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from bridge import errors as bridge_errors
+from scheduler import configure
 from scheduler.api import building
-from scheduler.framework import config
 from scheduler.tools import explain
 from tests.builders import scheduler as b
 
@@ -35,7 +35,7 @@ class Case:
 
     def run(self) -> explain.Explanation:
         snap = building.build(nodes=self.nodes, pods=self.pods, podgroups=self.podgroups, queues=self.queues)
-        return explain.explain(snap, config.default(), self.group)
+        return explain.explain(snap, configure.default(), self.group)
 
 
 CASES = [
@@ -147,7 +147,7 @@ def test_explain(case: Case) -> None:
 def test_unknown_podgroup_is_an_error() -> None:
     snap = building.build(nodes=[b.node("n1")], pods=[], podgroups=[], queues=[b.queue()])
     with pytest.raises(bridge_errors.BridgeError, match="podgroup ns/nope not found"):
-        explain.explain(snap, config.default(), "ns/nope")
+        explain.explain(snap, configure.default(), "ns/nope")
 
 
 def test_explaining_changes_nothing() -> None:

@@ -2,7 +2,8 @@
 
 A scenario is data: nodes, pods, PodGroups, Queues (API dicts from ``builders``) and what the
 plan must say. Only the expectations a scenario states are checked; ``binds`` is exact (the
-set of bound pods must match; node "*" accepts any node).
+set of bound pods must match; node "*" accepts any node). ``schedule`` runs one cycle over
+API dicts, on the fast paths or on the reference path.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ import datetime
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scheduler import cycle
+from scheduler import configure, cycle
 from scheduler.api import building, plan
-from scheduler.framework import config
 
 NOW = datetime.datetime(2025, 1, 1, 1, 0, 0, tzinfo=datetime.UTC)
 
@@ -41,7 +41,7 @@ class Scenario:
     untouched: frozenset[str] = frozenset()  # pods and podgroups the plan must not mention at all
 
     def run(self) -> plan.Plan:
-        conf = config.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout)
+        conf = configure.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout)
         snap = building.build(
             nodes=self.nodes,
             pods=self.pods,
@@ -51,6 +51,11 @@ class Scenario:
             scheduler_name=conf.scheduler_name,
         )
         return cycle.schedule(snap, conf, self.now)
+
+
+def schedule(data: Mapping[str, Any], conf: str = "", *, fast_paths: bool = True) -> plan.Plan:
+    """One cycle over ``data`` (``building.build``'s keyword arguments) under the conf text."""
+    return cycle.schedule(building.build(**data), configure.parse(conf, fast_paths=fast_paths), NOW)
 
 
 def assert_expected(scenario: Scenario) -> plan.Plan:

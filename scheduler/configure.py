@@ -1,0 +1,44 @@
+"""``volcano-scheduler.conf`` for this scheduler: ``framework.config`` checked against the registries.
+
+``parse(text, scheduler_name=..., ...)`` and ``default()`` are what commands, tools, benches
+and tests call. The names a conf may use are derived, never kept in step by hand: ``KNOWN`` is
+the keys of ``actions.registry.ACTIONS`` and ``plugins.registry.PLUGINS``, handed to
+``framework.config`` (which, being below both, imports neither). So registering an action or a
+plugin is all it takes for the conf to accept it; an unknown action is an error and a plugin
+Volcano has but this scheduler does not lands in ``SchedulerConfig.unsupported``.
+"""
+
+from __future__ import annotations
+
+from bridge import defaults
+from scheduler.actions import registry as action_registry
+from scheduler.framework import config
+from scheduler.plugins import registry as plugin_registry
+
+__all__ = ["KNOWN", "default", "parse"]
+
+KNOWN = config.Known(actions=tuple(action_registry.ACTIONS), plugins=tuple(plugin_registry.PLUGINS))
+
+
+def parse(
+    text: str,
+    *,
+    scheduler_name: str = defaults.SCHEDULER_NAME,
+    overcommit_factor: float | None = None,
+    spark_reservation_timeout: float = defaults.SPARK_RESERVATION_TIMEOUT,
+    fast_paths: bool = True,
+) -> config.SchedulerConfig:
+    """``config.parse`` with this scheduler's actions and plugins (see ``config.parse``)."""
+    return config.parse(
+        text,
+        KNOWN,
+        scheduler_name=scheduler_name,
+        overcommit_factor=overcommit_factor,
+        spark_reservation_timeout=spark_reservation_timeout,
+        fast_paths=fast_paths,
+    )
+
+
+def default() -> config.SchedulerConfig:
+    """Volcano's default actions and tiers, as far as this scheduler has the plugins."""
+    return config.default(KNOWN)
