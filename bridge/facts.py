@@ -34,14 +34,15 @@ class Facts:
         self._synced: dict[str, bool] = {"namespaces": False, "queues": False, "priorityclasses": False}
         # Contexts are immutable and asked for on every review: built once per namespace, dropped
         # whenever a watch changes a fact.
-        self._contexts: dict[tuple[str, str, bool], base.Context] = {}
+        self._contexts: dict[tuple[str, str], base.Context] = {}
 
     @property
     def synced(self) -> bool:
         return all(self._synced.values())
 
-    def context(self, namespace: str, *, scheduler_name: str, want_podgroup: bool = True) -> base.Context:
-        key = (namespace, scheduler_name, want_podgroup)
+    def context(self, namespace: str, *, scheduler_name: str) -> base.Context:
+        """The facts of ``namespace`` (an unknown namespace has no labels or annotations)."""
+        key = (namespace, scheduler_name)
         ctx = self._contexts.get(key)
         if ctx is None:
             ns = self.namespaces.get(namespace) or _Namespace({}, {})
@@ -52,7 +53,6 @@ class Facts:
                 queues=self.queues,
                 priorities=self.priorities,
                 scheduler_name=scheduler_name,
-                want_podgroup=want_podgroup,
             )
             if len(self._contexts) >= _MAX_CONTEXTS:
                 self._contexts.clear()
