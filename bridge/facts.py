@@ -1,4 +1,10 @@
-"""Cluster facts admission consults: namespaces, queues, priority classes, kept current by watches."""
+"""Cluster facts admission consults: namespaces, queues, priority classes, kept current by watches.
+
+``run`` follows three watches; each event goes to an ``apply_*`` function (ADDED, MODIFIED or
+DELETED and the object), which replaces whole maps so readers never see a half-applied change,
+and drops the cached Contexts. ``context`` builds one :class:`base.Context` per (namespace,
+scheduler name) and hands the same one back until a fact changes.
+"""
 
 from __future__ import annotations
 
@@ -62,10 +68,13 @@ class Facts:
     async def run(self, api: client.Client) -> None:
         """Watch until cancelled; each source is marked synced after its first full list."""
         await asyncio.gather(
-            self._follow(api, "namespaces", paths.resource("v1", "namespaces"), self._namespace),
-            self._follow(api, "queues", paths.resource(defaults.QUEUE_API, "queues"), self._queue),
+            self._follow(api, "namespaces", paths.resource("v1", "namespaces"), self.apply_namespace),
+            self._follow(api, "queues", paths.resource(defaults.QUEUE_API, "queues"), self.apply_queue),
             self._follow(
-                api, "priorityclasses", paths.resource("scheduling.k8s.io/v1", "priorityclasses"), self._priority
+                api,
+                "priorityclasses",
+                paths.resource("scheduling.k8s.io/v1", "priorityclasses"),
+                self.apply_priority_class,
             ),
         )
 
@@ -77,7 +86,7 @@ class Facts:
 
         await watching.follow(api, path, apply, on_synced=synced)
 
-    def _namespace(self, kind: str, obj: dict[str, Any]) -> None:
+    def apply_namespace(self, kind: str, obj: dict[str, Any]) -> None:
         self._contexts = {}
         meta = obj.get("metadata") or {}
         if kind == "DELETED":
@@ -87,7 +96,7 @@ class Facts:
                 dict(meta.get("labels") or {}), dict(meta.get("annotations") or {})
             )
 
-    def _queue(self, kind: str, obj: dict[str, Any]) -> None:
+    def apply_queue(self, kind: str, obj: dict[str, Any]) -> None:
         self._contexts = {}
         name = (obj.get("metadata") or {}).get("name", "")
         if kind == "DELETED":
@@ -95,7 +104,7 @@ class Facts:
         else:
             self.queues = {**self.queues, name: queues.QueueFacts.from_api(obj)}  # swap: readers see whole maps
 
-    def _priority(self, kind: str, obj: dict[str, Any]) -> None:
+    def apply_priority_class(self, kind: str, obj: dict[str, Any]) -> None:
         self._contexts = {}
         name = (obj.get("metadata") or {}).get("name", "")
         if kind == "DELETED":
