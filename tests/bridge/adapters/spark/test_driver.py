@@ -30,7 +30,7 @@ def test_only_gated_drivers_and_executors_of_our_groups_need_work() -> None:
 
 
 def test_a_malformed_conf_is_an_invalid_object_naming_the_setting() -> None:
-    with pytest.raises(errors.InvalidObjectError, match="spark.executor.instances must be a non-negative integer"):
+    with pytest.raises(errors.InvalidObjectError, match=r"spark\.executor\.instances must be a non-negative integer"):
         driver.podgroup(admitted(), CTX, conf={"spark.executor.instances": "abc"}, template=None)
 
 

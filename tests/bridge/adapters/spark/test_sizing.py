@@ -17,7 +17,7 @@ def test_a_malformed_executor_count_in_the_conf_is_an_invalid_object(raw: str) -
 
 
 def test_dynamic_allocation_settings_are_checked_too() -> None:
-    with pytest.raises(errors.InvalidObjectError, match="spark.dynamicAllocation.minExecutors"):
+    with pytest.raises(errors.InvalidObjectError, match=r"spark\.dynamicAllocation\.minExecutors"):
         sizing.executors_from_conf(
             {"spark.dynamicAllocation.enabled": "true", "spark.dynamicAllocation.minExecutors": "x"}
         )
@@ -47,5 +47,5 @@ def test_an_application_and_the_conf_it_would_write_are_sized_alike() -> None:
 def test_role_fields_outrank_the_conf() -> None:
     role = sizing.role({"spark.driver.memory": "1g", "spark.driver.cores": "4"}, "driver", {"memory": "3g"})
     assert (role.memory, role.cores, role.pyspark_memory) == ("3g", "4", None)
-    with pytest.raises(errors.InvalidObjectError, match="gpu.quantity must be an integer"):
+    with pytest.raises(errors.InvalidObjectError, match=r"gpu\.quantity must be an integer"):
         sizing.role({}, "executor", {"gpu": {"name": "nvidia.com/gpu", "quantity": "many"}})
