@@ -1,4 +1,10 @@
-"""Cluster facts admission consults: namespaces, queues, priority classes, kept current by watches."""
+"""Cluster facts admission consults: namespaces, queues, priority classes, kept current by watches.
+
+``run`` follows three watches; each event goes to an ``apply_*`` function (ADDED, MODIFIED or
+DELETED and the object), which replaces whole maps so readers never see a half-applied change,
+and drops the cached Contexts. ``context`` builds one :class:`base.Context` per (namespace,
+scheduler name) and hands the same one back until a fact changes.
+"""
 
 from __future__ import annotations
 
@@ -34,14 +40,15 @@ class Facts:
         self._synced: dict[str, bool] = {"namespaces": False, "queues": False, "priorityclasses": False}
         # Contexts are immutable and asked for on every review: built once per namespace, dropped
         # whenever a watch changes a fact.
-        self._contexts: dict[tuple[str, str, bool], base.Context] = {}
+        self._contexts: dict[tuple[str, str], base.Context] = {}
 
     @property
     def synced(self) -> bool:
         return all(self._synced.values())
 
-    def context(self, namespace: str, *, scheduler_name: str, want_podgroup: bool = True) -> base.Context:
-        key = (namespace, scheduler_name, want_podgroup)
+    def context(self, namespace: str, *, scheduler_name: str) -> base.Context:
+        """The facts of ``namespace`` (an unknown namespace has no labels or annotations)."""
+        key = (namespace, scheduler_name)
         ctx = self._contexts.get(key)
         if ctx is None:
             ns = self.namespaces.get(namespace) or _Namespace({}, {})
@@ -52,7 +59,6 @@ class Facts:
                 queues=self.queues,
                 priorities=self.priorities,
                 scheduler_name=scheduler_name,
-                want_podgroup=want_podgroup,
             )
             if len(self._contexts) >= _MAX_CONTEXTS:
                 self._contexts.clear()
@@ -62,10 +68,13 @@ class Facts:
     async def run(self, api: client.Client) -> None:
         """Watch until cancelled; each source is marked synced after its first full list."""
         await asyncio.gather(
-            self._follow(api, "namespaces", paths.resource("v1", "namespaces"), self._namespace),
-            self._follow(api, "queues", paths.resource(defaults.QUEUE_API, "queues"), self._queue),
+            self._follow(api, "namespaces", paths.resource("v1", "namespaces"), self.apply_namespace),
+            self._follow(api, "queues", paths.resource(defaults.QUEUE_API, "queues"), self.apply_queue),
             self._follow(
-                api, "priorityclasses", paths.resource("scheduling.k8s.io/v1", "priorityclasses"), self._priority
+                api,
+                "priorityclasses",
+                paths.resource("scheduling.k8s.io/v1", "priorityclasses"),
+                self.apply_priority_class,
             ),
         )
 
@@ -77,7 +86,7 @@ class Facts:
 
         await watching.follow(api, path, apply, on_synced=synced)
 
-    def _namespace(self, kind: str, obj: dict[str, Any]) -> None:
+    def apply_namespace(self, kind: str, obj: dict[str, Any]) -> None:
         self._contexts = {}
         meta = obj.get("metadata") or {}
         if kind == "DELETED":
@@ -87,7 +96,7 @@ class Facts:
                 dict(meta.get("labels") or {}), dict(meta.get("annotations") or {})
             )
 
-    def _queue(self, kind: str, obj: dict[str, Any]) -> None:
+    def apply_queue(self, kind: str, obj: dict[str, Any]) -> None:
         self._contexts = {}
         name = (obj.get("metadata") or {}).get("name", "")
         if kind == "DELETED":
@@ -95,7 +104,7 @@ class Facts:
         else:
             self.queues = {**self.queues, name: queues.QueueFacts.from_api(obj)}  # swap: readers see whole maps
 
-    def _priority(self, kind: str, obj: dict[str, Any]) -> None:
+    def apply_priority_class(self, kind: str, obj: dict[str, Any]) -> None:
         self._contexts = {}
         name = (obj.get("metadata") or {}).get("name", "")
         if kind == "DELETED":

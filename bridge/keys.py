@@ -25,4 +25,3 @@ SPARK_OPERATOR_LAUNCHED = "sparkoperator.k8s.io/launched-by-spark-operator"
 # Kubeflow operators.
 KF_JOB_NAME = "training.kubeflow.org/job-name"
 KF_REPLICA_TYPE = "training.kubeflow.org/replica-type"
-KF_OPERATOR = "training.kubeflow.org/operator-name"

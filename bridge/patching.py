@@ -19,7 +19,7 @@ from typing import Any
 import jsonpatch
 import orjson
 
-__all__ = ["assoc", "diff", "get_in"]
+__all__ = ["assoc", "diff"]
 
 _ABSENT: Any = object()
 
@@ -78,15 +78,6 @@ def diff(original: dict[str, Any], desired: dict[str, Any]) -> list[dict[str, An
     ops: list[dict[str, Any]] = []
     _walk("", original, desired, ops)
     return ops
-
-
-def get_in(obj: Mapping[str, Any], path: Sequence[str], default: Any = None) -> Any:
-    node: Any = obj
-    for key in path:
-        if not (type(node) is dict or isinstance(node, Mapping)) or key not in node:  # dict first: abc checks are slow
-            return default
-        node = node[key]
-    return node
 
 
 def assoc(obj: Mapping[str, Any], path: Sequence[str], value: Any) -> dict[str, Any]:

@@ -1,4 +1,10 @@
-"""Offline translation for ``vbridge translate``: what the bridge would do to a manifest. Pure."""
+"""Offline translation for ``vbridge translate``: what the bridge would do to a manifest. Pure.
+
+The manifest is converted to today's API, admitted (``adapter.admit``) and its PodGroup built
+from the admitted object (``adapter.podgroup``), as admission and the reconciler would. Offline
+there are no queues to consult: the context says so with ``queues=None``, so the queue is
+resolved but not checked.
+"""
 
 from __future__ import annotations
 
@@ -38,7 +44,7 @@ def translate(
         namespace=meta.get("namespace") or "default",
         namespace_labels=namespace_labels or {},
         scheduler_name=scheduler_name,
-        check_queues=False,
+        queues=None,
     )
     converted = current if current is not obj else None
     adapters = registry.for_object(current)
@@ -47,16 +53,17 @@ def translate(
         return Outcome(source, converted, None, None, [], (*notes, note))
     for adapter in adapters:
         try:
-            result = adapter.translate(current, ctx)
+            admitted = adapter.admit(current, ctx)
+            group = adapter.podgroup(admitted.desired, ctx) if admitted is not None else None
         except errors.InvalidObjectError as exc:
             return Outcome(source, converted, None, None, [], tuple(notes), error=str(exc))
-        if result is not None:
+        if admitted is not None:
             return Outcome(
                 source,
                 converted,
-                result.desired,
-                result.podgroup,
-                patching.diff(current, result.desired),
-                (*notes, *result.warnings),
+                admitted.desired,
+                group,
+                patching.diff(current, admitted.desired),
+                (*notes, *admitted.warnings),
             )
     return Outcome(source, converted, None, None, [], (*notes, "not for gang scheduling: admitted unchanged"))

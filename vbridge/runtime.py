@@ -13,9 +13,8 @@ import logging
 import pathlib
 
 from bridge import defaults, errors, facts
-from bridge.adapters import registry
 from bridge.k8s import client, paths
-from vbridge.controllers import jobs, spark, templates, vcjobs
+from vbridge.controllers import templates, wiring
 from webhooks import configuration, server
 
 __all__ = ["NAME", "Bridge", "register", "unregister"]
@@ -35,16 +34,17 @@ class Bridge:
     started: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
 
     async def run(self) -> None:
-        by_name = templates.load(self.templates_dir)
-        name = self.settings.scheduler_name
-        job_adapters = [a for a in registry.ADAPTERS if a.registration.kind != "Pod"]
+        reconcilers = wiring.reconcilers(
+            self.api,
+            self.facts,
+            scheduler_name=self.settings.scheduler_name,
+            templates_by_name=templates.load(self.templates_dir),
+        )
         serving = asyncio.Event()
         work = [
             self.facts.run(self.api),
             server.serve(server.App(self.facts, self.settings), started=serving),
-            spark.SparkReconciler(self.api, self.facts, scheduler_name=name, templates_by_name=by_name).run(),
-            *(jobs.JobReconciler(self.api, a, self.facts, scheduler_name=name).run() for a in job_adapters),
-            vcjobs.VcJobController(self.api, scheduler_name=name).run(),
+            *(r.run() for r in reconcilers),
         ]
         tasks = [asyncio.create_task(w) for w in work]
         try:

@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 class FactsView(Protocol):
     """What admission needs to know about the cluster (kept current by ``bridge.facts``)."""
 
-    def context(self, namespace: str, *, scheduler_name: str, want_podgroup: bool = True) -> base.Context: ...
+    def context(self, namespace: str, *, scheduler_name: str) -> base.Context: ...
 
 
 def answer_error(uid: str, exc: Exception, *, adapter: base.Adapter | None, api_version: str) -> bytes:
@@ -82,8 +82,8 @@ def _handle(request: reviews.Request, adapter: base.Adapter | None, facts: Facts
         raise errors.InvalidObjectError(f"{reg.kind} has no metadata")
     if not obj["metadata"].get("namespace") and request.namespace:
         obj["metadata"] = {**obj["metadata"], "namespace": request.namespace}
-    ctx = facts.context(request.namespace, scheduler_name=scheduler_name, want_podgroup=False)
-    result = adapter.translate(obj, ctx)
+    ctx = facts.context(request.namespace, scheduler_name=scheduler_name)
+    result = adapter.admit(obj, ctx)
     if result is None:
         return reviews.allow(request.uid, api_version=request.api_version)
     if request.namespace and not request.object.get("metadata", {}).get("namespace"):

@@ -1,9 +1,10 @@
 """One adapter per workload kind, in one folder per kind family, listed explicitly in ``registry``.
 
-An adapter is pure: ``translate(obj, ctx)`` takes a parsed API object and a :class:`base.Context`
-of cluster facts (namespace labels and annotations, queues, priority classes) and returns a
-:class:`base.Translation`: the object as it should be admitted, and the PodGroup it needs. No
-client, clock or environment inside. ``None`` means "not ours": admit unchanged.
+An adapter is pure (``base`` holds the contract): ``admit(obj, ctx)`` returns the object as it
+should be admitted (``None``: not ours, admit unchanged), ``podgroup(obj, ctx)`` the PodGroup it
+needs, ``finished(obj)`` whether the job is over. ``ctx`` is a :class:`base.Context` of cluster
+facts (namespace labels and annotations, queues, priority classes). No client, clock or
+environment inside.
 
 Families: ``spark`` (SparkApplication, spark-submit pods, Spark's sizing and conf rules),
 ``kubeflow`` (TFJob, PyTorchJob, MPIJob v1 and v2beta1, their operators' pods), ``vcjob``

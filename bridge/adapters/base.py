@@ -1,4 +1,22 @@
-"""The adapter contract: registration record, context, translation result."""
+"""The adapter contract: registration record, context, admission result.
+
+An adapter answers three questions about one kind, each a pure function of the object and the
+cluster facts in a :class:`Context`:
+
+- ``admit(obj, ctx) -> Admission | None``: the object as it should be admitted (stamped,
+  defaulted, validated), with warnings. ``None``: not ours, admit unchanged. Raises
+  ``errors.InvalidObjectError`` (``QueueError`` for queues) to deny. It is the webhook's hot
+  path: it builds no PodGroup.
+- ``podgroup(obj, ctx) -> dict | None``: the PodGroup the (admitted) object needs, without an
+  ownerReference (its reconciler adds it). ``None``: the object needs no group of its own, or
+  its group depends on more than the object (a spark-submit driver's conf ConfigMap: see
+  ``bridge.adapters.spark.driver``; a Volcano Job's uid, unknown until it is created).
+- ``finished(obj) -> bool``: the job is over, so its group gives its queue back.
+
+``Registration.generic_reconciler`` says whether ``vbridge.controllers.jobs`` keeps the kind's
+PodGroup with ``podgroup`` and ``finished``; kinds with their own controller (Volcano Jobs,
+spark-submit pods) and kinds whose group another kind makes (Kubeflow pods) leave it False.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +26,14 @@ from typing import Any, Literal, Protocol
 
 from bridge import defaults, queues
 
-__all__ = ["Adapter", "Context", "Registration", "Translation"]
+__all__ = ["Adapter", "Admission", "Context", "Registration"]
 
 Obj = dict[str, Any]
 
 
 @dataclasses.dataclass(frozen=True)
 class Registration:
-    """What the webhook configuration and the chart need to route a kind to its adapter."""
+    """What the webhook configuration, the chart and the reconcilers need to route a kind to its adapter."""
 
     name: str  # framework name, e.g. "kubeflow.org/tfjob"; also the webhook path
     group: str
@@ -29,9 +47,12 @@ class Registration:
     # CEL, true when the object already needs nothing from us (an empty patch): the apiserver then
     # skips the call. ``{scheduler}`` stands for the configured scheduler name.
     done_when: str = ""
-    # A TypedDict of the fields ``translate`` reads and writes at admission: the webhook decodes
-    # only those (see ``podview``). None: the whole object.
+    # A TypedDict of the fields ``admit`` reads and writes: the webhook decodes only those (see
+    # ``podview``). None: the whole object.
     view: Any = None
+    # True: ``vbridge.controllers.jobs`` watches the kind and keeps ``podgroup(obj)`` existing
+    # (owned by the object) until ``finished(obj)``.
+    generic_reconciler: bool = False
 
     @property
     def path(self) -> str:
@@ -40,36 +61,34 @@ class Registration:
 
 @dataclasses.dataclass(frozen=True)
 class Context:
-    """Cluster facts an adapter may consult, gathered by the caller. Pure data."""
+    """Cluster facts an adapter may consult, gathered by the caller. Pure data, no modes.
+
+    ``queues`` is every queue by name, or ``None`` when the queues are not for this caller to
+    judge: offline (``vbridge translate`` knows no cluster) and in the job reconciler (the object
+    was admitted already; a queue closed since must not stop its group from being kept). With
+    ``None`` the queue is resolved by precedence but not checked.
+    """
 
     namespace: str
     namespace_labels: Mapping[str, str] = dataclasses.field(default_factory=dict)
     namespace_annotations: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    queues: Mapping[str, queues.QueueFacts] = dataclasses.field(default_factory=dict)
+    queues: Mapping[str, queues.QueueFacts] | None = dataclasses.field(default_factory=dict)
     priorities: Mapping[str, int] = dataclasses.field(default_factory=dict)  # PriorityClass -> value
     scheduler_name: str = defaults.SCHEDULER_NAME
-    check_queues: bool = True  # False for offline `vbridge translate`
-    conf: Mapping[str, str] | None = None  # a spark-submit driver's spark.properties, once known
-    template: Mapping[str, Any] | None = None  # the chosen server-side PodGroup template, if any
-    # Admission only needs the desired object: an adapter may then skip work that only the PodGroup
-    # needs (and that the apiserver validates anyway, such as template quantities). Reconcilers and
-    # `vbridge translate` keep the default.
-    want_podgroup: bool = True
 
     def queue(self, *, field: str | None, annotations: Mapping[str, str] | None) -> str:
-        """The job's queue by precedence; raises QueueError if it may not be used."""
+        """The job's queue by precedence; raises QueueError if it may not be used (when queues are known)."""
         name = queues.resolve(
             field=field, job_annotations=annotations, namespace_annotations=self.namespace_annotations
         )
-        if self.check_queues:
+        if self.queues is not None:
             queues.check(name, namespace=self.namespace, queues=self.queues)
         return name
 
 
 @dataclasses.dataclass(frozen=True)
-class Translation:
+class Admission:
     desired: Obj  # the object as it should be admitted
-    podgroup: Obj | None  # the PodGroup the object needs (no ownerReference: the reconciler adds it)
     warnings: tuple[str, ...] = ()
 
 
@@ -77,4 +96,8 @@ class Adapter(Protocol):
     @property
     def registration(self) -> Registration: ...
 
-    def translate(self, obj: Obj, ctx: Context) -> Translation | None: ...
+    def admit(self, obj: Obj, ctx: Context) -> Admission | None: ...
+
+    def podgroup(self, obj: Obj, ctx: Context) -> Obj | None: ...
+
+    def finished(self, obj: Obj) -> bool: ...

@@ -1,4 +1,5 @@
-"""Every adapter, listed explicitly. The webhook configuration and the chart are generated from this."""
+"""Every adapter, listed explicitly. The webhook configuration, the chart and the reconcilers
+(``vbridge.controllers.wiring``) are generated from this."""
 
 from __future__ import annotations
 

@@ -3,56 +3,24 @@
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 from typing import Any
 
 import hypothesis
 import hypothesis.strategies as st
 import jsonpatch
+import pytest
 
-from bridge import queues
+from bridge import errors, facts, queues
 from bridge.adapters import base, registry
 from tests.builders import kubeflow as kf
 from tests.builders import spark
-from webhooks import admission, reviews
+from tests.support import admission as support
+from webhooks import admission
 
-
-class Facts:
-    def __init__(self, **queue_facts: queues.QueueFacts) -> None:
-        self.queues = queue_facts or {"default": queues.QueueFacts()}
-
-    def context(self, namespace: str, *, scheduler_name: str, want_podgroup: bool = True) -> base.Context:
-        return base.Context(
-            namespace=namespace, queues=self.queues, scheduler_name=scheduler_name, want_podgroup=want_podgroup
-        )
-
-
-def review(
-    obj: Any, *, kind: tuple[str, str, str], namespace: str = "team-a", uid: str = "u-1", operation: str = "CREATE"
-) -> bytes:
-    group, version, k = kind
-    return json.dumps(
-        {
-            "apiVersion": "admission.k8s.io/v1",
-            "kind": "AdmissionReview",
-            "request": {
-                "uid": uid,
-                "kind": {"group": group, "version": version, "kind": k},
-                "operation": operation,
-                "namespace": namespace,
-                "object": obj,
-            },
-        }
-    ).encode()
-
-
-def answer(raw: bytes, path: str) -> dict[str, Any]:
-    out: dict[str, Any] = json.loads(admission.handle(raw, registry.by_path(path), Facts()))
-    return out["response"]
-
-
-TF = ("kubeflow.org", "v1", "TFJob")
-TF_PATH = "/mutate/kubeflow-org-tfjob"
+TF, TF_PATH, POD = support.TF, support.TF_PATH, support.POD
+answer, review = support.answer, support.review
 
 
 def test_mutation_is_a_json_patch_that_applies_and_is_idempotent() -> None:
@@ -84,7 +52,7 @@ def test_queue_denial_is_403_naming_the_queues_to_use() -> None:
         admission.handle(
             raw,
             registry.by_path("/mutate/sparkoperator-k8s-io-sparkapplication"),
-            Facts(default=queues.QueueFacts(), gpu=queues.QueueFacts(state="Closed")),
+            support.Facts(default=queues.QueueFacts(), gpu=queues.QueueFacts(state="Closed")),
         )
     )["response"]
     assert out["allowed"] is False and out["status"]["code"] == 403
@@ -110,20 +78,63 @@ def test_malformed_reviews_are_denied_not_raised() -> None:
         (b'{"kind": "AdmissionReview", "request": {"uid": 5}}', "request.uid must be a str"),
         (b'{"kind": "AdmissionReview", "request": {"uid": "a", "kind": "x"}}', "request.kind must be a dict"),
     ]:
-        out = json.loads(admission.handle(raw, registry.by_path(TF_PATH), Facts()))["response"]
+        out = json.loads(admission.handle(raw, registry.by_path(TF_PATH), support.Facts()))["response"]
         assert out["allowed"] is False and expected in out["status"]["message"], raw
 
 
-def test_a_bug_never_blocks_pods_but_blocks_fail_kinds() -> None:
-    class Broken:
-        registration = registry.by_path("/mutate/spark-apache-org-pod").registration  # type: ignore[union-attr]
+@dataclasses.dataclass(frozen=True)
+class Broken:
+    """A registered adapter whose ``admit`` fails as a bug would (not with a BridgeError)."""
 
-        def translate(self, obj: Any, ctx: Any) -> None:
-            raise KeyError("boom")
+    registration: base.Registration
+    failure: Exception
 
-    pod = spark.submit_pod("driver")
-    out = json.loads(admission.handle(review(pod, kind=("", "v1", "Pod")), Broken(), Facts()))["response"]
-    assert out["allowed"] is True and "internal error: KeyError" in out["warnings"][0]
+    def admit(self, obj: Any, ctx: base.Context) -> base.Admission | None:
+        raise self.failure
+
+    def podgroup(self, obj: Any, ctx: base.Context) -> dict[str, Any] | None:
+        return None
+
+    def finished(self, obj: Any) -> bool:
+        return False
+
+
+def _by_path(path: str) -> base.Adapter:
+    adapter = registry.by_path(path)
+    assert adapter is not None
+    return adapter
+
+
+def test_a_bug_never_blocks_pods() -> None:
+    broken = Broken(_by_path("/mutate/spark-apache-org-pod").registration, KeyError("boom"))
+    raw = review(spark.submit_pod("driver"), kind=POD)
+    out = json.loads(admission.handle(raw, broken, support.Facts()))["response"]
+    assert out["allowed"] is True and "patch" not in out
+    assert out["warnings"] == ["volcano-bridge internal error: KeyError: 'boom' (admitted without gang scheduling)"]
+
+
+@pytest.mark.parametrize(
+    "path", [a.registration.path for a in registry.ADAPTERS if a.registration.failure_policy == "Fail"]
+)
+def test_a_bug_blocks_fail_kinds_with_a_500_denial(path: str) -> None:
+    """A Fail kind let through by our bug would run without its gang: denied, as if we were down."""
+    reg = _by_path(path).registration
+    broken = Broken(reg, RuntimeError("facts not synced"))
+    raw = review({"metadata": {"name": "x"}, "spec": {}}, kind=(reg.group, reg.versions[0], reg.kind))
+    out = json.loads(admission.handle(raw, broken, support.Facts()))["response"]
+    assert out["allowed"] is False and out["uid"] == "u-1"
+    assert out["status"]["code"] == 500
+    assert out["status"]["message"] == "volcano-bridge internal error: RuntimeError: facts not synced"
+
+
+def test_a_bridge_error_is_a_denial_with_its_code_whatever_the_policy() -> None:
+    for path in ("/mutate/spark-apache-org-pod", TF_PATH):
+        broken = Broken(_by_path(path).registration, errors.QueueError("queue 'x' does not exist"))
+        reg = broken.registration
+        raw = review({"metadata": {"name": "x"}}, kind=(reg.group, reg.versions[0], reg.kind))
+        out = json.loads(admission.handle(raw, broken, support.Facts()))["response"]
+        assert out["allowed"] is False and out["status"]["code"] == 403
+        assert out["status"]["message"] == "volcano-bridge: queue 'x' does not exist"
 
 
 json_values = st.recursive(
@@ -140,7 +151,7 @@ json_values = st.recursive(
     path=st.sampled_from([a.registration.path for a in registry.ADAPTERS]),
 )
 def test_fuzz_any_object_gets_an_answer(body: Any, kind: tuple[str, str, str], path: str) -> None:
-    out = json.loads(admission.handle(review(body, kind=kind), registry.by_path(path), Facts()))
+    out = json.loads(admission.handle(review(body, kind=kind), registry.by_path(path), support.Facts()))
     assert out["kind"] == "AdmissionReview" and out["response"]["uid"] == "u-1"
     assert isinstance(out["response"]["allowed"], bool)
     if not out["response"]["allowed"]:
@@ -150,6 +161,16 @@ def test_fuzz_any_object_gets_an_answer(body: Any, kind: tuple[str, str, str], p
 @hypothesis.settings(max_examples=300, deadline=None)
 @hypothesis.given(raw=st.binary(max_size=200) | json_values.map(lambda v: json.dumps(v).encode()))
 def test_fuzz_review_parser_never_raises_unexpected(raw: bytes) -> None:
-    out = json.loads(admission.handle(raw, registry.by_path(TF_PATH), Facts()))
+    out = json.loads(admission.handle(raw, registry.by_path(TF_PATH), support.Facts()))
     assert out["response"]["allowed"] in (True, False)
-    assert reviews.MAX_BODY == 3 * 1024 * 1024
+
+
+def test_before_the_facts_are_synced_fail_kinds_are_denied_and_pods_pass() -> None:
+    """An empty cache knows no queue: a job is refused (the apiserver retries), never admitted ungated."""
+    unsynced = facts.Facts()
+    assert unsynced.synced is False
+    job = answer(review(kf.tfjob("x", Worker=kf.replica(1)), kind=TF), TF_PATH, unsynced)
+    assert job["allowed"] is False and job["status"]["code"] == 403
+    assert "queue 'default' does not exist" in job["status"]["message"]
+    pod = answer(review(spark.submit_pod("driver"), kind=POD), "/mutate/spark-apache-org-pod", unsynced)
+    assert pod["allowed"] is True and pod["patchType"] == "JSONPatch"

@@ -13,14 +13,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from tests.builders import kubeflow as kf
+from tests.support import admission as support
 from tests.support import loopthread
-from tests.webhooks import test_admission
 from vbridge.localcluster import certs, cluster
 from webhooks import reviews, server
-
-
-class SyncedFacts(test_admission.Facts):
-    synced = True
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +29,7 @@ def https(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, pathl
     settings = server.Settings(port=port, certfile=serving.cert, keyfile=serving.key, read_timeout=0.5)
 
     async def main(ready: asyncio.Event) -> None:
-        await server.serve(server.App(SyncedFacts(), settings), started=ready)
+        await server.serve(server.App(support.Facts(), settings), started=ready)
 
     thread = loopthread.LoopThread(main, "webhook-server").start()
     try:
@@ -51,9 +48,9 @@ def test_health_and_not_found(https: tuple[str, pathlib.Path]) -> None:
 
 def test_review_round_trip_over_tls(https: tuple[str, pathlib.Path]) -> None:
     url, ca = https
-    job = test_admission.kf.tfjob("mnist", Worker=test_admission.kf.replica(2))
+    job = kf.tfjob("mnist", Worker=kf.replica(2))
     with httpx.Client(verify=ssl.create_default_context(cafile=str(ca))) as http:
-        out = http.post(url + "/mutate/kubeflow-org-tfjob", content=test_admission.review(job, kind=test_admission.TF))
+        out = http.post(url + "/mutate/kubeflow-org-tfjob", content=support.review(job, kind=support.TF))
     assert out.status_code == 200
     assert out.json()["response"]["allowed"] is True and out.json()["response"]["patchType"] == "JSONPatch"
 

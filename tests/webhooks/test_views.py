@@ -17,11 +17,10 @@ import pytest
 import yaml
 
 from bridge.adapters import base, registry
-from tests.webhooks.test_admission import Facts, review
+from tests.support import admission as support
 from webhooks import admission, reviews
 
 GOLDEN = pathlib.Path(__file__).parents[1] / "bridge" / "adapters" / "golden"
-POD = ("", "v1", "Pod")
 VIEWED = [a for a in registry.ADAPTERS if a.registration.view is not None]
 
 
@@ -35,13 +34,19 @@ class WholeObject:
     def registration(self) -> base.Registration:
         return dataclasses.replace(self.inner.registration, view=None)
 
-    def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
-        return self.inner.translate(obj, ctx)
+    def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
+        return self.inner.admit(obj, ctx)
+
+    def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
+        return self.inner.podgroup(obj, ctx)
+
+    def finished(self, obj: dict[str, Any]) -> bool:
+        return self.inner.finished(obj)
 
 
 def both(raw: bytes, adapter: base.Adapter) -> tuple[dict[str, Any], dict[str, Any]]:
-    viewed = json.loads(admission.handle(raw, adapter, Facts()))
-    whole = json.loads(admission.handle(raw, WholeObject(adapter), Facts()))
+    viewed = json.loads(admission.handle(raw, adapter, support.Facts()))
+    whole = json.loads(admission.handle(raw, WholeObject(adapter), support.Facts()))
     return viewed, whole
 
 
@@ -51,7 +56,7 @@ def test_only_pod_adapters_have_views() -> None:
 
 def test_the_view_leaves_out_what_the_adapters_do_not_read() -> None:
     pod = {"metadata": {"name": "p", "uid": "x", "managedFields": [{}]}, "spec": {"containers": [{"env": []}]}}
-    request = reviews.parse(review(pod, kind=POD), VIEWED[0].registration.view)
+    request = reviews.parse(support.review(pod, kind=support.POD), VIEWED[0].registration.view)
     assert request.object == {"metadata": {"name": "p"}, "spec": {"containers": [{}]}}
 
 
@@ -62,14 +67,14 @@ GOLDEN_PODS = [p for p in sorted(GOLDEN.glob("*.yaml")) if yaml.safe_load(p.read
 def test_golden_pods_get_the_same_answer_through_the_view(path: pathlib.Path) -> None:
     pod = yaml.safe_load(path.read_text())["input"]
     for adapter in VIEWED:
-        viewed, whole = both(review(pod, kind=POD), adapter)
+        viewed, whole = both(support.review(pod, kind=support.POD), adapter)
         assert viewed == whole
 
 
 def test_what_does_not_fit_the_view_takes_the_careful_path() -> None:
     pod = {"metadata": {"name": "p", "labels": {"spark-role": 1}}, "spec": {}}
     for adapter in VIEWED:
-        viewed, whole = both(review(pod, kind=POD), adapter)
+        viewed, whole = both(support.review(pod, kind=support.POD), adapter)
         assert viewed == whole
 
 
@@ -134,13 +139,13 @@ def pods(draw: st.DrawFn) -> dict[str, Any]:
 @hypothesis.settings(max_examples=300, deadline=None)
 def test_any_pod_gets_the_same_answer_through_the_view(pod: dict[str, Any]) -> None:
     for adapter in VIEWED:
-        viewed, whole = both(review(pod, kind=POD), adapter)
+        viewed, whole = both(support.review(pod, kind=support.POD), adapter)
         assert viewed == whole
 
 
 def test_deep_nesting_is_refused_on_either_path_not_raised() -> None:
     depth = 1500
-    raw = review({"metadata": {"name": "p"}, "spec": {"x": "@@"}}, kind=POD).replace(
+    raw = support.review({"metadata": {"name": "p"}, "spec": {"x": "@@"}}, kind=support.POD).replace(
         b'"@@"', b"[" * depth + b'"x"' + b"]" * depth
     )
     for adapter in VIEWED:

@@ -1,4 +1,11 @@
-"""Job kinds (SparkApplication, TFJob, PyTorchJob, MPIJob) → their PodGroup, owned by the job."""
+"""The generic job reconciler: a kind's PodGroup, owned by the job, for every kind registered
+with ``generic_reconciler`` (SparkApplication, TFJob, PyTorchJob, MPIJob).
+
+It knows no kind: the adapter says what the group is (``podgroup``) and when the job is over
+(``finished``). The group is made with a controller ownerReference to the job (so it goes when
+the job goes), corrected when an operator made a same-named one (``bridge.podgroups.correction``),
+and deleted when the job finishes, which gives its queue back.
+"""
 
 from __future__ import annotations
 
@@ -12,20 +19,9 @@ from bridge.adapters import base
 from bridge.k8s import client, events, paths, watching
 from vbridge.controllers import podgroup_io
 
-__all__ = ["JobReconciler", "finished"]
+__all__ = ["JobReconciler"]
 
 log = logging.getLogger(__name__)
-_SPARK_DONE = {"COMPLETED", "FAILED"}
-
-
-def finished(obj: dict[str, Any]) -> bool:
-    """A Kubeflow job with a true Succeeded/Failed condition, or a SparkApplication in a final state."""
-    status = obj.get("status") or {}
-    if obj.get("kind") == "SparkApplication":
-        return (status.get("applicationState") or {}).get("state") in _SPARK_DONE
-    return any(
-        c.get("type") in ("Succeeded", "Failed") and c.get("status") == "True" for c in status.get("conditions") or []
-    )
 
 
 class JobReconciler:
@@ -34,7 +30,6 @@ class JobReconciler:
         self.adapter = adapter
         self.facts = facts
         self.scheduler_name = scheduler_name
-        self.reconciled = 0
 
     async def run(self) -> None:
         """Watch every version of the kind; a kind whose CRD is absent is retried until it appears."""
@@ -53,28 +48,24 @@ class JobReconciler:
         meta = obj.get("metadata") or {}
         if meta.get("deletionTimestamp"):
             return  # the garbage collector removes the owned PodGroup
+        # Admission judged the queue; the group of an admitted job is kept whatever became of it.
         ctx = dataclasses.replace(
-            self.facts.context(meta.get("namespace", ""), scheduler_name=self.scheduler_name), check_queues=False
+            self.facts.context(meta.get("namespace", ""), scheduler_name=self.scheduler_name), queues=None
         )
         try:
-            result = self.adapter.translate(obj, ctx)
+            group = self.adapter.podgroup(obj, ctx)
         except errors.InvalidObjectError as exc:
             await events.emit(self.api, obj, reason="PodGroupNotCreated", message=str(exc), warning=True)
             return
-        if result is None or result.podgroup is None:
+        if group is None:
             return
-        group = result.podgroup
-        pg_path = paths.resource(
-            podgroup_io.PG, "podgroups", namespace=group["metadata"]["namespace"], name=group["metadata"]["name"]
-        )
-        if finished(obj):
+        name = group["metadata"]["name"]
+        if self.adapter.finished(obj):
+            pg_path = paths.resource(podgroup_io.PG, "podgroups", namespace=group["metadata"]["namespace"], name=name)
             try:
                 await self.api.request("DELETE", pg_path)
                 await events.emit(
-                    self.api,
-                    obj,
-                    reason="PodGroupDeleted",
-                    message=f"job finished: PodGroup {group['metadata']['name']} released its queue",
+                    self.api, obj, reason="PodGroupDeleted", message=f"job finished: PodGroup {name} released its queue"
                 )
             except errors.ApiError as exc:
                 if exc.status != 404:
@@ -82,13 +73,12 @@ class JobReconciler:
             return
         group["metadata"]["ownerReferences"] = [podgroups.owner_ref(obj)]
         outcome = await podgroup_io.ensure(self.api, group)
-        self.reconciled += 1
         if outcome != "unchanged":
             spec = group["spec"]
             await events.emit(
                 self.api,
                 obj,
                 reason=f"PodGroup{outcome.capitalize()}",
-                message=f"PodGroup {group['metadata']['name']}: minMember {spec['minMember']}, queue {spec['queue']}, "
+                message=f"PodGroup {name}: minMember {spec['minMember']}, queue {spec['queue']}, "
                 f"minResources {spec.get('minResources', {})}",
             )

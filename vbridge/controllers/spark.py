@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import datetime
 import logging
 import time
 from typing import Any
 
-from bridge import errors, keys, patching, podgroups, queues
+from bridge import errors, keys, patching, podgroups
 from bridge.adapters.spark import conf as sparkconf
-from bridge.adapters.spark import pod as spark_pod
+from bridge.adapters.spark import driver, templates
 from bridge.k8s import client, events, paths, watching
-from vbridge.controllers import podgroup_io, templates
+from vbridge.controllers import podgroup_io
 
 __all__ = ["SparkReconciler"]
 
@@ -34,7 +34,6 @@ class SparkReconciler:
         self.scheduler_name = scheduler_name
         self.templates = templates_by_name
         self.conf_timeout = conf_timeout
-        self.adapter = spark_pod.SparkPodAdapter()
         self._busy: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -48,16 +47,9 @@ class SparkReconciler:
         uid = pod["metadata"].get("uid", "")
         if uid in self._busy:
             return
-        role = sparkconf.role(pod)
-        gates = [g.get("name") for g in pod.get("spec", {}).get("schedulingGates") or []]
-        if role == "driver" and keys.SPARK_GATE in gates:
+        if driver.gated_driver(pod):
             self._spawn(uid, self._driver(pod))
-        elif (
-            role == "executor"
-            and not pod["metadata"].get("deletionTimestamp")  # going: it must not (re)make a group
-            and (pod["metadata"].get("annotations") or {}).get(keys.GROUP_NAME)
-            == spark_pod.group_name(sparkconf.app_id(pod))
-        ):
+        elif driver.ungrouped_executor(pod):
             self._spawn(uid, self._executor(pod))
 
     def _spawn(self, uid: str, work: Any) -> None:
@@ -102,31 +94,27 @@ class SparkReconciler:
                 warning=True,
                 message="no spark.properties ConfigMap; sizing executors by Spark's defaults",
             )
-        base_ctx = self.facts.context(meta["namespace"], scheduler_name=self.scheduler_name)
+        ctx = self.facts.context(meta["namespace"], scheduler_name=self.scheduler_name)
         name, template = templates.choose(
             self.templates,
             pod_annotations=meta.get("annotations") or {},
             conf=conf or {},
-            namespace_annotations=base_ctx.namespace_annotations,
+            namespace_annotations=ctx.namespace_annotations,
         )
-        ctx = dataclasses.replace(base_ctx, conf=conf or {}, template=template)
         try:
-            result = self.adapter.translate(pod, ctx)
+            group = driver.podgroup(pod, ctx, conf=conf or {}, template=template)
         except errors.QueueError as exc:
-            await events.emit(
-                self.api, pod, reason="QueueRejected", message=f"{exc}; the driver stays gated", warning=True
-            )
+            await self._stuck(pod, "QueueRejected", f"{exc}; the driver stays gated")
             return
         except errors.InvalidObjectError as exc:
-            await events.emit(self.api, pod, reason="PodGroupNotCreated", message=str(exc), warning=True)
+            await self._stuck(pod, "PodGroupNotCreated", f"{exc}; the driver stays gated")
             return
         group_name = (meta.get("annotations") or {}).get(keys.GROUP_NAME, "")
-        if result is not None and result.podgroup is not None:
-            group = result.podgroup
+        if group is not None:
             group["metadata"]["ownerReferences"] = [podgroups.owner_ref(pod)]
             existing = await self._get_group(meta["namespace"], group_name)
-            made_by_others = existing is not None and keys.MANAGED_BY not in (existing["metadata"].get("labels") or {})
-            await podgroup_io.ensure(self.api, group, fill_only=made_by_others)
+            fill_only = existing is not None and driver.made_by_others(existing)
+            await podgroup_io.ensure(self.api, group, fill_only=fill_only)
             detail = f"template {name}" if name else "no template"
             await events.emit(
                 self.api, pod, reason="PodGroupReady", message=f"PodGroup {group_name} ({detail}): {group['spec']}"
@@ -134,6 +122,26 @@ class SparkReconciler:
         elif await self._get_group(meta["namespace"], group_name) is None:
             return  # an operator's group (spark-<app>-pg) not made yet: the next pod event retries
         await self._lift_gate(pod)
+
+    async def _stuck(self, pod: dict[str, Any], reason: str, message: str) -> None:
+        """A Warning Event and the condition ``vbridge.io/PodGroupReady=False``, once per distinct cause.
+
+        Writing the condition changes the pod, so the watch hands it back; the second pass finds
+        the condition already set and writes (and tells) nothing more.
+        """
+        if await self._set_condition(pod, ready=False, reason=reason, message=message):
+            await events.emit(self.api, pod, reason=reason, message=message, warning=True)
+
+    async def _set_condition(self, pod: dict[str, Any], *, ready: bool, reason: str, message: str) -> bool:
+        meta = pod["metadata"]
+        path = paths.resource("v1", "pods", namespace=meta["namespace"], name=meta["name"])
+        current = await self.api.request("GET", path)
+        now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        desired = driver.with_condition(current, ready=ready, reason=reason, message=message, now=now)
+        if desired is None:
+            return False
+        await self._patch(current, desired, subresource="status")
+        return True
 
     async def _get_group(self, namespace: str, name: str) -> dict[str, Any] | None:
         try:
@@ -150,52 +158,32 @@ class SparkReconciler:
         current = await self.api.request(
             "GET", paths.resource("v1", "pods", namespace=meta["namespace"], name=meta["name"])
         )
-        desired = {
-            **current,
-            "spec": {
-                **current["spec"],
-                "schedulingGates": [
-                    g for g in current["spec"].get("schedulingGates") or [] if g.get("name") != keys.SPARK_GATE
-                ],
-            },
-        }
+        if any(c.get("type") == driver.CONDITION for c in (current.get("status") or {}).get("conditions") or []):
+            await self._set_condition(current, ready=True, reason="PodGroupReady", message="the PodGroup is complete")
+            current = await self.api.request(
+                "GET", paths.resource("v1", "pods", namespace=meta["namespace"], name=meta["name"])
+            )
+        await self._patch(current, driver.without_gate(current))
+
+    async def _patch(self, current: dict[str, Any], desired: dict[str, Any], *, subresource: str | None = None) -> None:
+        """A JSON Patch by diff, guarded by the resourceVersion read (a conflict is retried on the next event)."""
+        meta = current["metadata"]
         ops = patching.diff(current, desired)
-        if ops:
-            ops.insert(
-                0, {"op": "test", "path": "/metadata/resourceVersion", "value": current["metadata"]["resourceVersion"]}
-            )
-            await self.api.request(
-                "PATCH",
-                paths.resource("v1", "pods", namespace=meta["namespace"], name=meta["name"]),
-                body=ops,
-                content_type=client.JSON_PATCH,
-            )
+        if not ops:
+            return
+        ops.insert(0, {"op": "test", "path": "/metadata/resourceVersion", "value": meta["resourceVersion"]})
+        await self.api.request(
+            "PATCH",
+            paths.resource("v1", "pods", namespace=meta["namespace"], name=meta["name"], subresource=subresource),
+            body=ops,
+            content_type=client.JSON_PATCH,
+        )
 
     async def _executor(self, pod: dict[str, Any]) -> None:
-        """Client mode: no driver pod made the group, so the executors' group is made here.
-
-        Every executor is a (non-controller) owner, so the group lives while any executor does.
-        """
+        """Client mode: no driver pod made the group, so the executors' group is made here."""
         meta = pod["metadata"]
-        name = meta["annotations"][keys.GROUP_NAME]
-        existing = await self._get_group(meta["namespace"], name)
-        if existing is not None and keys.MANAGED_BY not in (existing["metadata"].get("labels") or {}):
-            return  # Spark or a driver made it
-        base_ctx = self.facts.context(meta["namespace"], scheduler_name=self.scheduler_name)
-        queue = queues.resolve(
-            field=None, job_annotations=meta.get("annotations"), namespace_annotations=base_ctx.namespace_annotations
-        )
-        group = podgroups.build(
-            name=name,
-            namespace=meta["namespace"],
-            min_member=1,
-            queue=queue,
-            priority_class=pod["spec"].get("priorityClassName"),
-        )
-        owner = {**podgroups.owner_ref(pod), "controller": False, "blockOwnerDeletion": False}
-        if existing is not None and any(
-            r.get("kind") == "Pod" and r.get("controller") for r in existing["metadata"].get("ownerReferences") or []
-        ):
-            return  # a driver owns it (cluster mode)
-        group["metadata"]["ownerReferences"] = [owner]
-        await podgroup_io.ensure(self.api, group, fill_only=True)
+        existing = await self._get_group(meta["namespace"], meta["annotations"][keys.GROUP_NAME])
+        if not driver.executor_may_make(existing):
+            return
+        ctx = self.facts.context(meta["namespace"], scheduler_name=self.scheduler_name)
+        await podgroup_io.ensure(self.api, driver.executor_podgroup(pod, ctx), fill_only=True)

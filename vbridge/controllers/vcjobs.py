@@ -66,7 +66,6 @@ class VcJobController:
     def __init__(self, api: client.Client, *, scheduler_name: str = defaults.SCHEDULER_NAME) -> None:
         self.api = api
         self.scheduler_name = scheduler_name
-        self.reconciled = 0
         self._phases: dict[str, str] = {}  # pod uid -> phase last seen, to tell transitions
         self._locks: dict[str, asyncio.Lock] = {}
         self._queued_syncs: set[str] = set()  # a waiting plain sync makes another one redundant
@@ -222,7 +221,6 @@ class VcJobController:
                     for t, i in create
                 )
             )
-        self.reconciled += 1
         if plan.message:
             reason = plan.action if plan.action != "SyncJob" else plan.phase
             await events.emit(self.api, job, reason=reason, message=plan.message, warning=plan.phase == "Failed")

@@ -6,8 +6,9 @@ the requests of the first minMember pods, roles ordered by PriorityClass value (
 kind's role order); minTaskMember = how many of those first pods each role contributes. Each
 replica template is stamped with schedulerName, ``scheduling.k8s.io/group-name`` and
 ``volcano.sh/task-spec``, so no operator flag is needed, and labelled ``vbridge.io/grouped`` so
-that the pod webhook is not called for its pods. At admission (``ctx.want_podgroup`` false) the
-job is validated and stamped; the PodGroup is left to the reconciler.
+that the pod webhook is not called for its pods. ``admit`` validates and stamps only (the
+webhook's fast path); ``podgroup`` computes the group for the reconciler. A job is finished
+once a Succeeded or Failed condition is true.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ class KubeflowAdapter:
         out["spec"] = {**(spec if isinstance(spec, dict) else {}), "schedulerName": scheduler_name}
         return {**rs, "template": out}
 
-    def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
+    def _validated(self, obj: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict[str, int], int] | None:
+        """The replica specs, replicas per role and minMember; None when the job opted out."""
         meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
         specs = spec.get(self.replica_field)
         if not isinstance(specs, Mapping) or not specs:
@@ -81,20 +83,38 @@ class KubeflowAdapter:
         if (meta.get("labels") or {}).get(keys.OPT_IN_LABEL) == "disabled":
             return None
         replicas = self._replicas(specs)
-        policy = (spec.get("runPolicy") or {}).get("schedulingPolicy") or {}
-        min_member = policy.get("minAvailable", self.default_min_member(spec, replicas))
+        min_member = self._policy(obj).get("minAvailable", self.default_min_member(spec, replicas))
         if not isinstance(min_member, int) or min_member < 0:
             raise errors.InvalidObjectError(
                 f"schedulingPolicy.minAvailable must be a non-negative integer, got {min_member!r}"
             )
-        name = meta.get("name") or ""
-        queue = ctx.queue(field=policy.get("queue"), annotations=meta.get("annotations"))
-        stamped = {role: self._stamp(rs, name, role, ctx.scheduler_name) for role, rs in specs.items()}
-        desired = patching.assoc(obj, ("spec", self.replica_field), stamped)
-        if not ctx.want_podgroup:  # admission: the reconciler builds the group from the admitted job
-            return base.Translation(desired=desired, podgroup=None)
+        return specs, replicas, min_member
 
-        ordered = self._order(self.gang_roles(spec, replicas), specs, ctx)
+    @staticmethod
+    def _policy(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+        return ((obj.get("spec") or {}).get("runPolicy") or {}).get("schedulingPolicy") or {}
+
+    def _queue(self, obj: Mapping[str, Any], ctx: base.Context) -> str:
+        meta = obj.get("metadata") or {}
+        return ctx.queue(field=self._policy(obj).get("queue"), annotations=meta.get("annotations"))
+
+    def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
+        checked = self._validated(obj)
+        if checked is None:
+            return None
+        specs = checked[0]
+        name = (obj.get("metadata") or {}).get("name") or ""
+        self._queue(obj, ctx)
+        stamped = {role: self._stamp(rs, name, role, ctx.scheduler_name) for role, rs in specs.items()}
+        return base.Admission(desired=patching.assoc(obj, ("spec", self.replica_field), stamped))
+
+    def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
+        checked = self._validated(obj)
+        if checked is None:
+            return None
+        specs, replicas, min_member = checked
+        meta, policy = obj.get("metadata") or {}, self._policy(obj)
+        ordered = self._order(self.gang_roles(obj.get("spec") or {}, replicas), specs, ctx)
         taken: dict[str, int] = {}
         left = min_member
         for role in ordered:
@@ -118,13 +138,17 @@ class KubeflowAdapter:
             ),
             None,
         )
-        group = podgroups.build(
-            name=name,
+        return podgroups.build(
+            name=meta.get("name") or "",
             namespace=meta.get("namespace") or ctx.namespace,
             min_member=min_member,
-            queue=queue,
+            queue=self._queue(obj, ctx),
             min_resources=resources,
             min_task_member={r.lower(): n for r, n in taken.items()},
             priority_class=priority,
         )
-        return base.Translation(desired=desired, podgroup=group)
+
+    def finished(self, obj: dict[str, Any]) -> bool:
+        """A true Succeeded or Failed condition, as the operators set them."""
+        conditions = (obj.get("status") or {}).get("conditions") or []
+        return any(c.get("type") in ("Succeeded", "Failed") and c.get("status") == "True" for c in conditions)

@@ -25,6 +25,7 @@ class MPIJobAdapter(mpi_job_v1.MPIJobV1Adapter):
         plural="mpijobs",
         failure_policy="Fail",
         why="an unstamped MPIJob would start piecemeal; denying is safer than a silent no-gang",
+        generic_reconciler=True,
     )
 
     def gang_roles(self, spec: Mapping[str, Any], replicas: Mapping[str, int]) -> list[str]:

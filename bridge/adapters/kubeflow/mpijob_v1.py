@@ -15,6 +15,7 @@ class MPIJobV1Adapter(kubeflow.KubeflowAdapter):
         plural="mpijobs",
         failure_policy="Fail",
         why="an unstamped MPIJob would start piecemeal; denying is safer than a silent no-gang",
+        generic_reconciler=True,
     )
     replica_field = "mpiReplicaSpecs"
     roles = ("Launcher", "Worker")

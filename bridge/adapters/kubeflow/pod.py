@@ -32,7 +32,7 @@ class KubeflowPodAdapter:
         view=podview.Pod,
     )
 
-    def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
+    def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
         meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
         labels = meta.get("labels") or {}
         job = labels.get(keys.KF_JOB_NAME)
@@ -45,4 +45,11 @@ class KubeflowPodAdapter:
         stamps = {**annotations, keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower()}
         desired = patching.assoc(obj, ("metadata", "annotations"), stamps)
         desired = patching.assoc(desired, ("spec", "schedulerName"), ctx.scheduler_name)
-        return base.Translation(desired=desired, podgroup=None)
+        return base.Admission(desired=desired)
+
+    def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
+        """None: the job's PodGroup is made from the job, by the job reconciler."""
+        return None
+
+    def finished(self, obj: dict[str, Any]) -> bool:
+        return False  # not reconciled (``registration.generic_reconciler`` is False)

@@ -18,6 +18,7 @@ class PyTorchJobAdapter(kubeflow.KubeflowAdapter):
         plural="pytorchjobs",
         failure_policy="Fail",
         why="an unstamped PyTorchJob would start piecemeal; denying is safer than a silent no-gang",
+        generic_reconciler=True,
     )
     replica_field = "pytorchReplicaSpecs"
     roles = ("Master", "Worker")

@@ -15,6 +15,7 @@ class TFJobAdapter(kubeflow.KubeflowAdapter):
         plural="tfjobs",
         failure_policy="Fail",
         why="an unstamped TFJob would start piecemeal; denying is safer than a silent no-gang",
+        generic_reconciler=True,
     )
     replica_field = "tfReplicaSpecs"
     roles = ("Chief", "Master", "PS", "Worker", "Evaluator")

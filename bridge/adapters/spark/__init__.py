@@ -3,12 +3,16 @@
 - ``application``: the SparkApplication adapter (spark-operator ``v1beta2``);
 - ``pod``: the spark-submit pod adapter (drivers gated until their group is complete, executors
   grouped); its admission view;
+- ``driver``: the pure decisions of the spark-submit reconciler (``vbridge.controllers.spark``):
+  a gated driver's group from its conf and template, lifting the gate, client-mode executors'
+  groups, the ``vbridge.io/PodGroupReady`` condition of a driver that cannot get its group;
+- ``templates``: which server-side PodGroup template a driver gets;
 - ``sizing``: what a driver and its executors will ask Kubernetes for, by Spark's rules (and
   YuniKorn's resourceusage), not the spark-operator's volcano plugin, which leaves out the
-  default memory overhead (spark-operator#2244);
+  default memory overhead (spark-operator#2244); the one reading of Spark's conf keys for sizes;
 - ``conf``: ``spark.properties`` text and the spark-submit labels of pods.
 
-All pure. The reconciler that completes a driver's group is ``vbridge.controllers.spark``.
+All pure. The reconciler's I/O is ``vbridge.controllers.spark``.
 """
 
-__all__ = ["application", "conf", "pod", "sizing"]
+__all__ = ["application", "conf", "driver", "pod", "sizing", "templates"]

@@ -24,6 +24,8 @@ from bridge.adapters.spark import sizing
 
 __all__ = ["SparkApplicationAdapter", "group_name", "min_resources"]
 
+_DONE = {"COMPLETED", "FAILED"}
+
 
 def group_name(app: str) -> str:
     return f"spark-{app}-pg"
@@ -35,32 +37,6 @@ def _int(value: Any, what: str) -> int | None:
     if not isinstance(value, int) or isinstance(value, bool):
         raise errors.InvalidObjectError(f"{what} must be an integer, got {value!r}")
     return value
-
-
-def _role(spec: Mapping[str, Any], role: Mapping[str, Any], conf: Mapping[str, str], name: str) -> sizing.Role:
-    gpu = role.get("gpu") or {}
-    factor = (
-        role.get("memoryOverheadFactor")
-        or spec.get("memoryOverheadFactor")
-        or conf.get(f"spark.{name}.memoryOverheadFactor")
-        or conf.get("spark.kubernetes.memoryOverheadFactor")
-    )
-    try:
-        factor_value = float(factor) if factor not in (None, "") else None
-    except (TypeError, ValueError):
-        raise errors.InvalidObjectError(f"memoryOverheadFactor must be a number, got {factor!r}") from None
-    off_heap = conf.get("spark.memory.offHeap.size") if conf.get("spark.memory.offHeap.enabled") == "true" else None
-    return sizing.Role(
-        memory=role.get("memory") or conf.get(f"spark.{name}.memory"),
-        overhead=role.get("memoryOverhead") or conf.get(f"spark.{name}.memoryOverhead"),
-        overhead_factor=factor_value,
-        min_overhead=conf.get(f"spark.{name}.minMemoryOverhead"),
-        cores=role.get("cores") or conf.get(f"spark.{name}.cores"),
-        core_request=role.get("coreRequest") or conf.get(f"spark.kubernetes.{name}.request.cores"),
-        pyspark_memory=conf.get("spark.executor.pyspark.memory") if name == "executor" else None,
-        off_heap=off_heap if name == "executor" else None,
-        gpus={gpu["name"]: int(gpu.get("quantity", 0))} if gpu.get("name") else {},
-    )
 
 
 def min_resources(spec: Mapping[str, Any]) -> dict[str, str]:
@@ -82,6 +58,11 @@ def min_resources(spec: Mapping[str, Any]) -> dict[str, str]:
     return sizing.total(sizes)
 
 
+def _role(spec: Mapping[str, Any], role: Mapping[str, Any], conf: Mapping[str, str], name: str) -> sizing.Role:
+    factor = role.get("memoryOverheadFactor") or spec.get("memoryOverheadFactor")
+    return sizing.role(conf, name, {**role, "memoryOverheadFactor": factor})
+
+
 class SparkApplicationAdapter:
     registration = base.Registration(
         name="sparkoperator.k8s.io/sparkapplication",
@@ -91,20 +72,35 @@ class SparkApplicationAdapter:
         plural="sparkapplications",
         failure_policy="Fail",
         why="a SparkApplication that asked for volcano and is let through unstamped would run without its gang",
+        generic_reconciler=True,
     )
 
-    def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
-        meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+    def _ours(self, obj: Mapping[str, Any], ctx: base.Context) -> bool:
+        spec = obj.get("spec") or {}
         scheduler = spec.get("batchScheduler")
         opted_in = ctx.namespace_labels.get(keys.OPT_IN_LABEL) == "enabled"
         if not (scheduler == "volcano" or (scheduler in (None, "") and opted_in)):
-            return None
-        if spec.get("mode") == "in-cluster-client":
-            return None  # no separate driver pod to gang with; the operator makes no PodGroup either
+            return False
+        # in-cluster-client: no separate driver pod to gang with; the operator makes no PodGroup either
+        return spec.get("mode") != "in-cluster-client"
+
+    def _resources(self, obj: Mapping[str, Any]) -> dict[str, str]:
+        spec = obj.get("spec") or {}
+        return dict((spec.get("batchSchedulerOptions") or {}).get("resources") or min_resources(spec))
+
+    def _queue(self, obj: Mapping[str, Any], ctx: base.Context) -> str:
+        meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
         options = spec.get("batchSchedulerOptions") or {}
+        return ctx.queue(field=options.get("queue"), annotations=meta.get("annotations"))
+
+    def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
+        """Stamped, with its queue checked and its sizes validated (the group is the reconciler's)."""
+        if not self._ours(obj, ctx):
+            return None
+        meta = obj.get("metadata") or {}
         name = group_name(meta.get("name") or "")
-        queue = ctx.queue(field=options.get("queue"), annotations=meta.get("annotations"))
-        resources = options.get("resources") or min_resources(spec)
+        self._queue(obj, ctx)
+        self._resources(obj)  # a size Spark would refuse is denied now, not found by the reconciler
         desired = copy.deepcopy(obj)
         dspec = desired.setdefault("spec", {})
         for role in ("driver", "executor"):
@@ -117,12 +113,22 @@ class SparkApplicationAdapter:
         if dspec["executor"].get("schedulerName") == ctx.scheduler_name:
             dspec["executor"].setdefault("labels", {})[keys.GROUPED_LABEL] = "true"
         dspec.setdefault("sparkConf", {}).setdefault("spark.kubernetes.scheduler.name", ctx.scheduler_name)
-        group = podgroups.build(
-            name=name,
+        return base.Admission(desired=desired)
+
+    def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
+        if not self._ours(obj, ctx):
+            return None
+        meta = obj.get("metadata") or {}
+        options = (obj.get("spec") or {}).get("batchSchedulerOptions") or {}
+        return podgroups.build(
+            name=group_name(meta.get("name") or ""),
             namespace=meta.get("namespace") or ctx.namespace,
             min_member=1,
-            queue=queue,
-            min_resources=resources,
+            queue=self._queue(obj, ctx),
+            min_resources=self._resources(obj),
             priority_class=options.get("priorityClassName"),
         )
-        return base.Translation(desired=desired, podgroup=group)
+
+    def finished(self, obj: dict[str, Any]) -> bool:
+        """COMPLETED or FAILED: the operator's final application states."""
+        return ((obj.get("status") or {}).get("applicationState") or {}).get("state") in _DONE

@@ -16,12 +16,11 @@ spark-operator launched it for an application we stamped.
 - Timing: Spark writes the driver's conf ConfigMap only after the driver pod exists, so at the
   driver's admission the executor count and sizes are unknown. Every driver of ours is admitted
   with the scheduling gate ``vbridge.io/podgroup``; the reconciler builds (or, when Spark or the
-  operator made it, completes) the PodGroup from the conf (``ctx.conf``) and the chosen template
-  (``ctx.template``), then lifts the gate. A driver is never scheduled against a half-built group.
+  operator made it, completes) the PodGroup from the conf and the chosen template
+  (``bridge.adapters.spark.driver``), then lifts the gate. A driver is never scheduled against a
+  half-built group.
 
-With ``ctx.conf`` known, ``translate`` also returns the PodGroup: the template's fields as the
-user set them, with what it left out filled in (minMember 1, minResources = this driver's
-requests + N executors by Spark's rules, queue by precedence).
+``podgroup`` is therefore ``None`` here: a driver's group is not a function of the pod alone.
 """
 
 from __future__ import annotations
@@ -29,12 +28,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import keys, patching, podgroups, podresources, quantity
+from bridge import keys, patching
 from bridge.adapters import base, podview
+from bridge.adapters.spark import application
 from bridge.adapters.spark import conf as sparkconf
-from bridge.adapters.spark import sizing
 
-__all__ = ["SparkPodAdapter", "executor_sizes", "group_name"]
+__all__ = ["SparkPodAdapter", "group_name"]
 
 
 def group_name(app_id: str) -> str:
@@ -50,7 +49,7 @@ def _is_ours(pod: Mapping[str, Any], ctx: base.Context) -> bool:
     return (
         labels.get(keys.SPARK_OPERATOR_LAUNCHED) == "true"
         and bool(app)
-        and (annotations.get(keys.GROUP_NAME) == f"spark-{app}-pg")
+        and annotations.get(keys.GROUP_NAME) == application.group_name(str(app))
     )
 
 
@@ -62,34 +61,6 @@ def _executor_stamps(name: str, scheduler_name: str) -> dict[str, str]:
         "spark.kubernetes.executor.scheduler.name": scheduler_name,
         f"spark.kubernetes.executor.label.{keys.GROUPED_LABEL}": "true",
     }
-
-
-def executor_sizes(conf: Mapping[str, str]) -> list[sizing.PodSize]:
-    """N executors as Spark will size them from spark.properties."""
-
-    def num(key: str) -> int | None:
-        raw = conf.get(key)
-        return int(raw) if raw not in (None, "") else None
-
-    count = sizing.executor_count(
-        instances=num("spark.executor.instances"),
-        dynamic=conf.get("spark.dynamicAllocation.enabled") == "true",
-        initial=num("spark.dynamicAllocation.initialExecutors"),
-        minimum=num("spark.dynamicAllocation.minExecutors"),
-    )
-    factor = conf.get("spark.executor.memoryOverheadFactor") or conf.get("spark.kubernetes.memoryOverheadFactor")
-    role = sizing.Role(
-        memory=conf.get("spark.executor.memory"),
-        overhead=conf.get("spark.executor.memoryOverhead"),
-        overhead_factor=float(factor) if factor else None,
-        min_overhead=conf.get("spark.executor.minMemoryOverhead"),
-        cores=conf.get("spark.executor.cores"),
-        core_request=conf.get("spark.kubernetes.executor.request.cores"),
-        pyspark_memory=conf.get("spark.executor.pyspark.memory"),
-        off_heap=conf.get("spark.memory.offHeap.size") if conf.get("spark.memory.offHeap.enabled") == "true" else None,
-    )
-    non_jvm = conf.get("spark.kubernetes.resource.type", "java").lower() in ("python", "r")
-    return [sizing.pod_size(role, non_jvm=non_jvm, what="executor").times(count)] if count else []
 
 
 class SparkPodAdapter:
@@ -109,7 +80,7 @@ class SparkPodAdapter:
         view=podview.Pod,
     )
 
-    def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
+    def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
         role = sparkconf.role(obj)
         if role is None or not _is_ours(obj, ctx):
             return None
@@ -127,40 +98,13 @@ class SparkPodAdapter:
             if containers is not None:
                 desired = patching.assoc(desired, ("spec", "containers"), containers)
             gates = list(desired["spec"].get("schedulingGates") or [])
-            if ctx.conf is None and not any(g.get("name") == keys.SPARK_GATE for g in gates):
+            if not any(g.get("name") == keys.SPARK_GATE for g in gates):
                 desired = patching.assoc(desired, ("spec", "schedulingGates"), [*gates, {"name": keys.SPARK_GATE}])
-        group = None
-        if role == "driver" and ctx.conf is not None and name == group_name(sparkconf.app_id(obj)):
-            group = self._group(obj, name, ctx)
-        return base.Translation(desired=desired, podgroup=group)
+        return base.Admission(desired=desired)
 
-    def _group(self, pod: Mapping[str, Any], name: str, ctx: base.Context) -> dict[str, Any]:
-        meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
-        template = dict(ctx.template or {})
-        tspec = dict(template.get("spec") or {})
-        conf = ctx.conf or {}
-        driver = podresources.pod_requests(spec, what="driver")
-        executors = [
-            {
-                "cpu": quantity.parse(f"{s.cpu_milli}m"),
-                "memory": quantity.parse(f"{s.memory_mib}Mi"),
-                **{k: quantity.parse(v) for k, v in s.extended},
-            }
-            for s in executor_sizes(conf)
-        ]
-        queue = ctx.queue(field=tspec.get("queue"), annotations=meta.get("annotations"))
-        group = podgroups.build(
-            name=name,
-            namespace=meta.get("namespace") or ctx.namespace,
-            min_member=tspec.get("minMember", 1),
-            queue=queue,
-            min_resources=tspec.get("minResources") or podresources.total([driver, *executors]),
-            min_task_member=tspec.get("minTaskMember"),
-            priority_class=tspec.get("priorityClassName") or spec.get("priorityClassName"),
-            labels=(template.get("metadata") or {}).get("labels"),
-        )
-        extra = {k: v for k, v in tspec.items() if k not in group["spec"]}
-        group["spec"].update(extra)  # networkTopology, subGroupPolicy, …: passed through as Spark does
-        if (template.get("metadata") or {}).get("annotations"):
-            group["metadata"]["annotations"] = dict(template["metadata"]["annotations"])
-        return group
+    def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
+        """None: a driver's group needs its conf (``driver.podgroup``); an executor joins its driver's."""
+        return None
+
+    def finished(self, obj: dict[str, Any]) -> bool:
+        return False  # not reconciled as a job (``registration.generic_reconciler`` is False)

@@ -4,6 +4,10 @@ Memory strings are JVM sizes (``512m`` = 512 MiB, ``1g`` = 1 GiB; no unit means 
 settings). Overhead = the explicit ``memoryOverhead``, else max(factor × memory, minimum) with
 factor ``memoryOverheadFactor`` or 0.1 for JVM and 0.4 for Python/R jobs, and minimum 384 MiB.
 Executors add ``spark.executor.pyspark.memory`` and, when enabled, off-heap memory.
+
+``role`` reads one role from Spark's conf keys, with a SparkApplication's own fields first; it is
+the one reading of the conf for both paths (SparkApplications and spark-submit drivers).
+Malformed values raise ``errors.InvalidObjectError`` naming the key.
 """
 
 from __future__ import annotations
@@ -11,10 +15,22 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from bridge import errors, quantity
 
-__all__ = ["PodSize", "Role", "executor_count", "jvm_mib", "pod_size", "total"]
+__all__ = [
+    "PodSize",
+    "Role",
+    "conf_int",
+    "executor_count",
+    "executors_from_conf",
+    "jvm_mib",
+    "pod_size",
+    "role",
+    "total",
+]
 
 MIB = 2**20
 MIN_OVERHEAD_MIB = 384
@@ -49,6 +65,64 @@ class Role:
     pyspark_memory: str | None = None  # executors only
     off_heap: str | None = None  # spark.memory.offHeap.size when offHeap is enabled
     gpus: dict[str, int] = dataclasses.field(default_factory=dict)
+
+
+def _number(value: Any, what: str) -> float | None:
+    if value in (None, ""):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise errors.InvalidObjectError(f"{what} must be a number, got {value!r}") from None
+
+
+def role(conf: Mapping[str, str], name: str, given: Mapping[str, Any] | None = None) -> Role:
+    """Role ``name`` (``driver`` or ``executor``) as Spark sizes it.
+
+    ``given`` holds a SparkApplication's fields for the role (``memory``, ``memoryOverhead``,
+    ``memoryOverheadFactor``, ``cores``, ``coreRequest``, ``gpu``); they outrank the conf.
+    """
+    given = given or {}
+    executor = name == "executor"
+    factor = (
+        given.get("memoryOverheadFactor")
+        or conf.get(f"spark.{name}.memoryOverheadFactor")
+        or conf.get("spark.kubernetes.memoryOverheadFactor")
+    )
+    off_heap = conf.get("spark.memory.offHeap.size") if conf.get("spark.memory.offHeap.enabled") == "true" else None
+    gpu = given.get("gpu") or {}
+    gpus = {}
+    if gpu.get("name"):
+        try:
+            gpus = {str(gpu["name"]): int(gpu.get("quantity", 0))}
+        except (TypeError, ValueError):
+            got = gpu.get("quantity")
+            raise errors.InvalidObjectError(f"{name} gpu.quantity must be an integer, got {got!r}") from None
+    return Role(
+        memory=given.get("memory") or conf.get(f"spark.{name}.memory"),
+        overhead=given.get("memoryOverhead") or conf.get(f"spark.{name}.memoryOverhead"),
+        overhead_factor=_number(factor, "memoryOverheadFactor"),
+        min_overhead=conf.get(f"spark.{name}.minMemoryOverhead"),
+        cores=given.get("cores") or conf.get(f"spark.{name}.cores"),
+        core_request=given.get("coreRequest") or conf.get(f"spark.kubernetes.{name}.request.cores"),
+        pyspark_memory=conf.get("spark.executor.pyspark.memory") if executor else None,
+        off_heap=off_heap if executor else None,
+        gpus=gpus,
+    )
+
+
+def conf_int(conf: Mapping[str, str], key: str) -> int | None:
+    """A non-negative integer setting of Spark's conf; None when unset."""
+    raw = conf.get(key)
+    if raw in (None, ""):
+        return None
+    try:
+        value = int(str(raw))
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise errors.InvalidObjectError(f"{key} must be a non-negative integer, got {raw!r}")
+    return value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,3 +179,15 @@ def total(sizes: list[PodSize]) -> dict[str, str]:
             extended[name] = extended.get(name, 0) + amount
     out.update({name: str(amount) for name, amount in sorted(extended.items()) if amount})
     return out
+
+
+def executors_from_conf(conf: Mapping[str, str]) -> list[PodSize]:
+    """N executors as Spark will size them from a driver's spark.properties (none when N is 0)."""
+    count = executor_count(
+        instances=conf_int(conf, "spark.executor.instances"),
+        dynamic=conf.get("spark.dynamicAllocation.enabled") == "true",
+        initial=conf_int(conf, "spark.dynamicAllocation.initialExecutors"),
+        minimum=conf_int(conf, "spark.dynamicAllocation.minExecutors"),
+    )
+    non_jvm = conf.get("spark.kubernetes.resource.type", "java").lower() in ("python", "r")
+    return [pod_size(role(conf, "executor"), non_jvm=non_jvm, what="executor").times(count)] if count else []

@@ -2,8 +2,9 @@
 
 Defaults and validation live in ``bridge.adapters.vcjob.spec``; here the queue is resolved (the field,
 then the job's or the namespace's ``scheduling.volcano.sh/queue-name``, then ``default``) and
-checked against the cluster's queues. The PodGroup is ``<job>-<uid>`` and the uid does not
-exist at admission, so it is made by ``vbridge.controllers.vcjobs``, not returned here.
+checked against the cluster's queues. The PodGroup is ``<job>-<uid>``: ``podgroup`` returns it
+once the job has a uid (never at admission). Volcano Jobs have their own controller
+(``vbridge.controllers.vcjobs``: the group, the pods, the lifecycle), not the generic reconciler.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 from bridge import errors
 from bridge.adapters import base
-from bridge.adapters.vcjob import spec
+from bridge.adapters.vcjob import lifecycle, podgroup, spec
 
 __all__ = ["VolcanoJobAdapter"]
 
@@ -28,7 +29,7 @@ class VolcanoJobAdapter:
         why="an unchecked Job could sit in a closed or missing queue forever; Volcano denies it too",
     )
 
-    def translate(self, obj: dict[str, Any], ctx: base.Context) -> base.Translation | None:
+    def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
         meta = obj.get("metadata")
         if not isinstance(meta, dict):
             raise errors.InvalidObjectError("Job has no metadata")
@@ -40,4 +41,14 @@ class VolcanoJobAdapter:
         desired["spec"]["queue"] = ctx.queue(
             field=None if field == "default" else field, annotations=meta.get("annotations")
         )
-        return base.Translation(desired=desired, podgroup=None, warnings=tuple(warnings))
+        return base.Admission(desired=desired, warnings=tuple(warnings))
+
+    def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
+        """``<job>-<uid>`` as the controller makes it; None before the job exists (no uid)."""
+        if not (obj.get("metadata") or {}).get("uid"):
+            return None
+        return podgroup.build(spec.defaulted(obj, scheduler_name=ctx.scheduler_name), ctx.priorities)
+
+    def finished(self, obj: dict[str, Any]) -> bool:
+        phase = ((obj.get("status") or {}).get("state") or {}).get("phase")
+        return phase in lifecycle.FINISHED

@@ -20,7 +20,6 @@ __all__ = [
     "configmap",
     "env_key",
     "pod",
-    "pod_index",
     "pod_task",
     "pod_version",
     "podgroup",
@@ -76,11 +75,6 @@ def _annotation(obj: Mapping[str, Any], key: str) -> str:
 
 def pod_task(pod_obj: Mapping[str, Any]) -> str:
     return _annotation(pod_obj, TASK_SPEC)
-
-
-def pod_index(pod_obj: Mapping[str, Any]) -> int:
-    raw = _annotation(pod_obj, TASK_INDEX)
-    return int(raw) if raw.isdigit() else -1
 
 
 def pod_version(pod_obj: Mapping[str, Any]) -> int:

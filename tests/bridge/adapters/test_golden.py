@@ -2,13 +2,18 @@
 
 Each file in ``golden/`` holds ``input``, optional ``context`` and ``expected``: either
 ``{podgroup, patch}``, ``{error: <substring>}`` or ``null`` (not ours: admitted unchanged).
+``patch`` turns the input into the object as admitted (``adapter.admit``); ``podgroup`` is
+``adapter.podgroup`` of the admitted object, what its reconciler makes.
+
+A case whose context names a spark-submit driver's ``conf`` (and ``template``) follows the
+driver through its reconciler too: ``podgroup`` is ``spark.driver.podgroup`` from that conf,
+and ``patch`` is the driver as it ends up once its group is complete (admitted, gate lifted).
 Regenerate after an intended change with ``VBRIDGE_UPDATE_GOLDEN=1 pytest tests/bridge/adapters``
 and review the diff: the files are the specification.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import pathlib
 from typing import Any
@@ -18,6 +23,7 @@ import yaml
 
 from bridge import errors, patching, queues
 from bridge.adapters import base, registry
+from bridge.adapters.spark import driver
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 CASES = sorted(GOLDEN.glob("*.yaml"))
@@ -36,26 +42,45 @@ def _context(raw: dict[str, Any] | None) -> base.Context:
         },
         priorities=raw.get("priorities", {}),
         scheduler_name=raw.get("schedulerName", "volcano"),
-        conf=raw.get("conf"),
-        template=raw.get("template"),
     )
 
 
-def run(case: dict[str, Any]) -> Any:
-    obj, ctx = case["input"], _context(case.get("context"))
+def _adapter(case: dict[str, Any]) -> base.Adapter:
+    obj = case["input"]
     adapters = registry.for_object(obj)
     if case.get("adapter"):
         adapters = [a for a in adapters if a.registration.name == case["adapter"]]
     assert len(adapters) == 1, f"expected one adapter for {obj.get('apiVersion')} {obj.get('kind')}, got {adapters}"
+    return adapters[0]
+
+
+def _admission(adapter: base.Adapter, obj: dict[str, Any], ctx: base.Context) -> Any:
+    """What admission alone answers: an error, None (not ours) or the patch and warnings."""
     try:
-        result = adapters[0].translate(obj, ctx)
+        admitted = adapter.admit(obj, ctx)
+    except errors.InvalidObjectError as exc:
+        return ("error", str(exc))
+    return None if admitted is None else ("patch", patching.diff(obj, admitted.desired), admitted.warnings)
+
+
+def run(case: dict[str, Any]) -> Any:
+    obj, raw_ctx = case["input"], case.get("context") or {}
+    adapter, ctx = _adapter(case), _context(raw_ctx)
+    try:
+        admitted = adapter.admit(obj, ctx)
+        if admitted is None:
+            return None
+        final = admitted.desired
+        if "conf" in raw_ctx:  # a spark-submit driver, completed by its reconciler
+            group = driver.podgroup(final, ctx, conf=raw_ctx["conf"], template=raw_ctx.get("template"))
+            final = driver.without_gate(final)
+        else:
+            group = adapter.podgroup(final, ctx)
     except errors.InvalidObjectError as exc:
         return {"error": str(exc)}
-    if result is None:
-        return None
-    again = adapters[0].translate(result.desired, ctx)
-    assert again is None or patching.diff(result.desired, again.desired) == [], "second pass must not patch"
-    return {"podgroup": result.podgroup, "patch": patching.diff(obj, result.desired)}
+    again = adapter.admit(admitted.desired, ctx)
+    assert again is None or patching.diff(admitted.desired, again.desired) == [], "second pass must not patch"
+    return {"podgroup": group, "patch": patching.diff(obj, final)}
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
@@ -85,22 +110,22 @@ def test_every_adapter_has_golden_cases() -> None:
 
 
 @pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
-def test_admission_gets_the_same_object_without_building_the_group(path: pathlib.Path) -> None:
-    """At admission (``want_podgroup=False``) an adapter may skip the group, never change the object."""
+def test_admission_alone_gives_the_full_translations_verdict_and_object(path: pathlib.Path) -> None:
+    """Admission builds no group, yet denies, ignores and patches exactly as the full translation.
+
+    The spark-submit driver completed by its reconciler is the one case whose end state differs
+    from its admission: it is admitted gated.
+    """
     case = yaml.safe_load(path.read_text())
-    ctx = _context(case.get("context"))
-    admission_ctx = dataclasses.replace(ctx, want_podgroup=False)
-    [adapter] = [
-        a
-        for a in registry.for_object(case["input"])
-        if not case.get("adapter") or a.registration.name == case["adapter"]
-    ]
-
-    def outcome(c: base.Context) -> Any:
-        try:
-            result = adapter.translate(case["input"], c)
-        except errors.InvalidObjectError as exc:
-            return ("error", str(exc))
-        return None if result is None else ("patch", patching.diff(case["input"], result.desired), result.warnings)
-
-    assert outcome(admission_ctx) == outcome(ctx)
+    adapter, ctx = _adapter(case), _context(case.get("context"))
+    full, alone = run(case), _admission(adapter, case["input"], ctx)
+    if full is None or "error" in full:
+        assert alone == (None if full is None else ("error", full["error"]))
+        return
+    verdict, patch, _ = alone
+    assert verdict == "patch"
+    if "conf" in (case.get("context") or {}):
+        gated = patching.diff(case["input"], driver.without_gate(adapter.admit(case["input"], ctx).desired))
+        assert gated == full["patch"] and patch[-1]["path"] == "/spec/schedulingGates"
+    else:
+        assert patch == full["patch"]

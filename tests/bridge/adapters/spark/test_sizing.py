@@ -1,0 +1,51 @@
+"""One reading of Spark's conf for sizes: malformed settings are InvalidObjectErrors naming the key."""
+
+from __future__ import annotations
+
+import pytest
+
+from bridge import errors
+from bridge.adapters.spark import application, sizing
+from tests.builders import spark
+
+
+@pytest.mark.parametrize("raw", ["abc", "-3", "2.5", " "])
+def test_a_malformed_executor_count_in_the_conf_is_an_invalid_object(raw: str) -> None:
+    with pytest.raises(errors.InvalidObjectError) as caught:
+        sizing.executors_from_conf({"spark.executor.instances": raw})
+    assert str(caught.value) == f"spark.executor.instances must be a non-negative integer, got {raw!r}"
+
+
+def test_dynamic_allocation_settings_are_checked_too() -> None:
+    with pytest.raises(errors.InvalidObjectError, match=r"spark\.dynamicAllocation\.minExecutors"):
+        sizing.executors_from_conf(
+            {"spark.dynamicAllocation.enabled": "true", "spark.dynamicAllocation.minExecutors": "x"}
+        )
+
+
+def test_a_malformed_overhead_factor_is_an_invalid_object() -> None:
+    with pytest.raises(errors.InvalidObjectError, match="memoryOverheadFactor must be a number, got 'lots'"):
+        sizing.executors_from_conf({"spark.executor.instances": "1", "spark.kubernetes.memoryOverheadFactor": "lots"})
+
+
+def test_executors_from_conf_by_spark_rules() -> None:
+    conf = {"spark.executor.instances": "3", "spark.executor.memory": "2g", "spark.executor.cores": "2"}
+    # 2 GiB + max(10%, 384 MiB) overhead, per executor
+    assert sizing.executors_from_conf(conf) == [sizing.PodSize(6000, 3 * (2048 + 384))]
+    assert sizing.executors_from_conf({"spark.executor.instances": "0"}) == []
+    python = sizing.executors_from_conf({**conf, "spark.kubernetes.resource.type": "python"})
+    assert python == [sizing.PodSize(6000, 3 * (2048 + 819))]
+
+
+def test_an_application_and_the_conf_it_would_write_are_sized_alike() -> None:
+    """The SparkApplication path reads its own fields first, then the same conf keys as a driver's conf."""
+    app = spark.app(executor={"instances": 3, "memory": "2g", "cores": 2}, mode="client")["spec"]
+    conf = {"spark.executor.instances": "3", "spark.executor.memory": "2g", "spark.executor.cores": "2"}
+    assert application.min_resources(app) == sizing.total(sizing.executors_from_conf(conf))
+
+
+def test_role_fields_outrank_the_conf() -> None:
+    role = sizing.role({"spark.driver.memory": "1g", "spark.driver.cores": "4"}, "driver", {"memory": "3g"})
+    assert (role.memory, role.cores, role.pyspark_memory) == ("3g", "4", None)
+    with pytest.raises(errors.InvalidObjectError, match=r"gpu\.quantity must be an integer"):
+        sizing.role({}, "executor", {"gpu": {"name": "nvidia.com/gpu", "quantity": "many"}})

@@ -1,0 +1,40 @@
+"""Which reconcilers run, built from the adapter registry: nothing here names a kind but the two
+kind families with controllers of their own.
+
+- one ``jobs.JobReconciler`` per adapter registered with ``generic_reconciler``;
+- ``spark.SparkReconciler``: spark-submit drivers and client-mode executors;
+- ``vcjobs.VcJobController``: Volcano Jobs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from bridge.adapters import base, registry
+from bridge.k8s import client
+from vbridge.controllers import jobs, spark, vcjobs
+
+__all__ = ["Reconciler", "reconcilers"]
+
+
+class Reconciler(Protocol):
+    async def run(self) -> None: ...
+
+
+def reconcilers(
+    api: client.Client,
+    facts: Any,
+    *,
+    scheduler_name: str,
+    templates_by_name: dict[str, dict[str, Any]],
+    adapters: Sequence[base.Adapter] = registry.ADAPTERS,
+) -> list[Reconciler]:
+    out: list[Reconciler] = [
+        jobs.JobReconciler(api, a, facts, scheduler_name=scheduler_name)
+        for a in adapters
+        if a.registration.generic_reconciler
+    ]
+    out.append(spark.SparkReconciler(api, facts, scheduler_name=scheduler_name, templates_by_name=templates_by_name))
+    out.append(vcjobs.VcJobController(api, scheduler_name=scheduler_name))
+    return out
