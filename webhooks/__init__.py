@@ -1,15 +1,15 @@
 """Admission webhooks: thin and typed around the pure adapters in ``bridge.adapters``.
 
 - ``reviews``: AdmissionReview v1 in and out (parsing with clear errors, responses). Pure.
-- ``admission``: one request → one answer: pick the adapter, build its Context from cached
-  cluster facts, admit (``adapter.admit``), diff into a JSON Patch. Every error maps to an answer in one place
+- ``admission``: one request → one answer: pick the adapter, build its Context from the cluster
+  facts (``bridge.facts``, read through the ``admission.FactsView`` Protocol), admit
+  (``adapter.admit``), diff into a JSON Patch. Every error maps to an answer in one place
   (:func:`admission.answer_error`): bad input is a denial with a message, never a crash or a 500.
 - ``configuration``: the MutatingWebhookConfiguration, generated from the adapter registry. Pure.
-- ``facts``: namespaces, queues and priority classes, kept current by watches (I/O).
 - ``server``: the HTTPS server (uvicorn, raw ASGI): body cap, read timeout, health endpoints.
 
 The webhooks have no side effects (``sideEffects: None``): PodGroups are made by the
-reconciler in ``vbridge.controllers``, so a dry run or a request rejected later creates nothing.
+reconcilers in ``vbridge.controllers``, so a dry run or a request rejected later creates nothing.
 """
 
-__all__ = ["admission", "configuration", "facts", "reviews", "server"]
+__all__ = ["admission", "configuration", "reviews", "server"]

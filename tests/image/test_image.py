@@ -19,7 +19,9 @@ import yaml
 from tests.support import podman
 from vbridge.localcluster import certs, cluster
 
-pytestmark = [pytest.mark.integration, pytest.mark.image]
+# A first build downloads the base's packages and the wheels (minutes); each vfs container start
+# copies the image.
+pytestmark = [pytest.mark.integration, pytest.mark.image, pytest.mark.timeout(1800)]
 
 
 @pytest.fixture(scope="module")
@@ -110,12 +112,12 @@ def served(image: str, control_plane: cluster.LocalCluster, tmp_path: pathlib.Pa
     )
     for path in (mounts / "tls", pair.cert, pair.key):
         path.chmod(0o755 if path.is_dir() else 0o644)
-    kubeconfig = _inline_kubeconfig(control_plane, mounts)
+    kubeconfig = _inline_kubeconfig(control_plane, mounts).name
     port = cluster.free_port()
     argv = podman.run_argv(
         image,
         "serve",
-        "--kubeconfig=/etc/vbridge/kubeconfig",
+        f"--kubeconfig=/etc/vbridge/{kubeconfig}",
         f"--tls-cert=/etc/vbridge/tls/{pair.cert.name}",
         f"--tls-key=/etc/vbridge/tls/{pair.key.name}",
         "--host=127.0.0.1",
