@@ -15,8 +15,7 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.integration import test_spark_submit as common
-from tests.integration.test_controlplane import PG, eventually
+from tests.support import apiserver, operator_env
 from vbridge import embedded
 from vbridge.localcluster import binaries
 
@@ -155,8 +154,8 @@ def test_up_with_operators_runs_the_seed_spark_tf_and_mpi_jobs_to_completion(
     tmp_path: pathlib.Path, bins: binaries.Binaries
 ) -> None:
     for name in embedded.WITH_OPERATORS:
-        common.operator_binary(name)  # skipped when not built, failed under CI=true
-    common.spark_home()  # the spark-operator runs pyspark's spark-submit
+        operator_env.operator_binary(name)  # skipped when not built, failed under CI=true
+    operator_env.spark_home()  # the spark-operator runs pyspark's spark-submit
     workdir = tmp_path / "up"
     out = tmp_path / "up.out"
     argv = [sys.executable, "-m", "vbridge.cli", "up", "--with-operators", "--run-seconds", "2"]
@@ -216,7 +215,7 @@ def _check_seed_jobs(kubeconfig: str, out: pathlib.Path, workdir: pathlib.Path) 
             reasons = {str(e.reason) for e in events}
             assert "PodGroupCreated" in reasons, f"{name}: no PodGroupCreated event ({sorted(reasons)})"
             try:
-                pg: dict[str, Any] = custom.get_namespaced_custom_object(*PG, "seed", "podgroups", pg_name)
+                pg: dict[str, Any] = custom.get_namespaced_custom_object(*apiserver.PG, "seed", "podgroups", pg_name)
             except k8s.ApiException as exc:
                 if exc.status != 404 or "PodGroupDeleted" not in reasons:
                     return False
@@ -227,12 +226,12 @@ def _check_seed_jobs(kubeconfig: str, out: pathlib.Path, workdir: pathlib.Path) 
 
     try:
         try:
-            eventually(finished, timeout=180, what="the seed SparkApplication, TFJob and MPIJob to finish")
-            eventually(groups_released, timeout=30, what="their PodGroups to be completed or collected")
+            apiserver.eventually(finished, timeout=180, what="the seed SparkApplication, TFJob and MPIJob to finish")
+            apiserver.eventually(groups_released, timeout=30, what="their PodGroups to be completed or collected")
         except AssertionError as exc:
             raise AssertionError(f"{exc}\n{logs()}") from None
         jobs = tuple(name for (_, _, _, name) in SEED_JOBS)
-        ours = [p for p in common.pods(api, "seed", "") if p["metadata"]["name"].startswith(jobs)]
+        ours = [p for p in apiserver.pods(api, "seed", "") if p["metadata"]["name"].startswith(jobs)]
         # driver; TFJob master, worker, 2 ps; MPIJob launcher and the workers its cleanPodPolicy kept
         assert len(ours) >= 6, [p["metadata"]["name"] for p in ours]
         for pod in ours:
