@@ -9,7 +9,6 @@ Each job gets exactly one PodGroup (ours), and every pod the operator creates ca
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -204,38 +203,48 @@ def test_two_tfjobs_that_cannot_both_fit_run_one_after_the_other_each_whole(env:
     for job in jobs:
         create(api, ns, tf_pair_job(job))
 
-    first_bound: dict[str, float] = {}  # when a job's first pod was seen bound
-    whole: dict[str, float] = {}  # when all its pods were
-    order: list[str] = []
+    assert gang.sched is not None
+    order: list[str] = []  # the jobs, as their first pod was seen bound
+    whole: set[str] = set()  # the jobs all of whose pods were seen bound
     waiting: list[dict[str, Any]] = []  # the other job's PodGroup status while one job ran
-    deadline = time.monotonic() + 240
-    while not all(condition(api, ns, "tfjobs", j) == "Succeeded" for j in jobs):
-        assert time.monotonic() < deadline, f"both TFJobs to succeed\n{apiserver.podgroups(api, ns)}\n{op.tail()}"
-        now = time.monotonic()
+
+    def observe() -> bool:
+        """One look after each scheduler cycle; whether both jobs succeeded."""
+        assert gang.sched is not None
+        gang.sched.cycles.ended()
+        if all(condition(api, ns, "tfjobs", j) == "Succeeded" for j in jobs):
+            return True
         by_job = {j: apiserver.pods(api, ns, f"training.kubeflow.org/job-name={j}") for j in jobs}
         held = {j: [p["metadata"]["name"] for p in found if holding(p)] for j, found in by_job.items()}
         assert not all(held.values()), f"both jobs hold nodes at once: {held}"
         for job, found in by_job.items():
             bound = [p for p in found if p["spec"].get("nodeName")]
-            if bound and job not in first_bound:
-                first_bound[job] = now
+            if bound and job not in order:
                 order.append(job)
             if len(bound) == TF_PAIR_WORKERS and job not in whole:
-                whole[job] = now
+                whole.add(job)
                 # While the job runs (its PodGroup still there): bound as one gang, in one cycle.
                 gangs.eventually_bound(api, ns, f"training.kubeflow.org/job-name={job}", TF_PAIR_WORKERS)
         running = [j for j in jobs if held[j] and j in whole]
         if running:
             [other] = [j for j in jobs if j != running[0]]
             groups = {g["metadata"]["name"]: g for g in apiserver.podgroups(api, ns)}
-            if other not in first_bound and other in groups:
+            if other not in order and other in groups:
                 waiting.append(groups[other].get("status") or {})
-        time.sleep(0.2)
+        return False
+
+    try:
+        apiserver.eventually(observe, 240, "both TFJobs to succeed")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{apiserver.podgroups(api, ns)}\n{op.tail()}") from None
 
     assert len(order) == 2, order
+    binds = gang.log.binds()
     for job in jobs:
-        # Whole gangs: all of a job's pods were bound together, not one now and the rest later.
-        assert whole[job] - first_bound[job] < 3.0, (job, first_bound, whole)
+        # Whole gangs: all of a job's pods were bound in one cycle, not one now and the rest later.
+        found = apiserver.pods(api, ns, f"training.kubeflow.org/job-name={job}")
+        cycles = {binds[f"{ns}/{p['metadata']['name']}"].cycle for p in found}
+        assert job in whole and len(cycles) == 1, (job, cycles)
         # TFJob succeeds once worker 0 has (its default success policy): the others may finish later.
         apiserver.eventually(
             lambda job=job: (

@@ -18,7 +18,6 @@ import pathlib
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -81,23 +80,16 @@ class Driver:
             return False
         return os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
 
-    def _exits_within(self, seconds: float) -> bool:
-        deadline = time.monotonic() + seconds
-        while self.alive():
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.1)
-        return True
-
     def stop(self, grace: float = 60.0) -> int:
         """SIGTERM the JVM (its shutdown hook stops the SparkContext), then SIGKILL the group; reap. Idempotent."""
         if self.returncode is None:
-            if not self._exits_within(0):
+            if self.alive():
                 # The JVM only: its shutdown hook then stops the SparkContext. Signalling pyspark's
                 # Python process too races a second stop, and the JVM may exit before Spark has
                 # deleted its executors.
                 os.kill(self.proc.pid, signal.SIGTERM)
-                self._exits_within(grace)
+                with contextlib.suppress(AssertionError):  # not within the grace: the group gets SIGKILL
+                    apiserver.eventually(lambda: not self.alive(), grace, "the driver to exit")
             with contextlib.suppress(ProcessLookupError):  # the leader is at least a zombie: the group is ours
                 os.killpg(self.proc.pid, signal.SIGKILL)
             self.returncode = self.proc.wait()

@@ -99,10 +99,11 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
             ).stdout.split()
             return set(listed)
 
-        deadline = time.monotonic() + 30  # the reconcilers make the groups just after the jobs exist
-        while not {"spark-spark-pi-pg", "example-job", "tensorflow-mnist"} <= groups() and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert {"spark-spark-pi-pg", "example-job", "tensorflow-mnist"} <= groups()
+        apiserver.eventually(  # the reconcilers make the groups just after the jobs exist
+            lambda: {"spark-spark-pi-pg", "example-job", "tensorflow-mnist"} <= groups(),
+            timeout=30,
+            what="the seed jobs' PodGroups",
+        )
         assert _procs_mentioning(str(workdir))  # etcd, apiserver, controller manager are up
         # The two seed Volcano Jobs run to completion on the simulated nodes, and `up` says so.
         finished: set[str] = set()
@@ -125,14 +126,19 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
 
 def _wait_for_output(out: pathlib.Path, proc: subprocess.Popen[bytes], text: str, timeout: float) -> str:
     """The output so far, once the regular expression ``text`` matches it; fails if ``vbridge up`` exits first."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def matched() -> str | None:
         seen = out.read_text()
         if re.search(text, seen):
             return seen
-        assert proc.poll() is None, f"vbridge up exited ({proc.returncode}) early:\n{seen[-5000:]}"
-        time.sleep(0.2)
-    raise AssertionError(f"no {text!r} from vbridge up in {timeout:.0f} s:\n{out.read_text()[-5000:]}")
+        if proc.poll() is not None:
+            pytest.fail(f"vbridge up exited ({proc.returncode}) early:\n{seen[-5000:]}")
+        return None
+
+    try:
+        return apiserver.eventually(matched, timeout, f"{text!r} from vbridge up")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}:\n{out.read_text()[-5000:]}") from None
 
 
 def _succeeded(obj: dict[str, Any]) -> bool:

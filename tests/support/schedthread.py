@@ -36,6 +36,14 @@ class Cycles:
         with self._changed:
             return list(self._reports)
 
+    def ended(self, timeout: float = 30.0) -> loop.CycleReport:
+        """The report of the next cycle to end after this call (waiting for it)."""
+        with self._changed:
+            start = len(self._reports)
+            if not self._changed.wait_for(lambda: len(self._reports) > start, timeout):
+                raise AssertionError(f"timed out after {timeout:.0f} s waiting for a scheduler cycle")
+            return self._reports[start]
+
     def next(self, count: int, timeout: float = 30.0) -> list[loop.CycleReport]:
         """The reports of ``count`` cycles that all began after this call (waiting for them).
 
