@@ -67,6 +67,23 @@ def test_queue_and_podgroup_round_trip_and_print_volcano_columns(
     assert "research" in apiserver.kubectl(bins, control_plane, "get", "q")
 
 
+def test_apiserver_fills_in_volcanos_defaults_from_our_crds(api_client: k8s.ApiClient) -> None:
+    """A PodGroup without a queue goes to ``default``; a Queue without a weight or strategy gets Volcano's."""
+    crd = k8s.CustomObjectsApi(api_client)
+    api_version = "/".join(apiserver.PG)
+    made = crd.create_namespaced_custom_object(
+        *apiserver.PG,
+        "default",
+        "podgroups",
+        {"apiVersion": api_version, "kind": "PodGroup", "metadata": {"name": "no-queue"}, "spec": {"minMember": 1}},
+    )
+    assert made["spec"]["queue"] == "default"
+    bare = crd.create_cluster_custom_object(
+        *apiserver.PG, "queues", {"apiVersion": api_version, "kind": "Queue", "metadata": {"name": "bare"}, "spec": {}}
+    )
+    assert (bare["spec"]["weight"], bare["spec"]["dequeueStrategy"]) == (1, "traverse")
+
+
 def test_schema_rejects_what_volcano_rejects(api_client: k8s.ApiClient) -> None:
     crd = k8s.CustomObjectsApi(api_client)
     with pytest.raises(k8s.ApiException) as bad_weight:
