@@ -1,26 +1,6 @@
 """Scheduler comparison: pods bound per second by ours, kube-scheduler, Volcano's scheduler, and the bind ceiling.
 
-One command, one run on this machine. Every (contender, workload) pair gets a fresh local control
-plane (same kube-apiserver/etcd build) with the same simulated nodes (registered Ready, no pod
-simulation: binding needs no kubelet), so runs cannot interfere. All PodGroups and pods are
-created first (timed separately); then the contender starts and a watch in this process times
-until every pod has ``spec.nodeName``:
-
-- ``ours``: ``vbridge scheduler`` as a subprocess (Volcano's default conf, like ``config.parse("")``);
-- ``kube``: kube-scheduler from our control-plane build, client QPS/burst raised so it is not
-  throttled, no gangs (it has no PodGroup support, so the same pods without PodGroups);
-- ``volcano``: Volcano's own vc-scheduler built by ``tools/build-volcano.sh``, with Volcano's CRDs
-  and a conf of enqueue/allocate/backfill with gang/priority/predicates/proportion/nodeorder;
-- ``ceiling``: placements computed in advance, ``pods/binding`` POSTed with our client at our
-  binder's concurrency as fast as the apiserver takes them (``ceiling@N``, optional: the same
-  over N connections, which shows what the client's connection pool costs; ``ours@N`` likewise
-  runs our scheduler over a client with N connections).
-
-Workloads: gangs (``--gangs`` PodGroups of minMember ``--gang-size``) and singles (``--singles``
-pods, each in its own minMember-1 PodGroup), on ``--nodes`` nodes. Prints pods/s per contender and
-the ratios against the issue-4 targets (with ``--repeat N``, N rounds of every contender, and
-each pair's median run: this machine's runs vary by ±10 %): ours/Volcano ≥ 3×, ours/kube-scheduler ≥ 1.5×,
-ours/ceiling ≥ 80 %. ``--profile DIR`` samples our scheduler with py-spy during its runs.
+What it measures, its anchor and its flags: bench/README.md.
 
     .venv/bin/python bench/scheduler_compare.py [--small] [--repeat N] [--only ours,kube,volcano,ceiling]
         [--profile DIR]
