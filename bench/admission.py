@@ -1,16 +1,6 @@
 """Admission benchmark over TLS, with the anchor (a no-op TLS server on the same stack) in the same run.
 
-Prints, for realistic AdmissionReviews (a Spark executor pod and a TFJob):
-- p50/p99 latency at a constant 500 req/s, evenly paced (vegeta, open loop: a closed-loop tool
-  such as hey fires its workers on the same tick, so its bursts queue behind each other),
-- the maximum req/s of one server process (wrk, 2 threads, 32 connections),
-- the same maximum for a no-op TLS server on the same stack (uvicorn + httptools + uvloop): the ceiling,
-- the kube-apiserver's pod-create rate with and without our webhook registered, for executor
-  pods as they arrive (``STREAMS``).
-Targets: p99 ≤ 5 ms, ≥ 2,000 req/s, ≥ 70 % of the ceiling, pod creates with the webhook ≥ 90 % of without.
-
-The no-op server's p99 at the same rate is printed too: the latency floor of this machine and stack.
-Needs `wrk` (apt-get install wrk); vegeta is built from its Go module (tools/vegeta) on first use.
+What it measures, its anchor and its flags: bench/README.md.
 
     .venv/bin/python bench/admission.py [--seconds 10] [--pods 5000] [--rounds 5] [--parts all|servers|pods]
 """

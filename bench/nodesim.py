@@ -1,10 +1,6 @@
 """Node simulator throughput: pods moved to Running per second at 1,000 nodes (10,000 pods).
 
-Starts a local control plane, registers the nodes, creates the pods already bound (spec.nodeName)
-while the simulator is stopped, then starts the simulator and times how fast it moves them all to
-Running. The anchor measured in the same run is the raw status-write ceiling: the same number of
-status PATCHes sent by a plain loop with the same client and concurrency, with no watch and no
-bookkeeping. Prints both and the ratio.
+What it measures, its anchor and its flags: bench/README.md.
 
     .venv/bin/python bench/nodesim.py [--nodes 1000] [--pods 10000]
 """

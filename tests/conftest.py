@@ -12,13 +12,18 @@ import pathlib
 from collections.abc import Iterator
 
 import pytest
-from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
-from bridge import errors
-from tests.support import bridgethread, simthread
-from vbridge.localcluster import binaries, cluster
-from vbridge.nodesim import nodes
+# The shared helpers assert as test modules do, with pytest's explanations: registered before
+# any of them is imported.
+pytest.register_assert_rewrite("tests.support")
+
+from kubernetes import client as k8s  # noqa: E402
+from kubernetes import config as k8s_config  # noqa: E402
+
+from bridge import errors  # noqa: E402
+from tests.support import bridgethread, simthread  # noqa: E402
+from vbridge.localcluster import binaries, cluster  # noqa: E402
+from vbridge.nodesim import nodes  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 

@@ -9,8 +9,7 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from tests.integration.test_controlplane import PG, eventually
-from tests.support import bridgethread
+from tests.support import apiserver, bridgethread
 from vbridge import cli
 from vbridge.localcluster import cluster
 
@@ -32,7 +31,7 @@ def test_queue_verbs(
     assert listing[0].split() == ["NAME", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING"]
     assert ["cli-queue", "4", "Open", "0", "0", "0"] in [row.split() for row in listing]
     assert run(capsys, "queue", "close", "cli-queue", kc) == "queue cli-queue is Closed\n"
-    queue = k8s.CustomObjectsApi(api_client).get_cluster_custom_object(*PG, "queues", "cli-queue")
+    queue = k8s.CustomObjectsApi(api_client).get_cluster_custom_object(*apiserver.PG, "queues", "cli-queue")
     assert queue["status"]["state"] == "Closed"
     assert run(capsys, "queue", "open", "cli-queue", kc) == "queue cli-queue is Open\n"
 
@@ -62,5 +61,5 @@ def test_job_verbs(
         consumed = "vbridge.io/job-command" not in (current["metadata"].get("annotations") or {})
         return consumed and phase in ("Aborting", "Aborted")
 
-    eventually(aborted, timeout=30, what="the controller to carry out AbortJob")
+    apiserver.eventually(aborted, timeout=30, what="the controller to carry out AbortJob")
     assert run(capsys, "job", "delete", name, "-n", namespace, kc) == f"job {namespace}/{name} deleted\n"

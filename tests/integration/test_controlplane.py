@@ -2,44 +2,21 @@
 
 from __future__ import annotations
 
-import subprocess
-import time
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from kubernetes import client as k8s
 
-from tests.support import simthread
+from tests.support import apiserver, simthread
 from vbridge.localcluster import binaries, cluster
 from vbridge.nodesim import RUN_SECONDS
 
 pytestmark = pytest.mark.integration
-T = TypeVar("T")
-PG = ("scheduling.volcano.sh", "v1beta1")
-
-
-def eventually(probe: Callable[[], T | None], timeout: float = 30.0, what: str = "condition") -> T:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = probe()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-
-
-def kubectl(bins: binaries.Binaries, lc: cluster.LocalCluster, *args: str) -> str:
-    out = subprocess.run(
-        [str(bins.path("kubectl")), f"--kubeconfig={lc.kubeconfig}", *args], capture_output=True, text=True, check=False
-    )
-    assert out.returncode == 0, out.stderr
-    return out.stdout
 
 
 def test_default_queues_exist_and_are_open(api_client: k8s.ApiClient) -> None:
     crd = k8s.CustomObjectsApi(api_client)
-    queues = {q["metadata"]["name"]: q for q in crd.list_cluster_custom_object(*PG, "queues")["items"]}
+    queues = {q["metadata"]["name"]: q for q in crd.list_cluster_custom_object(*apiserver.PG, "queues")["items"]}
     assert {"default", "root"} <= set(queues)
     assert queues["default"]["spec"] == {"weight": 1, "reclaimable": True, "dequeueStrategy": "traverse"}
     assert queues["default"]["status"]["state"] == "Open"
@@ -50,7 +27,7 @@ def test_queue_and_podgroup_round_trip_and_print_volcano_columns(
 ) -> None:
     crd = k8s.CustomObjectsApi(api_client)
     crd.create_cluster_custom_object(
-        *PG,
+        *apiserver.PG,
         "queues",
         {
             "apiVersion": "scheduling.volcano.sh/v1beta1",
@@ -60,7 +37,7 @@ def test_queue_and_podgroup_round_trip_and_print_volcano_columns(
         },
     )
     crd.create_namespaced_custom_object(
-        *PG,
+        *apiserver.PG,
         "default",
         "podgroups",
         {
@@ -76,25 +53,42 @@ def test_queue_and_podgroup_round_trip_and_print_volcano_columns(
             "status": {"phase": "Pending", "running": 0},
         },
     )
-    queue = crd.get_cluster_custom_object(*PG, "queues", "research")
+    queue = crd.get_cluster_custom_object(*apiserver.PG, "queues", "research")
     assert queue["spec"]["weight"] == 3 and queue["spec"]["capability"] == {"cpu": "20", "memory": "64Gi"}
-    pg = crd.get_namespaced_custom_object(*PG, "default", "podgroups", "gang")
+    pg = crd.get_namespaced_custom_object(*apiserver.PG, "default", "podgroups", "gang")
     assert pg["spec"]["minTaskMember"] == {"worker": 2, "ps": 1}
     assert pg["status"]["phase"] == "Pending"
 
-    wide = kubectl(bins, control_plane, "get", "pg", "gang", "-n", "default", "-o", "wide").splitlines()
+    wide = apiserver.kubectl(bins, control_plane, "get", "pg", "gang", "-n", "default", "-o", "wide").splitlines()
     assert wide[0].split() == ["NAME", "STATUS", "MINMEMBER", "RUNNINGS", "AGE", "QUEUE"]
     assert wide[1].split()[:4] == ["gang", "Pending", "3", "0"] and wide[1].split()[-1] == "research"
-    narrow = kubectl(bins, control_plane, "get", "podgroup-v1beta1", "-n", "default").splitlines()
+    narrow = apiserver.kubectl(bins, control_plane, "get", "podgroup-v1beta1", "-n", "default").splitlines()
     assert "QUEUE" not in narrow[0]
-    assert "research" in kubectl(bins, control_plane, "get", "q")
+    assert "research" in apiserver.kubectl(bins, control_plane, "get", "q")
+
+
+def test_apiserver_fills_in_volcanos_defaults_from_our_crds(api_client: k8s.ApiClient) -> None:
+    """A PodGroup without a queue goes to ``default``; a Queue without a weight or strategy gets Volcano's."""
+    crd = k8s.CustomObjectsApi(api_client)
+    api_version = "/".join(apiserver.PG)
+    made = crd.create_namespaced_custom_object(
+        *apiserver.PG,
+        "default",
+        "podgroups",
+        {"apiVersion": api_version, "kind": "PodGroup", "metadata": {"name": "no-queue"}, "spec": {"minMember": 1}},
+    )
+    assert made["spec"]["queue"] == "default"
+    bare = crd.create_cluster_custom_object(
+        *apiserver.PG, "queues", {"apiVersion": api_version, "kind": "Queue", "metadata": {"name": "bare"}, "spec": {}}
+    )
+    assert (bare["spec"]["weight"], bare["spec"]["dequeueStrategy"]) == (1, "traverse")
 
 
 def test_schema_rejects_what_volcano_rejects(api_client: k8s.ApiClient) -> None:
     crd = k8s.CustomObjectsApi(api_client)
     with pytest.raises(k8s.ApiException) as bad_weight:
         crd.create_cluster_custom_object(
-            *PG,
+            *apiserver.PG,
             "queues",
             {
                 "apiVersion": "scheduling.volcano.sh/v1beta1",
@@ -106,7 +100,7 @@ def test_schema_rejects_what_volcano_rejects(api_client: k8s.ApiClient) -> None:
     assert bad_weight.value.status == 422 and "spec.weight" in bad_weight.value.body
     with pytest.raises(k8s.ApiException) as bad_member:
         crd.create_namespaced_custom_object(
-            *PG,
+            *apiserver.PG,
             "default",
             "podgroups",
             {
@@ -137,7 +131,7 @@ def test_pod_bound_through_binding_runs_then_succeeds(
     api_client: k8s.ApiClient, sim_nodes: simthread.SimThread
 ) -> None:
     core = k8s.CoreV1Api(api_client)
-    node = eventually(lambda: core.read_node("sim-node-0"), what="simulated node")
+    node = apiserver.eventually(lambda: core.read_node("sim-node-0"), what="simulated node")
     ready = {c.type: c.status for c in node.status.conditions}
     assert ready["Ready"] == "True"
     assert node.status.allocatable["nvidia.com/gpu"] == "2"
@@ -152,12 +146,12 @@ def test_pod_bound_through_binding_runs_then_succeeds(
         ),
         _preload_content=False,
     )
-    running = eventually(
+    running = apiserver.eventually(
         lambda: (p := core.read_namespaced_pod("runs-once", "default")).status.phase == "Running" and p,
         what="pod Running",
     )
     assert running.status.pod_ip and running.spec.node_name == "sim-node-0"
-    done = eventually(
+    done = apiserver.eventually(
         lambda: (p := core.read_namespaced_pod("runs-once", "default")).status.phase == "Succeeded" and p,
         what="pod Succeeded",
     )
@@ -171,23 +165,22 @@ def test_failed_exit_code_and_deletion_of_a_running_pod(
     failing = _pod("fails", {RUN_SECONDS: "0.5", "sim.vbridge.io/exit-code": "3"})
     failing["spec"]["nodeName"] = "sim-node-1"
     core.create_namespaced_pod("default", failing)
-    dead = eventually(lambda: (p := core.read_namespaced_pod("fails", "default")).status.phase == "Failed" and p)
+    dead = apiserver.eventually(
+        lambda: (p := core.read_namespaced_pod("fails", "default")).status.phase == "Failed" and p
+    )
     assert dead.status.container_statuses[0].state.terminated.exit_code == 3
 
     forever = _pod("forever")
     forever["spec"]["nodeName"] = "sim-node-1"
     core.create_namespaced_pod("default", forever)
-    eventually(lambda: core.read_namespaced_pod("forever", "default").status.phase == "Running")
+    apiserver.eventually(lambda: core.read_namespaced_pod("forever", "default").status.phase == "Running")
     core.delete_namespaced_pod("forever", "default")  # default 30 s grace: the simulator ends it now
 
-    def gone() -> bool:
-        try:
-            core.read_namespaced_pod("forever", "default")
-        except k8s.ApiException as exc:
-            return exc.status == 404
-        return False
-
-    eventually(gone, timeout=10, what="terminating pod to be deleted")
+    apiserver.eventually(
+        lambda: apiserver.gone(lambda: core.read_namespaced_pod("forever", "default")),
+        timeout=10,
+        what="terminating pod to be deleted",
+    )
 
 
 def test_garbage_collector_removes_what_an_owner_owns(api_client: k8s.ApiClient) -> None:
@@ -196,7 +189,7 @@ def test_garbage_collector_removes_what_an_owner_owns(api_client: k8s.ApiClient)
         "default", k8s.V1ConfigMap(metadata=k8s.V1ObjectMeta(name="owner"), data={"a": "b"})
     )
     crd.create_namespaced_custom_object(
-        *PG,
+        *apiserver.PG,
         "default",
         "podgroups",
         {
@@ -219,14 +212,13 @@ def test_garbage_collector_removes_what_an_owner_owns(api_client: k8s.ApiClient)
     )
     core.delete_namespaced_config_map("owner", "default")
 
-    def collected() -> bool:
-        try:
-            crd.get_namespaced_custom_object(*PG, "default", "podgroups", "owned")
-        except k8s.ApiException as exc:
-            return exc.status == 404
-        return False
-
-    eventually(collected, timeout=60, what="the garbage collector to delete the owned PodGroup")
+    apiserver.eventually(
+        lambda: apiserver.gone(
+            lambda: crd.get_namespaced_custom_object(*apiserver.PG, "default", "podgroups", "owned")
+        ),
+        timeout=60,
+        what="the garbage collector to delete the owned PodGroup",
+    )
 
 
 def test_batch_job_creates_its_pod(api_client: k8s.ApiClient) -> None:
@@ -242,7 +234,7 @@ def test_batch_job_creates_its_pod(api_client: k8s.ApiClient) -> None:
             },
         },
     )
-    pods = eventually(
+    pods = apiserver.eventually(
         lambda: core.list_namespaced_pod("default", label_selector="job-name=launcher").items,
         what="the Job controller to create a pod",
     )
@@ -252,14 +244,11 @@ def test_batch_job_creates_its_pod(api_client: k8s.ApiClient) -> None:
 def test_namespace_deletion_completes(api_client: k8s.ApiClient) -> None:
     core = k8s.CoreV1Api(api_client)
     core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name="short-lived")))
-    eventually(lambda: core.list_namespaced_service_account("short-lived").items, what="default service account")
+    apiserver.eventually(
+        lambda: core.list_namespaced_service_account("short-lived").items, what="default service account"
+    )
     core.delete_namespace("short-lived")
 
-    def gone() -> bool:
-        try:
-            core.read_namespace("short-lived")
-        except k8s.ApiException as exc:
-            return exc.status == 404
-        return False
-
-    eventually(gone, timeout=60, what="namespace deletion")
+    apiserver.eventually(
+        lambda: apiserver.gone(lambda: core.read_namespace("short-lived")), timeout=60, what="namespace deletion"
+    )

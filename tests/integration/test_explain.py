@@ -17,8 +17,7 @@ from bridge.k8s import client, kubeconfigs
 from scheduler import configure
 from scheduler.api import building
 from scheduler.tools import explain
-from tests.integration.test_controlplane import PG
-from tests.support import simthread
+from tests.support import apiserver, simthread
 from vbridge import cli
 from vbridge.commands import explain as explain_command
 from vbridge.localcluster import cluster
@@ -54,7 +53,7 @@ def test_explain_waiting_gang(
 ) -> None:
     scheduler = f"explain-{uuid.uuid4().hex[:6]}"
     k8s.CustomObjectsApi(api_client).create_namespaced_custom_object(
-        *PG,
+        *apiserver.PG,
         namespace,
         "podgroups",
         {

@@ -16,18 +16,16 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
-from tests.integration import test_spark_submit as common
-from tests.integration.test_controlplane import eventually
-from tests.support import operator_env, simthread
+from tests.support import apiserver, gangs, operator_env, simthread, upstream
 from vbridge.localcluster import binaries
 from vbridge.nodesim import nodes
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
-GROUP_NAME = common.GROUP_NAME
+GROUP_NAME = apiserver.GROUP_NAME
 TASK_SPEC = "volcano.sh/task-spec"
 GPU = "nvidia.com/gpu"
 GPU_NODES = nodes.pool(2, prefix="gpu-node", cpu="8", memory="32Gi", gpus=4)
-Env = tuple[k8s.ApiClient, Any, common.Gang]
+Env = tuple[k8s.ApiClient, Any, gangs.Gang]
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +43,7 @@ def env(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 def example(rel: str) -> dict[str, Any]:
-    return operator_env.upstream_example("mpi-operator", rel)
+    return upstream.example("mpi-operator", rel)
 
 
 def opted_in_namespace(api: k8s.ApiClient, name: str) -> str:
@@ -67,22 +65,22 @@ def succeeded(api: k8s.ApiClient, ns: str, name: str) -> bool:
 
 
 def phase(api: k8s.ApiClient, ns: str, name: str) -> str:
-    found = [g for g in common.podgroups(api, ns) if g["metadata"]["name"] == name]
+    found = [g for g in apiserver.podgroups(api, ns) if g["metadata"]["name"] == name]
     return str((found[0].get("status") or {}).get("phase", "")) if found else ""
 
 
 def released(api: k8s.ApiClient, ns: str, name: str) -> bool:
     """The job's PodGroup is Completed, or gone (our reconciler deletes it once the job finished)."""
-    found = [g for g in common.podgroups(api, ns) if g["metadata"]["name"] == name]
+    found = [g for g in apiserver.podgroups(api, ns) if g["metadata"]["name"] == name]
     return not found or (found[0].get("status") or {}).get("phase") == "Completed"
 
 
 def job_pods(api: k8s.ApiClient, ns: str, name: str, count: int, what: str) -> list[dict[str, Any]]:
     def probe() -> list[dict[str, Any]] | None:
-        found = common.pods(api, ns, f"training.kubeflow.org/job-name={name}")
+        found = apiserver.pods(api, ns, f"training.kubeflow.org/job-name={name}")
         return found if len(found) == count else None
 
-    found: list[dict[str, Any]] = eventually(probe, timeout=60, what=what)
+    found: list[dict[str, Any]] = apiserver.eventually(probe, timeout=60, what=what)
     return found
 
 
@@ -103,7 +101,7 @@ def run_example(
     body = example(rel)
     name = body["metadata"]["name"]
     k8s.CustomObjectsApi(api).create_namespaced_custom_object("kubeflow.org", "v2beta1", ns, "mpijobs", body)
-    [pg] = eventually(lambda: common.podgroups(api, ns), what=f"{name}'s PodGroup")
+    [pg] = apiserver.eventually(lambda: apiserver.podgroups(api, ns), what=f"{name}'s PodGroup")
     assert pg["metadata"]["name"] == name
     assert pg["spec"]["minMember"] == min_member
     assert pg["spec"]["minTaskMember"] == {"launcher": 1, "worker": workers}
@@ -116,11 +114,11 @@ def run_example(
     assert roles == ["launcher"] + ["worker"] * workers
     for pod in pods:
         stamped(pod, name)
-    assert len(common.podgroups(api, ns)) == 1  # the operator made none of its own
-    common.eventually_bound(api, ns, f"training.kubeflow.org/job-name={name}", workers + 1)
-    eventually(lambda: succeeded(api, ns, name), timeout=120, what=f"{name} to succeed\n{op.tail()}")
-    eventually(lambda: released(api, ns, name), what=f"{name}'s PodGroup to complete or be collected")
-    return common.pods(api, ns, f"training.kubeflow.org/job-name={name}")
+    assert len(apiserver.podgroups(api, ns)) == 1  # the operator made none of its own
+    gangs.eventually_bound(api, ns, f"training.kubeflow.org/job-name={name}", workers + 1)
+    apiserver.eventually(lambda: succeeded(api, ns, name), timeout=120, what=f"{name} to succeed\n{op.tail()}")
+    apiserver.eventually(lambda: released(api, ns, name), what=f"{name}'s PodGroup to complete or be collected")
+    return apiserver.pods(api, ns, f"training.kubeflow.org/job-name={name}")
 
 
 @pytest.mark.timeout(600)
@@ -177,24 +175,24 @@ def test_mpijob_v2beta1_pi_wait_for_workers_ready_does_not_deadlock(env: Env) ->
     body["spec"]["launcherCreationPolicy"] = "WaitForWorkersReady"
     name = body["metadata"]["name"]
     k8s.CustomObjectsApi(api).create_namespaced_custom_object("kubeflow.org", "v2beta1", ns, "mpijobs", body)
-    [pg] = eventually(lambda: common.podgroups(api, ns), what=f"{name}'s PodGroup")
+    [pg] = apiserver.eventually(lambda: apiserver.podgroups(api, ns), what=f"{name}'s PodGroup")
     assert pg["spec"]["minMember"] == 2
     assert pg["spec"]["minTaskMember"] == {"worker": 2}
     assert pg["spec"]["minResources"] == {"cpu": "2", "memory": "2Gi"}  # the workers' limits
 
     workers = "training.kubeflow.org/job-name=pi,training.kubeflow.org/job-role=worker"
     launcher = "training.kubeflow.org/job-name=pi,training.kubeflow.org/job-role=launcher"
-    common.eventually_bound(api, ns, workers, 2)
-    for pod in common.pods(api, ns, workers):
+    gangs.eventually_bound(api, ns, workers, 2)
+    for pod in apiserver.pods(api, ns, workers):
         stamped(pod, name)
-    eventually(lambda: phase(api, ns, name) == "Running", what="the group to run on its workers alone")
-    [made] = eventually(
-        lambda: common.pods(api, ns, launcher), what=f"the launcher, once workers are Ready\n{op.tail()}"
+    apiserver.eventually(lambda: phase(api, ns, name) == "Running", what="the group to run on its workers alone")
+    [made] = apiserver.eventually(
+        lambda: apiserver.pods(api, ns, launcher), what=f"the launcher, once workers are Ready\n{op.tail()}"
     )
     stamped(made, name)
-    started = [p["status"]["startTime"] for p in common.pods(api, ns, workers)]
+    started = [p["status"]["startTime"] for p in apiserver.pods(api, ns, workers)]
     assert len(started) == 2 and made["metadata"]["creationTimestamp"] >= max(started)  # once the workers ran
-    common.eventually_bound(api, ns, launcher, 1)
-    eventually(lambda: succeeded(api, ns, name), timeout=120, what=f"{name} to succeed\n{op.tail()}")
-    assert len(common.podgroups(api, ns)) <= 1
-    eventually(lambda: released(api, ns, name), what=f"{name}'s PodGroup to complete or be collected")
+    gangs.eventually_bound(api, ns, launcher, 1)
+    apiserver.eventually(lambda: succeeded(api, ns, name), timeout=120, what=f"{name} to succeed\n{op.tail()}")
+    assert len(apiserver.podgroups(api, ns)) <= 1
+    apiserver.eventually(lambda: released(api, ns, name), what=f"{name}'s PodGroup to complete or be collected")

@@ -14,9 +14,7 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
-from tests.integration import test_operators_spark as spark_ops
-from tests.integration import test_spark_submit as common
-from tests.support import operator_env
+from tests.support import gangs, operator_env, spark_operator
 from vbridge.localcluster import binaries, operators
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
@@ -25,22 +23,22 @@ pytestmark = [pytest.mark.integration, pytest.mark.operators]
 @pytest.fixture(scope="module")
 def env(
     bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[k8s.ApiClient, Any, common.Gang]]:
-    yield from operator_env.running("spark-operator", bins, tmp_path_factory, spark=common.spark4_home())
+) -> Iterator[tuple[k8s.ApiClient, Any, gangs.Gang]]:
+    yield from operator_env.running("spark-operator", bins, tmp_path_factory, spark=operator_env.spark4_home())
 
 
 @pytest.mark.timeout(600)
-def test_spark_pi_volcano_example_with_spark_4_submission(env: tuple[k8s.ApiClient, Any, common.Gang]) -> None:
+def test_spark_pi_volcano_example_with_spark_4_submission(env: tuple[k8s.ApiClient, Any, gangs.Gang]) -> None:
     api, op, gang = env
     assert gang.on, "our scheduler is part of this checkout"
-    ns = spark_ops.make_namespace(api, "spark4-volcano")
-    spark_ops.submit(api, ns, spark_ops.example("spark-pi-volcano.yaml"))
+    ns = spark_operator.make_namespace(api, "spark4-volcano")
+    spark_operator.submit(api, ns, spark_operator.example("spark-pi-volcano.yaml"))
     group = "spark-spark-pi-volcano-pg"
-    pg = spark_ops.the_podgroup(api, ns)
+    pg = spark_operator.the_podgroup(api, ns)
     # Same sizing as on the 3.5 line: driver + 2 executors, each 1 cpu and 512m + 384Mi overhead.
     assert pg["spec"] == {"minMember": 1, "queue": "default", "minResources": {"cpu": "3", "memory": "2688Mi"}}
-    driver = spark_ops.check_driver(api, op, ns, "spark-pi-volcano", group)
+    driver = spark_operator.check_driver(api, op, ns, "spark-pi-volcano", group)
     # The driver was made by the 4.x submission client the operator ran.
-    assert driver["metadata"]["labels"]["spark-version"] == operators.spark_version(common.spark4_home())
+    assert driver["metadata"]["labels"]["spark-version"] == operators.spark_version(operator_env.spark4_home())
     assert driver["metadata"]["labels"]["spark-version"].startswith("4.")
-    spark_ops.run_to_completion(api, op, gang, ns, "spark-pi-volcano", group)
+    spark_operator.run_to_completion(api, op, gang, ns, "spark-pi-volcano", group)

@@ -9,21 +9,18 @@ Each job gets exactly one PodGroup (ours), and every pod the operator creates ca
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from kubernetes import client as k8s
 
-from tests.integration import test_spark_submit as common
-from tests.integration.test_controlplane import eventually
-from tests.support import operator_env
+from tests.support import apiserver, gangs, operator_env, upstream
 from vbridge.localcluster import binaries
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
-GROUP_NAME = common.GROUP_NAME
-Env = tuple[k8s.ApiClient, Any, common.Gang]
+GROUP_NAME = apiserver.GROUP_NAME
+Env = tuple[k8s.ApiClient, Any, gangs.Gang]
 TASK_SPEC = "volcano.sh/task-spec"
 
 
@@ -33,7 +30,7 @@ def env(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> It
 
 
 def example(rel: str) -> dict[str, Any]:
-    return operator_env.upstream_example("training-operator", rel)
+    return upstream.example("training-operator", rel)
 
 
 def opted_in_namespace(api: k8s.ApiClient, name: str) -> str:
@@ -51,16 +48,16 @@ def create(api: k8s.ApiClient, ns: str, body: dict[str, Any]) -> dict[str, Any]:
 
 def job_pods(api: k8s.ApiClient, op: Any, ns: str, job: str, count: int) -> list[dict[str, Any]]:
     def probe() -> list[dict[str, Any]] | None:
-        found = common.pods(api, ns, f"training.kubeflow.org/job-name={job}")
+        found = apiserver.pods(api, ns, f"training.kubeflow.org/job-name={job}")
         return found if len(found) == count else None
 
-    return eventually(probe, timeout=60, what=f"{count} pods of {job}\n{op.tail()}")
+    return apiserver.eventually(probe, timeout=60, what=f"{count} pods of {job}\n{op.tail()}")
 
 
 def check(
     api: k8s.ApiClient,
     op: Any,
-    gang: common.Gang,
+    gang: gangs.Gang,
     ns: str,
     kind: str,
     job: str,
@@ -70,7 +67,7 @@ def check(
 ) -> dict[str, Any]:
     """The job's one PodGroup (gang ``roles``), its ``pod_count`` pods stamped, bound and run to success."""
     count = sum(roles.values()) if pod_count is None else pod_count
-    [pg] = eventually(lambda: common.podgroups(api, ns), what=f"{job}'s PodGroup")
+    [pg] = apiserver.eventually(lambda: apiserver.podgroups(api, ns), what=f"{job}'s PodGroup")
     assert pg["metadata"]["name"] == job
     assert pg["spec"]["minMember"] == sum(roles.values())
     assert pg["spec"]["minTaskMember"] == {r.lower(): n for r, n in roles.items()}
@@ -82,12 +79,12 @@ def check(
         assert pod["spec"]["schedulerName"] == "volcano"
         assert pod["metadata"]["annotations"][GROUP_NAME] == job
         assert pod["metadata"]["annotations"][TASK_SPEC] == role
-    assert len(common.podgroups(api, ns)) == 1  # the operator made none of its own
+    assert len(apiserver.podgroups(api, ns)) == 1  # the operator made none of its own
     if gang.on:
         # Our scheduler binds the whole gang; the simulated nodes finish the pods, so the
         # operator sees its job through to the end.
-        common.eventually_bound(api, ns, f"training.kubeflow.org/job-name={job}", count)
-        eventually(
+        gangs.eventually_bound(api, ns, f"training.kubeflow.org/job-name={job}", count)
+        apiserver.eventually(
             lambda: condition(api, ns, kind, job) == "Succeeded", timeout=120, what=f"{job} to succeed\n{op.tail()}"
         )
     return pg
@@ -136,7 +133,7 @@ def test_operator_validating_webhook_is_live(env: Env) -> None:
 
 def released(api: k8s.ApiClient, ns: str, job: str) -> bool:
     """The job's PodGroup is Completed, or gone (our reconciler deletes it once the job finished)."""
-    found = [g for g in common.podgroups(api, ns) if g["metadata"]["name"] == job]
+    found = [g for g in apiserver.podgroups(api, ns) if g["metadata"]["name"] == job]
     return not found or (found[0].get("status") or {}).get("phase") == "Completed"
 
 
@@ -160,7 +157,7 @@ def test_pytorchjob_elastic_echo_example_gangs_min_replicas(env: Env) -> None:
     pg = check(api, op, gang, ns, "pytorchjobs", job, {"Worker": 1}, pod_count=2)
     assert not pg["spec"].get("minResources")  # the example asks for nothing; neither does the operator
     assert pg["spec"]["queue"] == "default"
-    eventually(lambda: released(api, ns, job), what=f"{job}'s PodGroup to complete or be collected")
+    apiserver.eventually(lambda: released(api, ns, job), what=f"{job}'s PodGroup to complete or be collected")
 
 
 TF_PAIR_WORKERS = 3
@@ -206,42 +203,54 @@ def test_two_tfjobs_that_cannot_both_fit_run_one_after_the_other_each_whole(env:
     for job in jobs:
         create(api, ns, tf_pair_job(job))
 
-    first_bound: dict[str, float] = {}  # when a job's first pod was seen bound
-    whole: dict[str, float] = {}  # when all its pods were
-    order: list[str] = []
+    assert gang.sched is not None
+    order: list[str] = []  # the jobs, as their first pod was seen bound
+    whole: set[str] = set()  # the jobs all of whose pods were seen bound
     waiting: list[dict[str, Any]] = []  # the other job's PodGroup status while one job ran
-    deadline = time.monotonic() + 240
-    while not all(condition(api, ns, "tfjobs", j) == "Succeeded" for j in jobs):
-        assert time.monotonic() < deadline, f"both TFJobs to succeed\n{common.podgroups(api, ns)}\n{op.tail()}"
-        now = time.monotonic()
-        by_job = {j: common.pods(api, ns, f"training.kubeflow.org/job-name={j}") for j in jobs}
+
+    def observe() -> bool:
+        """One look after each scheduler cycle; whether both jobs succeeded."""
+        assert gang.sched is not None
+        gang.sched.cycles.ended()
+        if all(condition(api, ns, "tfjobs", j) == "Succeeded" for j in jobs):
+            return True
+        by_job = {j: apiserver.pods(api, ns, f"training.kubeflow.org/job-name={j}") for j in jobs}
         held = {j: [p["metadata"]["name"] for p in found if holding(p)] for j, found in by_job.items()}
         assert not all(held.values()), f"both jobs hold nodes at once: {held}"
         for job, found in by_job.items():
             bound = [p for p in found if p["spec"].get("nodeName")]
-            if bound and job not in first_bound:
-                first_bound[job] = now
+            if bound and job not in order:
                 order.append(job)
             if len(bound) == TF_PAIR_WORKERS and job not in whole:
-                whole[job] = now
+                whole.add(job)
                 # While the job runs (its PodGroup still there): bound as one gang, in one cycle.
-                common.eventually_bound(api, ns, f"training.kubeflow.org/job-name={job}", TF_PAIR_WORKERS)
+                gangs.eventually_bound(api, ns, f"training.kubeflow.org/job-name={job}", TF_PAIR_WORKERS)
         running = [j for j in jobs if held[j] and j in whole]
         if running:
             [other] = [j for j in jobs if j != running[0]]
-            groups = {g["metadata"]["name"]: g for g in common.podgroups(api, ns)}
-            if other not in first_bound and other in groups:
+            groups = {g["metadata"]["name"]: g for g in apiserver.podgroups(api, ns)}
+            if other not in order and other in groups:
                 waiting.append(groups[other].get("status") or {})
-        time.sleep(0.2)
+        return False
+
+    try:
+        apiserver.eventually(observe, 240, "both TFJobs to succeed")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{apiserver.podgroups(api, ns)}\n{op.tail()}") from None
 
     assert len(order) == 2, order
+    binds = gang.log.binds()
     for job in jobs:
-        # Whole gangs: all of a job's pods were bound together, not one now and the rest later.
-        assert whole[job] - first_bound[job] < 3.0, (job, first_bound, whole)
+        # Whole gangs: all of a job's pods were bound in one cycle, not one now and the rest later.
+        found = apiserver.pods(api, ns, f"training.kubeflow.org/job-name={job}")
+        cycles = {binds[f"{ns}/{p['metadata']['name']}"].cycle for p in found}
+        assert job in whole and len(cycles) == 1, (job, cycles)
         # TFJob succeeds once worker 0 has (its default success policy): the others may finish later.
-        eventually(
+        apiserver.eventually(
             lambda job=job: (
-                sorted(p["status"].get("phase") for p in common.pods(api, ns, f"training.kubeflow.org/job-name={job}"))
+                sorted(
+                    p["status"].get("phase") for p in apiserver.pods(api, ns, f"training.kubeflow.org/job-name={job}")
+                )
                 == ["Succeeded"] * TF_PAIR_WORKERS
             ),
             what=f"every worker of {job} to succeed",
@@ -249,16 +258,18 @@ def test_two_tfjobs_that_cannot_both_fit_run_one_after_the_other_each_whole(env:
     first, second = order
     finished = max(
         c["state"]["terminated"]["finishedAt"]
-        for p in common.pods(api, ns, f"training.kubeflow.org/job-name={first}")
+        for p in apiserver.pods(api, ns, f"training.kubeflow.org/job-name={first}")
         for c in p["status"]["containerStatuses"]
     )
     scheduled = min(
         c["lastTransitionTime"]
-        for p in common.pods(api, ns, f"training.kubeflow.org/job-name={second}")
+        for p in apiserver.pods(api, ns, f"training.kubeflow.org/job-name={second}")
         for c in p["status"]["conditions"]
         if c["type"] == "PodScheduled"
     )
     assert finished <= scheduled, f"{second} was bound at {scheduled}, before {first} finished at {finished}"
     assert any(unschedulable({"status": s}) for s in waiting), f"{second}'s group while {first} ran: {waiting}"
     for job in jobs:
-        eventually(functools.partial(released, api, ns, job), what=f"{job}'s PodGroup to complete or be collected")
+        apiserver.eventually(
+            functools.partial(released, api, ns, job), what=f"{job}'s PodGroup to complete or be collected"
+        )

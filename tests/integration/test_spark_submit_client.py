@@ -18,7 +18,6 @@ import pathlib
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,9 +25,7 @@ import pytest
 from kubernetes import client as k8s
 
 from bridge import keys
-from tests.integration import test_spark_submit as common
-from tests.integration.test_controlplane import eventually
-from tests.support import bridgethread
+from tests.support import apiserver, bridgethread, gangs, operator_env
 from vbridge import nodesim
 from vbridge.localcluster import cluster, operators
 
@@ -42,12 +39,12 @@ def nodes(api: k8s.ApiClient) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def gang(control_plane: cluster.LocalCluster, api_client: k8s.ApiClient) -> Iterator[common.Gang]:
+def gang(control_plane: cluster.LocalCluster, api_client: k8s.ApiClient) -> Iterator[gangs.Gang]:
     """Simulated nodes and our scheduler on the shared control plane, removed again afterwards."""
-    if not common.scheduler_available():
+    if not gangs.scheduler_available():
         pytest.skip("our scheduler (scheduler/io) is not in this checkout")
     before = set(nodes(api_client))
-    made = common.Gang(control_plane, api_client)
+    made = gangs.Gang(control_plane, api_client)
     try:
         yield made
     finally:
@@ -83,23 +80,16 @@ class Driver:
             return False
         return os.waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None
 
-    def _exits_within(self, seconds: float) -> bool:
-        deadline = time.monotonic() + seconds
-        while self.alive():
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.1)
-        return True
-
     def stop(self, grace: float = 60.0) -> int:
         """SIGTERM the JVM (its shutdown hook stops the SparkContext), then SIGKILL the group; reap. Idempotent."""
         if self.returncode is None:
-            if not self._exits_within(0):
+            if self.alive():
                 # The JVM only: its shutdown hook then stops the SparkContext. Signalling pyspark's
                 # Python process too races a second stop, and the JVM may exit before Spark has
                 # deleted its executors.
                 os.kill(self.proc.pid, signal.SIGTERM)
-                self._exits_within(grace)
+                with contextlib.suppress(AssertionError):  # not within the grace: the group gets SIGKILL
+                    apiserver.eventually(lambda: not self.alive(), grace, "the driver to exit")
             with contextlib.suppress(ProcessLookupError):  # the leader is at least a zombie: the group is ours
                 os.killpg(self.proc.pid, signal.SIGKILL)
             self.returncode = self.proc.wait()
@@ -148,7 +138,7 @@ def start_driver(
 
 
 def executors(api: k8s.ApiClient, ns: str) -> list[dict[str, Any]]:
-    return common.pods(api, ns, "spark-role=executor")
+    return apiserver.pods(api, ns, "spark-role=executor")
 
 
 @pytest.mark.timeout(300)
@@ -157,11 +147,11 @@ def test_spark_submit_client_mode_executors_are_grouped_admitted_and_bound(
     bridge: bridgethread.BridgeThread,
     api_client: k8s.ApiClient,
     namespace: str,
-    gang: common.Gang,
+    gang: gangs.Gang,
     drivers: list[Driver],
     tmp_path: pathlib.Path,
 ) -> None:
-    home = common.spark_home()
+    home = operator_env.spark_home()
     kubeconfig = operators.token_kubeconfig(control_plane, control_plane.workdir / "spark-submit-client" / "kubeconfig")
     driver = start_driver(home, control_plane.server, kubeconfig, namespace, tmp_path / "driver.log")
     drivers.append(driver)
@@ -171,8 +161,8 @@ def test_spark_submit_client_mode_executors_are_grouped_admitted_and_bound(
         found = executors(api_client, namespace)
         return found if len(found) >= EXECUTORS else None
 
-    pods = eventually(created, timeout=120, what=f"{EXECUTORS} executor pods\n{driver.tail()}")
-    assert common.pods(api_client, namespace, "spark-role=driver") == []  # client mode: the driver is here
+    pods = apiserver.eventually(created, timeout=120, what=f"{EXECUTORS} executor pods\n{driver.tail()}")
+    assert apiserver.pods(api_client, namespace, "spark-role=driver") == []  # client mode: the driver is here
     app_id = pods[0]["metadata"]["labels"]["spark-app-selector"]
     assert app_id.startswith("spark-") and len(app_id) == 38
     group = f"{app_id}-podgroup"
@@ -180,7 +170,7 @@ def test_spark_submit_client_mode_executors_are_grouped_admitted_and_bound(
         meta = pod["metadata"]
         assert meta["labels"]["spark-app-selector"] == app_id
         assert meta["labels"]["spark-app-name"] == "pythonpi"  # pi.py's appName("PythonPi")
-        assert meta["annotations"][common.GROUP_NAME] == group
+        assert meta["annotations"][apiserver.GROUP_NAME] == group
         assert pod["spec"]["schedulerName"] == "volcano"
         assert not pod["spec"].get("schedulingGates")  # only drivers are gated
     # Executor ids 1 and 2 only: no creation was rejected and retried under a new id.
@@ -188,28 +178,28 @@ def test_spark_submit_client_mode_executors_are_grouped_admitted_and_bound(
 
     # One PodGroup, made by our reconciler and owned (not controlled) by every executor.
     def grouped() -> dict[str, Any] | None:
-        found = common.podgroups(api_client, namespace)
+        found = apiserver.podgroups(api_client, namespace)
         owners = {r["uid"] for r in (found[0]["metadata"].get("ownerReferences") or [])} if found else set()
         return found[0] if owners == {p["metadata"]["uid"] for p in pods} else None
 
-    pg = eventually(grouped, what=f"the executors' PodGroup {group}, owned by both")
+    pg = apiserver.eventually(grouped, what=f"the executors' PodGroup {group}, owned by both")
     assert pg["metadata"]["name"] == group
     assert pg["metadata"]["labels"][keys.MANAGED_BY]
     assert pg["spec"]["minMember"] == 1 and pg["spec"]["queue"] == "default"
     for ref in pg["metadata"]["ownerReferences"]:
         assert (ref["kind"], ref["controller"], ref["blockOwnerDeletion"]) == ("Pod", False, False)
 
-    common.eventually_bound(api_client, namespace, "spark-role=executor", EXECUTORS)
+    gangs.eventually_bound(api_client, namespace, "spark-role=executor", EXECUTORS)
     simulated = {name for name, n in nodes(api_client).items() if nodesim.SIMULATED_LABEL in n["metadata"]["labels"]}
     for pod in executors(api_client, namespace):
         assert pod["spec"]["nodeName"] in simulated  # bound by our scheduler (the only one here) to a simulated node
-    eventually(
-        lambda: (common.podgroups(api_client, namespace)[0].get("status") or {}).get("phase") == "Running",
+    apiserver.eventually(
+        lambda: (apiserver.podgroups(api_client, namespace)[0].get("status") or {}).get("phase") == "Running",
         what="our scheduler to mark the group Running",
     )
     # The SparkContext is up (only then is its shutdown hook in place) and pi.py's job waits for
     # executors that never connect.
-    eventually(
+    apiserver.eventually(
         lambda: "SparkContext: Starting job: reduce" in driver.log.read_text(errors="replace"),
         timeout=60,
         what=f"the driver to submit SparkPi's job\n{driver.tail()}",
@@ -219,13 +209,13 @@ def test_spark_submit_client_mode_executors_are_grouped_admitted_and_bound(
 
     # Stopping the driver: Spark deletes its executors, and the group goes with its last owner.
     driver.stop()
-    eventually(
+    apiserver.eventually(
         lambda: not executors(api_client, namespace),
         timeout=60,
         what=f"Spark to delete its executors (driver exit code {driver.returncode})\n{driver.tail(80)}",
     )
-    eventually(
-        lambda: not common.podgroups(api_client, namespace),
+    apiserver.eventually(
+        lambda: not apiserver.podgroups(api_client, namespace),
         timeout=60,
         what="the garbage collector to take the executors' PodGroup",
     )

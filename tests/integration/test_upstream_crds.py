@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import pathlib
 from typing import Any
 
@@ -10,25 +9,11 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from bridge.k8s import client, kubeconfigs
+from tests.support import upstream
 from vbridge.localcluster import cluster, depcrds
 
 pytestmark = pytest.mark.integration
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-CACHE = ROOT / ".cache" / "dep-crds"
-
-
-def _install(lc: cluster.LocalCluster, *sets: str) -> None:
-    docs: list[dict[str, Any]] = []
-    for name in sets:
-        for path in depcrds.ensure(name, CACHE):
-            docs += [d for d in yaml.safe_load_all(path.read_text()) if d]
-
-    async def go() -> None:
-        async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
-            await cluster.apply_crds(api, docs)
-
-    asyncio.run(go())
 
 
 def _create(api_client: k8s.ApiClient, manifest: str, namespace: str) -> dict[str, Any]:
@@ -43,7 +28,7 @@ def _create(api_client: k8s.ApiClient, manifest: str, namespace: str) -> dict[st
 
 
 def test_dep_crds_come_from_the_pinned_modules() -> None:
-    files = depcrds.ensure("spark-operator", CACHE)
+    files = depcrds.ensure("spark-operator", upstream.CACHE)
     assert [f.name for f in files] == [
         "sparkoperator.k8s.io_sparkapplications.yaml",
         "sparkoperator.k8s.io_scheduledsparkapplications.yaml",
@@ -56,7 +41,7 @@ def test_dep_crds_come_from_the_pinned_modules() -> None:
 def test_examples_pass_upstream_schema_validation(
     control_plane: cluster.LocalCluster, api_client: k8s.ApiClient, namespace: str
 ) -> None:
-    _install(control_plane, "spark-operator", "training-operator", "mpi-operator")
+    upstream.install(control_plane, "spark-operator", "training-operator", "mpi-operator")
     spark = _create(api_client, "sparkapplication-pi-volcano.yaml", namespace)
     assert spark["spec"]["batchScheduler"] == "volcano"
     other = k8s.CoreV1Api(api_client).create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(generate_name="t-")))

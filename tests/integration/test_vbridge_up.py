@@ -15,8 +15,7 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.integration import test_spark_submit as common
-from tests.integration.test_controlplane import PG, eventually
+from tests.support import apiserver, operator_env
 from vbridge import embedded
 from vbridge.localcluster import binaries
 
@@ -100,10 +99,11 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
             ).stdout.split()
             return set(listed)
 
-        deadline = time.monotonic() + 30  # the reconcilers make the groups just after the jobs exist
-        while not {"spark-spark-pi-pg", "example-job", "tensorflow-mnist"} <= groups() and time.monotonic() < deadline:
-            time.sleep(0.5)
-        assert {"spark-spark-pi-pg", "example-job", "tensorflow-mnist"} <= groups()
+        apiserver.eventually(  # the reconcilers make the groups just after the jobs exist
+            lambda: {"spark-spark-pi-pg", "example-job", "tensorflow-mnist"} <= groups(),
+            timeout=30,
+            what="the seed jobs' PodGroups",
+        )
         assert _procs_mentioning(str(workdir))  # etcd, apiserver, controller manager are up
         # The two seed Volcano Jobs run to completion on the simulated nodes, and `up` says so.
         finished: set[str] = set()
@@ -126,14 +126,19 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
 
 def _wait_for_output(out: pathlib.Path, proc: subprocess.Popen[bytes], text: str, timeout: float) -> str:
     """The output so far, once the regular expression ``text`` matches it; fails if ``vbridge up`` exits first."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+
+    def matched() -> str | None:
         seen = out.read_text()
         if re.search(text, seen):
             return seen
-        assert proc.poll() is None, f"vbridge up exited ({proc.returncode}) early:\n{seen[-5000:]}"
-        time.sleep(0.2)
-    raise AssertionError(f"no {text!r} from vbridge up in {timeout:.0f} s:\n{out.read_text()[-5000:]}")
+        if proc.poll() is not None:
+            pytest.fail(f"vbridge up exited ({proc.returncode}) early:\n{seen[-5000:]}")
+        return None
+
+    try:
+        return apiserver.eventually(matched, timeout, f"{text!r} from vbridge up")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}:\n{out.read_text()[-5000:]}") from None
 
 
 def _succeeded(obj: dict[str, Any]) -> bool:
@@ -155,8 +160,8 @@ def test_up_with_operators_runs_the_seed_spark_tf_and_mpi_jobs_to_completion(
     tmp_path: pathlib.Path, bins: binaries.Binaries
 ) -> None:
     for name in embedded.WITH_OPERATORS:
-        common.operator_binary(name)  # skipped when not built, failed under CI=true
-    common.spark_home()  # the spark-operator runs pyspark's spark-submit
+        operator_env.operator_binary(name)  # skipped when not built, failed under CI=true
+    operator_env.spark_home()  # the spark-operator runs pyspark's spark-submit
     workdir = tmp_path / "up"
     out = tmp_path / "up.out"
     argv = [sys.executable, "-m", "vbridge.cli", "up", "--with-operators", "--run-seconds", "2"]
@@ -216,7 +221,7 @@ def _check_seed_jobs(kubeconfig: str, out: pathlib.Path, workdir: pathlib.Path) 
             reasons = {str(e.reason) for e in events}
             assert "PodGroupCreated" in reasons, f"{name}: no PodGroupCreated event ({sorted(reasons)})"
             try:
-                pg: dict[str, Any] = custom.get_namespaced_custom_object(*PG, "seed", "podgroups", pg_name)
+                pg: dict[str, Any] = custom.get_namespaced_custom_object(*apiserver.PG, "seed", "podgroups", pg_name)
             except k8s.ApiException as exc:
                 if exc.status != 404 or "PodGroupDeleted" not in reasons:
                     return False
@@ -227,12 +232,12 @@ def _check_seed_jobs(kubeconfig: str, out: pathlib.Path, workdir: pathlib.Path) 
 
     try:
         try:
-            eventually(finished, timeout=180, what="the seed SparkApplication, TFJob and MPIJob to finish")
-            eventually(groups_released, timeout=30, what="their PodGroups to be completed or collected")
+            apiserver.eventually(finished, timeout=180, what="the seed SparkApplication, TFJob and MPIJob to finish")
+            apiserver.eventually(groups_released, timeout=30, what="their PodGroups to be completed or collected")
         except AssertionError as exc:
             raise AssertionError(f"{exc}\n{logs()}") from None
         jobs = tuple(name for (_, _, _, name) in SEED_JOBS)
-        ours = [p for p in common.pods(api, "seed", "") if p["metadata"]["name"].startswith(jobs)]
+        ours = [p for p in apiserver.pods(api, "seed", "") if p["metadata"]["name"].startswith(jobs)]
         # driver; TFJob master, worker, 2 ps; MPIJob launcher and the workers its cleanPodPolicy kept
         assert len(ours) >= 6, [p["metadata"]["name"] for p in ours]
         for pod in ours:

@@ -9,7 +9,6 @@ carry no simulator annotations and must not be changed.
 
 from __future__ import annotations
 
-import asyncio
 import datetime
 import pathlib
 from collections.abc import Iterator
@@ -19,11 +18,8 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from bridge.k8s import client, kubeconfigs
 from scheduler import configure
-from scheduler.io import loop
-from tests.integration.test_controlplane import PG, eventually
-from tests.support import bridgethread, loopthread, simthread
+from tests.support import apiserver, bridgethread, schedthread, simthread
 from vbridge.localcluster import cluster
 from vbridge.nodesim import podstatus
 
@@ -33,33 +29,16 @@ VC = ("batch.volcano.sh", "v1alpha1")
 NODES = [f"sim-node-{i}" for i in range(4)]
 
 
-class SchedThread(loopthread.LoopThread):
-    """Our gang scheduler for ``schedulerName: volcano``; ``reports`` keeps every cycle's outcome."""
-
-    def __init__(self, lc: cluster.LocalCluster) -> None:
-        self.reports: list[loop.CycleReport] = []
-
-        async def main(ready: asyncio.Event) -> None:
-            async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=16) as api:
-                conf = configure.parse("", scheduler_name="volcano")
-                sched = loop.Scheduler(api, conf, period=0.5, on_cycle=self.reports.append)
-                task = asyncio.create_task(sched.run())
-                await sched.cache.synced.wait()
-                ready.set()
-                await task
-
-        super().__init__(main, "vcjob-scheduler")
-
-
 @pytest.fixture(scope="module")
 def scheduler(
     control_plane: cluster.LocalCluster, sim_nodes: simthread.SimThread, api_client: k8s.ApiClient
-) -> Iterator[SchedThread]:
+) -> Iterator[schedthread.SchedThread]:
     for name in NODES:
         # The TaintNodesByCondition admission plugin taints new nodes not-ready; with the node
         # lifecycle controller off, nobody lifts it. Do what that controller would.
         k8s.CoreV1Api(api_client).patch_node(name, {"spec": {"taints": None}})
-    thread = SchedThread(control_plane).start()
+    conf = configure.parse("", scheduler_name="volcano")
+    thread = schedthread.SchedThread(control_plane, conf, connections=16, name="vcjob-scheduler").start()
     try:
         yield thread
     finally:
@@ -71,9 +50,9 @@ def env(
     api_client: k8s.ApiClient,
     bridge: bridgethread.BridgeThread,
     sim_nodes: simthread.SimThread,
-    scheduler: SchedThread,
+    scheduler: schedthread.SchedThread,
     namespace: str,
-) -> tuple[k8s.ApiClient, str, SchedThread]:
+) -> tuple[k8s.ApiClient, str, schedthread.SchedThread]:
     return api_client, namespace, scheduler
 
 
@@ -103,7 +82,9 @@ def pods_of(api: k8s.ApiClient, ns: str, job: str) -> dict[str, Any]:
 
 def _group(api: k8s.ApiClient, ns: str, name: str) -> dict[str, Any] | None:
     try:
-        out: dict[str, Any] = k8s.CustomObjectsApi(api).get_namespaced_custom_object(*PG, ns, "podgroups", name)
+        out: dict[str, Any] = k8s.CustomObjectsApi(api).get_namespaced_custom_object(
+            *apiserver.PG, ns, "podgroups", name
+        )
         return out
     except k8s.ApiException as exc:
         if exc.status == 404:
@@ -119,26 +100,32 @@ def finish(api: k8s.ApiClient, ns: str, name: str, code: int = 0) -> None:
     core.patch_namespaced_pod_status(name, ns, podstatus.finished(pod, code=code, now=now))
 
 
-def bound_cycles(sched: SchedThread, keys: set[str]) -> list[set[str]]:
+def bound_cycles(sched: schedthread.SchedThread, keys: set[str]) -> list[set[str]]:
     """Per scheduling cycle that bound any of ``keys``, which of them it bound."""
     return [b for r in list(sched.reports) if (b := set(r.outcome.bound) & keys)]
 
 
-def run_gang(api: k8s.ApiClient, ns: str, job: str, expected: set[str], sched: SchedThread) -> dict[str, Any]:
+def run_gang(
+    api: k8s.ApiClient, ns: str, job: str, expected: set[str], sched: schedthread.SchedThread
+) -> dict[str, Any]:
     """Wait for the scheduler to bind the whole gang in one cycle and the simulator to run it."""
-    pods = eventually(lambda: (p := pods_of(api, ns, job)) and set(p) == expected and p, what=f"pods {expected}")
+    pods = apiserver.eventually(
+        lambda: (p := pods_of(api, ns, job)) and set(p) == expected and p, what=f"pods {expected}"
+    )
     keys = {f"{ns}/{name}" for name in pods}
-    eventually(lambda: all(p.status.phase == "Running" for p in pods_of(api, ns, job).values()), what="the gang to run")
+    apiserver.eventually(
+        lambda: all(p.status.phase == "Running" for p in pods_of(api, ns, job).values()), what="the gang to run"
+    )
     # Every member is bound by our scheduler. (Not asserted: that one cycle binds them all. The
     # seeds' pods request nothing, so they are BestEffort, which the scheduler backfills one by
     # one once the gang is valid, as Volcano does; a cycle may split the gang.)
-    eventually(lambda: set().union(*bound_cycles(sched, keys)) == keys, what="the scheduler to bind the gang")
-    eventually(lambda: phase(api, ns, job) == "Running", what="the job to be Running")
+    apiserver.eventually(lambda: set().union(*bound_cycles(sched, keys)) == keys, what="the scheduler to bind the gang")
+    apiserver.eventually(lambda: phase(api, ns, job) == "Running", what="the job to be Running")
     return pods_of(api, ns, job)
 
 
 def test_mpi_seed_runs_with_ssh_and_svc_and_completes_with_its_master(
-    env: tuple[k8s.ApiClient, str, SchedThread],
+    env: tuple[k8s.ApiClient, str, schedthread.SchedThread],
 ) -> None:
     api, ns, sched = env
     core = k8s.CoreV1Api(api)
@@ -146,7 +133,7 @@ def test_mpi_seed_runs_with_ssh_and_svc_and_completes_with_its_master(
     assert job["spec"]["queue"] == "default" and job["spec"]["maxRetry"] == 3
     assert [t["minAvailable"] for t in job["spec"]["tasks"]] == [1, 2]
     group_name = f"lm-mpi-job-{job['metadata']['uid']}"
-    group = eventually(lambda: _group(api, ns, group_name), what="the PodGroup")
+    group = apiserver.eventually(lambda: _group(api, ns, group_name), what="the PodGroup")
     assert group["spec"]["minMember"] == 3 and group["spec"]["queue"] == "default"
     assert group["spec"]["minTaskMember"] == {"mpimaster": 1, "mpiworker": 2}
     assert group["metadata"]["ownerReferences"][0]["uid"] == job["metadata"]["uid"]
@@ -175,21 +162,25 @@ def test_mpi_seed_runs_with_ssh_and_svc_and_completes_with_its_master(
     assert secret["id_rsa.pub"] == secret["authorized_keys"]
 
     finish(api, ns, "lm-mpi-job-mpimaster-0")  # the master's mpiexec returns
-    eventually(lambda: phase(api, ns, "lm-mpi-job") == "Completed", what="the job to complete")
-    left = eventually(lambda: (p := pods_of(api, ns, "lm-mpi-job")) and len(p) == 1 and p, what="workers to stop")
+    apiserver.eventually(lambda: phase(api, ns, "lm-mpi-job") == "Completed", what="the job to complete")
+    left = apiserver.eventually(
+        lambda: (p := pods_of(api, ns, "lm-mpi-job")) and len(p) == 1 and p, what="workers to stop"
+    )
     assert list(left) == ["lm-mpi-job-mpimaster-0"] and left["lm-mpi-job-mpimaster-0"].status.phase == "Succeeded"
     status = get_job(api, ns, "lm-mpi-job")["status"]
     assert status["state"]["reason"] == "CompleteJob" and status["succeeded"] == 1 and status["retryCount"] == 0
-    eventually(lambda: _group(api, ns, group_name) is None, what="the finished job's PodGroup to be released")
+    apiserver.eventually(lambda: _group(api, ns, group_name) is None, what="the finished job's PodGroup to be released")
 
 
 def test_tensorflow_seed_restarts_on_eviction_then_completes_with_its_workers(
-    env: tuple[k8s.ApiClient, str, SchedThread],
+    env: tuple[k8s.ApiClient, str, schedthread.SchedThread],
 ) -> None:
     api, ns, sched = env
     core = k8s.CoreV1Api(api)
     job = create_job(api, ns, seed("volcano-job-tensorflow.yaml"))
-    assert eventually(lambda: _group(api, ns, f"tensorflow-dist-mnist-{job['metadata']['uid']}"), what="PodGroup")
+    assert apiserver.eventually(
+        lambda: _group(api, ns, f"tensorflow-dist-mnist-{job['metadata']['uid']}"), what="PodGroup"
+    )
     expected = {"tensorflow-dist-mnist-ps-0", "tensorflow-dist-mnist-worker-0", "tensorflow-dist-mnist-worker-1"}
     pods = run_gang(api, ns, "tensorflow-dist-mnist", expected, sched)
     env_of = {e.name: e for e in pods["tensorflow-dist-mnist-worker-1"].spec.containers[0].env}
@@ -203,8 +194,10 @@ def test_tensorflow_seed_restarts_on_eviction_then_completes_with_its_workers(
     old_uids = {p.metadata.uid for p in pods.values()}
 
     core.delete_namespaced_pod("tensorflow-dist-mnist-worker-0", ns)  # an eviction: PodEvicted → RestartJob
-    eventually(lambda: get_job(api, ns, "tensorflow-dist-mnist")["status"].get("retryCount") == 1, what="the restart")
-    fresh = eventually(
+    apiserver.eventually(
+        lambda: get_job(api, ns, "tensorflow-dist-mnist")["status"].get("retryCount") == 1, what="the restart"
+    )
+    fresh = apiserver.eventually(
         lambda: (
             (p := pods_of(api, ns, "tensorflow-dist-mnist"))
             and set(p) == expected
@@ -216,7 +209,7 @@ def test_tensorflow_seed_restarts_on_eviction_then_completes_with_its_workers(
     assert {p.metadata.annotations["volcano.sh/job-version"] for p in fresh.values()} == {"1"}
     assert {p.metadata.annotations["volcano.sh/job-retry-count"] for p in fresh.values()} == {"1"}
     restarted = {f"{ns}/{name}" for name in expected}
-    eventually(
+    apiserver.eventually(
         lambda: all(p.status.phase == "Running" for p in pods_of(api, ns, "tensorflow-dist-mnist").values()),
         what="the restarted gang to run",
     )
@@ -226,15 +219,17 @@ def test_tensorflow_seed_restarts_on_eviction_then_completes_with_its_workers(
 
     finish(api, ns, "tensorflow-dist-mnist-worker-0")
     finish(api, ns, "tensorflow-dist-mnist-worker-1")  # the task completes: TaskCompleted → CompleteJob
-    eventually(lambda: phase(api, ns, "tensorflow-dist-mnist") == "Completed", what="the job to complete")
-    eventually(lambda: "tensorflow-dist-mnist-ps-0" not in pods_of(api, ns, "tensorflow-dist-mnist"), what="ps to stop")
+    apiserver.eventually(lambda: phase(api, ns, "tensorflow-dist-mnist") == "Completed", what="the job to complete")
+    apiserver.eventually(
+        lambda: "tensorflow-dist-mnist-ps-0" not in pods_of(api, ns, "tensorflow-dist-mnist"), what="ps to stop"
+    )
     status = get_job(api, ns, "tensorflow-dist-mnist")["status"]
     assert (status["retryCount"], status["version"], status["succeeded"]) == (1, 2, 2)
     reasons = {e.reason for e in core.list_namespaced_event(ns).items if e.involved_object.kind == "Job"}
     assert {"PodGroupCreated", "RestartJob", "CompleteJob"} <= reasons
 
 
-def test_invalid_jobs_are_denied_with_what_is_wrong(env: tuple[k8s.ApiClient, str, SchedThread]) -> None:
+def test_invalid_jobs_are_denied_with_what_is_wrong(env: tuple[k8s.ApiClient, str, schedthread.SchedThread]) -> None:
     api, ns, _ = env
 
     def denied(body: dict[str, Any]) -> str:

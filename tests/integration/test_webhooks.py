@@ -15,9 +15,7 @@ from kubernetes import client as k8s
 
 from tests.builders import kubeflow as kf
 from tests.builders import spark
-from tests.integration import test_upstream_crds as upstream
-from tests.integration.test_controlplane import PG, eventually
-from tests.support import bridgethread
+from tests.support import apiserver, bridgethread, upstream
 from vbridge.localcluster import cluster
 
 pytestmark = pytest.mark.integration
@@ -27,7 +25,7 @@ GROUP_NAME = "scheduling.k8s.io/group-name"
 
 @pytest.fixture(scope="module", autouse=True)
 def crds(control_plane: cluster.LocalCluster) -> None:
-    upstream._install(control_plane, "spark-operator", "training-operator", "mpi-operator")
+    upstream.install(control_plane, "spark-operator", "training-operator", "mpi-operator")
 
 
 def example(name: str) -> dict[str, Any]:
@@ -47,7 +45,9 @@ def create(api: k8s.ApiClient, ns: str, body: dict[str, Any], **kwargs: Any) -> 
 
 def podgroup(api: k8s.ApiClient, ns: str, name: str) -> dict[str, Any] | None:
     try:
-        pg: dict[str, Any] = k8s.CustomObjectsApi(api).get_namespaced_custom_object(*PG, ns, "podgroups", name)
+        pg: dict[str, Any] = k8s.CustomObjectsApi(api).get_namespaced_custom_object(
+            *apiserver.PG, ns, "podgroups", name
+        )
         return pg
     except k8s.ApiException as exc:
         if exc.status == 404:
@@ -62,7 +62,7 @@ def test_sparkapplication_seed_gets_its_group(
     assert app["spec"]["driver"]["annotations"][GROUP_NAME] == "spark-spark-pi-pg"
     assert app["spec"]["executor"]["schedulerName"] == "volcano"
     assert app["spec"]["sparkConf"]["spark.kubernetes.scheduler.name"] == "volcano"
-    pg = eventually(lambda: podgroup(api_client, namespace, "spark-spark-pi-pg"), what="the Spark PodGroup")
+    pg = apiserver.eventually(lambda: podgroup(api_client, namespace, "spark-spark-pi-pg"), what="the Spark PodGroup")
     assert pg["spec"] == {"minMember": 1, "queue": "default", "minResources": {"cpu": "2", "memory": "1792Mi"}}
     owner = pg["metadata"]["ownerReferences"][0]
     assert (owner["kind"], owner["name"], owner["uid"], owner["controller"]) == (
@@ -81,24 +81,26 @@ def test_kubeflow_kinds_stamped_and_grouped_and_collected(
         template = spec["template"]
         assert template["metadata"]["annotations"] == {GROUP_NAME: "example-job", "volcano.sh/task-spec": role.lower()}
         assert template["spec"]["schedulerName"] == "volcano"
-    pg = eventually(lambda: podgroup(api_client, namespace, "example-job"), what="the TFJob PodGroup")
+    pg = apiserver.eventually(lambda: podgroup(api_client, namespace, "example-job"), what="the TFJob PodGroup")
     assert pg["spec"]["minMember"] == 4 and pg["spec"]["minTaskMember"] == {"master": 1, "ps": 2, "worker": 1}
 
     torch = create(api_client, namespace, example("pytorchjob-elastic.yaml"))
     assert torch["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["metadata"]["annotations"][GROUP_NAME]
-    pg = eventually(lambda: podgroup(api_client, namespace, "elastic-example"), what="the PyTorchJob PodGroup")
+    pg = apiserver.eventually(
+        lambda: podgroup(api_client, namespace, "elastic-example"), what="the PyTorchJob PodGroup"
+    )
     assert pg["spec"]["minMember"] == 2 and pg["spec"]["minResources"] == {"cpu": "2", "memory": "2Gi"}
 
     mpi = example("mpijob-v2beta1.yaml")
     mpi["spec"]["launcherCreationPolicy"] = "WaitForWorkersReady"
     create(api_client, namespace, mpi)
-    pg = eventually(lambda: podgroup(api_client, namespace, "tensorflow-mnist"), what="the MPIJob PodGroup")
+    pg = apiserver.eventually(lambda: podgroup(api_client, namespace, "tensorflow-mnist"), what="the MPIJob PodGroup")
     assert pg["spec"]["minMember"] == 2 and pg["spec"]["minTaskMember"] == {"worker": 2}
 
     k8s.CustomObjectsApi(api_client).delete_namespaced_custom_object(
         "kubeflow.org", "v1", namespace, "tfjobs", "example-job"
     )
-    eventually(
+    apiserver.eventually(
         lambda: podgroup(api_client, namespace, "example-job") is None,
         timeout=60,
         what="the garbage collector to remove the TFJob's PodGroup",
@@ -200,12 +202,12 @@ def test_spark_submit_driver_is_gated_until_its_group_is_complete(
             data={"spark.properties": "spark.executor.instances=3\nspark.executor.memory=1g\nspark.executor.cores=2\n"},
         ),
     )
-    pg = eventually(lambda: podgroup(api_client, namespace, group), what="the driver's PodGroup")
+    pg = apiserver.eventually(lambda: podgroup(api_client, namespace, group), what="the driver's PodGroup")
     assert pg["spec"]["minMember"] == 1
     # driver 1 cpu/896Mi + 3 executors × (2 cpu, 1024+384 Mi)
     assert pg["spec"]["minResources"] == {"cpu": "7", "memory": "5Gi"}
     assert pg["metadata"]["ownerReferences"][0]["name"] == "pi-abc-driver"
-    eventually(
+    apiserver.eventually(
         lambda: not core.read_namespaced_pod("pi-abc-driver", namespace).spec.scheduling_gates,
         what="the gate to be lifted",
     )
@@ -218,7 +220,7 @@ def test_dry_run_creates_nothing_and_foreign_queue_is_denied(
     dry = create(api_client, namespace, kf.tfjob("dry", Worker=kf.replica(2)), dry_run="All")
     assert dry["spec"]["tfReplicaSpecs"]["Worker"]["template"]["metadata"]["annotations"][GROUP_NAME] == "dry"
     crd.create_cluster_custom_object(
-        *PG,
+        *apiserver.PG,
         "queues",
         {
             "apiVersion": "scheduling.volcano.sh/v1beta1",
@@ -227,7 +229,7 @@ def test_dry_run_creates_nothing_and_foreign_queue_is_denied(
             "spec": {"weight": 1},
         },
     )
-    eventually(lambda: "finance-only" in bridge.bridge.facts.queues if bridge.bridge else False)
+    apiserver.eventually(lambda: "finance-only" in bridge.bridge.facts.queues if bridge.bridge else False)
     app = spark.app(batchScheduler="volcano", batchSchedulerOptions={"queue": "finance-only"})
     app["metadata"] = {"name": "denied"}
     with pytest.raises(k8s.ApiException) as denied:
@@ -248,7 +250,7 @@ def test_operator_made_podgroup_is_corrected_not_fought(
     """The spark-operator (batch scheduler on) makes spark-<app>-pg with its own minResources: ours win."""
     crd = k8s.CustomObjectsApi(api_client)
     crd.create_namespaced_custom_object(
-        *PG,
+        *apiserver.PG,
         namespace,
         "podgroups",
         {
@@ -265,11 +267,13 @@ def test_operator_made_podgroup_is_corrected_not_fought(
         pg = podgroup(api_client, namespace, "spark-spark-pi-pg")
         return pg if pg and pg["spec"].get("minResources") == {"cpu": "2", "memory": "1792Mi"} else None
 
-    pg = eventually(corrected, what="our minResources to replace the operator's")
+    pg = apiserver.eventually(corrected, what="our minResources to replace the operator's")
     assert pg["spec"]["minMember"] == 1 and pg["spec"]["queue"] == "default"
     assert any(r["uid"] == app["metadata"]["uid"] for r in pg["metadata"]["ownerReferences"])
     # the operator's later sync touches only minMember (=1, as ours): nothing changes back
-    crd.patch_namespaced_custom_object(*PG, namespace, "podgroups", "spark-spark-pi-pg", {"spec": {"minMember": 1}})
+    crd.patch_namespaced_custom_object(
+        *apiserver.PG, namespace, "podgroups", "spark-spark-pi-pg", {"spec": {"minMember": 1}}
+    )
     assert corrected() is not None
 
 
@@ -278,7 +282,7 @@ def test_finished_job_releases_its_podgroup(
 ) -> None:
     crd = k8s.CustomObjectsApi(api_client)
     create(api_client, namespace, kf.tfjob("done-soon", Worker=kf.replica(2, kf.container("tensorflow", "1", "1Gi"))))
-    eventually(lambda: podgroup(api_client, namespace, "done-soon"), what="the PodGroup")
+    apiserver.eventually(lambda: podgroup(api_client, namespace, "done-soon"), what="the PodGroup")
     crd.patch_namespaced_custom_object_status(
         "kubeflow.org",
         "v1",
@@ -300,7 +304,7 @@ def test_finished_job_releases_its_podgroup(
             }
         },
     )
-    eventually(
+    apiserver.eventually(
         lambda: podgroup(api_client, namespace, "done-soon") is None,
         timeout=30,
         what="the finished job's PodGroup to be released",

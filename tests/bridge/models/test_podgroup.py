@@ -19,11 +19,6 @@ def test_round_trip_keeps_camel_case_and_unknown_fields() -> None:
     assert spec.to_api() == body
 
 
-def test_defaults_match_volcano() -> None:
-    assert podgroup.PodGroupSpec().queue == "default"
-    assert queue.QueueSpec().weight == 1 and queue.QueueSpec().dequeue_strategy == "traverse"
-
-
 def test_invalid_values_are_rejected_with_the_field_name() -> None:
     with pytest.raises(pydantic.ValidationError, match="minMember"):
         podgroup.PodGroupSpec.model_validate({"minMember": -1})
