@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Collection
 
 from bridge.k8s import client, kubeconfigs
+from scheduler.framework import config
 from scheduler.io import binder, loop
 from tests.support import loopthread
 from vbridge.localcluster import cluster
