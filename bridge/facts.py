@@ -1,5 +1,6 @@
 """Cluster facts admission consults: namespaces, queues, priority classes, kept current by watches.
 
+``View`` is the Protocol its readers (admission, the reconcilers) type against.
 ``run`` follows three watches; each event goes to an ``apply_*`` function (ADDED, MODIFIED or
 DELETED and the object), which replaces whole maps so readers never see a half-applied change,
 and drops the cached Contexts. ``context`` builds one :class:`base.Context` per (namespace,
@@ -12,16 +13,26 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from bridge import defaults, queues
 from bridge.adapters import base
 from bridge.k8s import client, paths, watching
 
-__all__ = ["Facts"]
+__all__ = ["Facts", "View"]
 
 log = logging.getLogger(__name__)
 _MAX_CONTEXTS = 4096
+
+
+class View(Protocol):
+    """What admission and the reconcilers read of the cluster facts (``Facts`` is the real one;
+    tests and benches hand in their own)."""
+
+    @property
+    def synced(self) -> bool: ...
+
+    def context(self, namespace: str, *, scheduler_name: str) -> base.Context: ...
 
 
 @dataclasses.dataclass

@@ -2,7 +2,7 @@
 
 - ``reviews``: AdmissionReview v1 in and out (parsing with clear errors, responses). Pure.
 - ``admission``: one request → one answer: pick the adapter, build its Context from the cluster
-  facts (``bridge.facts``, read through the ``admission.FactsView`` Protocol), admit
+  facts (``bridge.facts``, read through the ``bridge.facts.View`` Protocol), admit
   (``adapter.admit``), diff into a JSON Patch. Every error maps to an answer in one place
   (:func:`admission.answer_error`): bad input is a denial with a message, never a crash or a 500.
 - ``configuration``: the MutatingWebhookConfiguration, generated from the adapter registry. Pure.

@@ -5,21 +5,15 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from typing import Protocol
 
 from bridge import defaults, errors, patching
+from bridge import facts as facts_mod
 from bridge.adapters import base
 from webhooks import reviews
 
-__all__ = ["FactsView", "answer_error", "handle"]
+__all__ = ["answer_error", "handle"]
 
 log = logging.getLogger(__name__)
-
-
-class FactsView(Protocol):
-    """What admission needs to know about the cluster (kept current by ``bridge.facts``)."""
-
-    def context(self, namespace: str, *, scheduler_name: str) -> base.Context: ...
 
 
 def answer_error(uid: str, exc: Exception, *, adapter: base.Adapter | None, api_version: str) -> bytes:
@@ -53,7 +47,7 @@ def _uid_of(raw: bytes) -> str:
 
 
 def handle(
-    raw: bytes, adapter: base.Adapter | None, facts: FactsView, *, scheduler_name: str = defaults.SCHEDULER_NAME
+    raw: bytes, adapter: base.Adapter | None, facts: facts_mod.View, *, scheduler_name: str = defaults.SCHEDULER_NAME
 ) -> bytes:
     try:
         request = reviews.parse(raw, adapter.registration.view if adapter is not None else None)
@@ -65,7 +59,9 @@ def handle(
         return answer_error(request.uid, exc, adapter=adapter, api_version=request.api_version)
 
 
-def _handle(request: reviews.Request, adapter: base.Adapter | None, facts: FactsView, scheduler_name: str) -> bytes:
+def _handle(
+    request: reviews.Request, adapter: base.Adapter | None, facts: facts_mod.View, scheduler_name: str
+) -> bytes:
     if adapter is None:  # a path we do not serve (a kind whose adapter is gone): never block it
         return reviews.allow(request.uid, api_version=request.api_version)
     reg = adapter.registration

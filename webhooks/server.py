@@ -17,6 +17,7 @@ from typing import Any
 import uvicorn
 
 from bridge import defaults
+from bridge import facts as facts_mod
 from bridge.adapters import registry
 from webhooks import admission, reviews
 
@@ -40,7 +41,7 @@ class Settings:
 
 
 class App:
-    def __init__(self, facts: Any, settings: Settings) -> None:
+    def __init__(self, facts: facts_mod.View, settings: Settings) -> None:
         self.facts = facts
         self.settings = settings
 

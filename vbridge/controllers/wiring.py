@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from bridge import facts as facts_mod
 from bridge.adapters import base, registry
 from bridge.k8s import client
 from vbridge.controllers import jobs, spark, vcjobs
@@ -24,7 +25,7 @@ class Reconciler(Protocol):
 
 def reconcilers(
     api: client.Client,
-    facts: Any,
+    facts: facts_mod.View,
     *,
     scheduler_name: str,
     templates_by_name: dict[str, dict[str, Any]],
