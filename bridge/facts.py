@@ -13,7 +13,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from bridge import defaults, queues
 from bridge.adapters import base
@@ -23,6 +23,7 @@ __all__ = ["Facts", "View"]
 
 log = logging.getLogger(__name__)
 _MAX_CONTEXTS = 4096
+V = TypeVar("V")
 
 
 class View(Protocol):
@@ -39,6 +40,13 @@ class View(Protocol):
 class _Namespace:
     labels: dict[str, str]
     annotations: dict[str, str]
+
+
+def _swapped(current: dict[str, V], kind: str, name: str, value: Callable[[], V]) -> dict[str, V]:
+    """A new map: ``current`` after a watch event on ``name`` (swapped whole: readers see whole maps)."""
+    if kind == "DELETED":
+        return {k: v for k, v in current.items() if k != name}
+    return {**current, name: value()}
 
 
 class Facts:
@@ -110,15 +118,9 @@ class Facts:
     def apply_queue(self, kind: str, obj: dict[str, Any]) -> None:
         self._contexts = {}
         name = (obj.get("metadata") or {}).get("name", "")
-        if kind == "DELETED":
-            self.queues = {k: v for k, v in self.queues.items() if k != name}
-        else:
-            self.queues = {**self.queues, name: queues.QueueFacts.from_api(obj)}  # swap: readers see whole maps
+        self.queues = _swapped(self.queues, kind, name, lambda: queues.QueueFacts.from_api(obj))
 
     def apply_priority_class(self, kind: str, obj: dict[str, Any]) -> None:
         self._contexts = {}
         name = (obj.get("metadata") or {}).get("name", "")
-        if kind == "DELETED":
-            self.priorities = {k: v for k, v in self.priorities.items() if k != name}
-        else:
-            self.priorities = {**self.priorities, name: int(obj.get("value", 0))}
+        self.priorities = _swapped(self.priorities, kind, name, lambda: int(obj.get("value", 0)))

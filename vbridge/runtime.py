@@ -12,8 +12,8 @@ import dataclasses
 import logging
 import pathlib
 
-from bridge import defaults, errors, facts
-from bridge.k8s import client, paths
+from bridge import defaults, facts
+from bridge.k8s import client, paths, writes
 from vbridge.controllers import templates, wiring
 from webhooks import configuration, server
 
@@ -76,20 +76,9 @@ async def register(
         scheduler_name=scheduler_name,
     )
     base = paths.resource("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations")
-    try:
-        await api.request("POST", base, body=body)
-    except errors.ApiError as exc:
-        if exc.status != 409:
-            raise
-        current = await api.request("GET", f"{base}/{configuration.NAME}")
-        body["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
-        await api.request("PUT", f"{base}/{configuration.NAME}", body=body)
+    await writes.create_or_replace(api, base, body)
 
 
 async def unregister(api: client.Client) -> None:
     base = paths.resource("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations")
-    try:
-        await api.request("DELETE", f"{base}/{configuration.NAME}")
-    except errors.ApiError as exc:
-        if exc.status != 404:
-            raise
+    await writes.delete(api, f"{base}/{configuration.NAME}")

@@ -16,6 +16,7 @@ cluster facts in a :class:`Context`:
 ``Registration.generic_reconciler`` says whether ``vbridge.controllers.jobs`` keeps the kind's
 PodGroup with ``podgroup`` and ``finished``; kinds with their own controller (Volcano Jobs,
 spark-submit pods) and kinds whose group another kind makes (Kubeflow pods) leave it False.
+``pod_registration`` is the record the pod adapters share: ``Ignore``, decoded as ``podview.Pod``.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Literal, Protocol
 
-from bridge import defaults, queues
+from bridge import defaults, keys, queues
+from bridge.adapters import podview
 
-__all__ = ["Adapter", "Admission", "Context", "Registration"]
+__all__ = ["HAS_GROUP", "Adapter", "Admission", "Context", "Registration", "pod_registration"]
 
 Obj = dict[str, Any]
 
@@ -57,6 +59,27 @@ class Registration:
     @property
     def path(self) -> str:
         return "/mutate/" + self.name.replace("/", "-").replace(".", "-")
+
+
+# CEL: the object carries a PodGroup annotation (ours, or one made where the pod came from).
+HAS_GROUP = f"has(object.metadata.annotations) && '{keys.GROUP_NAME}' in object.metadata.annotations"
+
+
+def pod_registration(name: str, *, why: str, object_selector: tuple[str, ...], done_when: str) -> Registration:
+    """A pod adapter's record: pods are admitted when the bridge is down (``Ignore``), decoded
+    through ``podview.Pod``; ``why`` says what an unstamped pod of the family costs."""
+    return Registration(
+        name=name,
+        group="",
+        versions=("v1",),
+        kind="Pod",
+        plural="pods",
+        failure_policy="Ignore",
+        why=f"pods are everyone's: a bridge outage must never block pod creation cluster-wide; {why}",
+        object_selector=object_selector,
+        done_when=done_when,
+        view=podview.Pod,
+    )
 
 
 @dataclasses.dataclass(frozen=True)

@@ -146,37 +146,52 @@ def cmd_queue(args: argparse.Namespace) -> int:
     return _run(args, work)
 
 
+def _add_verbs(
+    sub: Any,
+    command: str,
+    help_text: str,
+    verbs: Sequence[tuple[str, str]],
+    func: Callable[[argparse.Namespace], int],
+    options: Callable[[argparse.ArgumentParser, str], None],
+) -> None:
+    """``command`` with one subcommand a verb: each but ``list`` names its object, then ``options``
+    adds the verb's own arguments, then the connection options."""
+    parser = sub.add_parser(command, help=help_text)
+    verb_parsers = parser.add_subparsers(dest="verb", required=True)
+    for verb, text in verbs:
+        p = verb_parsers.add_parser(verb, help=text)
+        if verb != "list":
+            p.add_argument("name")
+        options(p, verb)
+        connecting.add_arguments(p)
+        p.set_defaults(func=func)
+
+
+def _job_options(p: argparse.ArgumentParser, verb: str) -> None:
+    if verb == "list":
+        p.add_argument("-A", "--all-namespaces", action="store_true")
+    p.add_argument("-n", "--namespace", default="default")
+
+
+def _queue_options(p: argparse.ArgumentParser, verb: str) -> None:
+    if verb == "create":
+        p.add_argument("--weight", type=int, default=1)
+
+
 def add_parsers(sub: Any) -> None:
     """Register ``job`` and ``queue`` on the ``vbridge`` subcommand parser."""
-    job = sub.add_parser("job", help="list, view, suspend, resume or delete Volcano Jobs")
-    job_verbs = job.add_subparsers(dest="verb", required=True)
-    for verb, text in (
+    job_verbs = (
         ("list", "list jobs"),
         ("view", "show one job"),
         ("suspend", "abort a job's pods (AbortJob); it can be resumed"),
         ("resume", "restart a suspended job (ResumeJob)"),
         ("delete", "delete a job and what it owns"),
-    ):
-        p = job_verbs.add_parser(verb, help=text)
-        if verb != "list":
-            p.add_argument("name")
-        else:
-            p.add_argument("-A", "--all-namespaces", action="store_true")
-        p.add_argument("-n", "--namespace", default="default")
-        connecting.add_arguments(p)
-        p.set_defaults(func=cmd_job)
-    queue = sub.add_parser("queue", help="list, create, open or close Queues")
-    queue_verbs = queue.add_subparsers(dest="verb", required=True)
-    for verb, text in (
+    )
+    _add_verbs(sub, "job", "list, view, suspend, resume or delete Volcano Jobs", job_verbs, cmd_job, _job_options)
+    queue_verbs = (
         ("list", "list queues"),
         ("create", "create a queue"),
         ("open", "open a queue"),
         ("close", "close a queue"),
-    ):
-        p = queue_verbs.add_parser(verb, help=text)
-        if verb != "list":
-            p.add_argument("name")
-        if verb == "create":
-            p.add_argument("--weight", type=int, default=1)
-        connecting.add_arguments(p)
-        p.set_defaults(func=cmd_queue)
+    )
+    _add_verbs(sub, "queue", "list, create, open or close Queues", queue_verbs, cmd_queue, _queue_options)

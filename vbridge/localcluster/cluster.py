@@ -24,10 +24,10 @@ from typing import Any, TypeVar
 import yaml
 
 from bridge import crdgen, defaults, errors
-from bridge.k8s import client, kubeconfigs, paths
+from bridge.k8s import client, kubeconfigs, paths, writes
 from vbridge.localcluster import binaries, certs, probes, processes
 
-__all__ = ["LocalCluster", "Ports", "apply_crds", "ensure", "free_port", "run_sync"]
+__all__ = ["LocalCluster", "Ports", "apply_crds", "ensure", "ensure_namespace", "free_port", "run_sync"]
 
 T = TypeVar("T")
 
@@ -247,19 +247,19 @@ async def ensure(api: client.Client, path: str, body: dict[str, Any]) -> None:
             raise
 
 
+async def ensure_namespace(api: client.Client, namespace: str, *objects: tuple[str, dict[str, Any]]) -> None:
+    """Create ``namespace``, then in it each core (v1) object given as (plural, body), unless they exist."""
+    namespace_body = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+    await ensure(api, paths.resource("v1", "namespaces"), namespace_body)
+    for plural, body in objects:
+        await ensure(api, paths.resource("v1", plural, namespace=namespace), body)
+
+
 async def apply_crds(api: client.Client, documents: list[dict[str, Any]], timeout: float = 30.0) -> None:
     """Create or replace CRDs, then wait until each is Established."""
     base = paths.resource("apiextensions.k8s.io/v1", "customresourcedefinitions")
     for doc in documents:
-        name = doc["metadata"]["name"]
-        try:
-            await api.request("POST", base, body=doc)
-        except errors.ApiError as exc:
-            if exc.status != 409:
-                raise
-            current = await api.request("GET", f"{base}/{name}")
-            doc = {**doc, "metadata": {**doc["metadata"], "resourceVersion": current["metadata"]["resourceVersion"]}}
-            await api.request("PUT", f"{base}/{name}", body=doc)
+        await writes.create_or_replace(api, base, doc)
     deadline = time.monotonic() + timeout
     for doc in documents:
         name = doc["metadata"]["name"]

@@ -111,15 +111,10 @@ def token_kubeconfig(
 
     async def go() -> str:
         async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
-            await cluster.ensure(
+            await cluster.ensure_namespace(
                 api,
-                paths.resource("v1", "namespaces"),
-                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SYSTEM_NAMESPACE}},
-            )
-            await cluster.ensure(
-                api,
-                paths.resource("v1", "serviceaccounts", namespace=SYSTEM_NAMESPACE),
-                {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}},
+                SYSTEM_NAMESPACE,
+                ("serviceaccounts", {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}}),
             )
             await cluster.ensure(
                 api,

@@ -21,8 +21,7 @@ from typing import Any
 
 import yaml
 
-from bridge import errors
-from bridge.k8s import client, kubeconfigs, paths
+from bridge.k8s import client, kubeconfigs, paths, writes
 from vbridge.localcluster import cluster, depcrds
 
 __all__ = ["CERT_DIR", "SECRET", "WEBHOOK_CONFIG", "cert_dirs", "clear", "mount", "setup"]
@@ -56,32 +55,22 @@ def setup(lc: cluster.LocalCluster, workdir: pathlib.Path, *, namespace: str, po
 
     async def go() -> None:
         async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
-            await cluster.ensure(
+            await cluster.ensure_namespace(
                 api,
-                paths.resource("v1", "namespaces"),
-                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
-            )
-            await cluster.ensure(
-                api,
-                paths.resource("v1", "secrets", namespace=namespace),
-                {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": SECRET}},
-            )
-            await cluster.ensure(
-                api,
-                paths.resource("v1", "services", namespace=namespace),
-                {
-                    "apiVersion": "v1",
-                    "kind": "Service",
-                    "metadata": {"name": "training-operator"},
-                    "spec": {"type": "ExternalName", "externalName": "localhost", "ports": [{"port": port}]},
-                },
+                namespace,
+                ("secrets", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": SECRET}}),
+                (
+                    "services",
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Service",
+                        "metadata": {"name": "training-operator"},
+                        "spec": {"type": "ExternalName", "externalName": "localhost", "ports": [{"port": port}]},
+                    },
+                ),
             )
             base = paths.resource("admissionregistration.k8s.io/v1", "validatingwebhookconfigurations")
-            try:
-                await api.request("DELETE", f"{base}/{WEBHOOK_CONFIG}")
-            except errors.ApiError as exc:
-                if exc.status != 404:
-                    raise
+            await writes.delete(api, f"{base}/{WEBHOOK_CONFIG}")
             await api.request("POST", base, body=config)
 
     cluster.run_sync(go())

@@ -8,7 +8,8 @@ replica template is stamped with schedulerName, ``scheduling.k8s.io/group-name``
 ``volcano.sh/task-spec``, so no operator flag is needed, and labelled ``vbridge.io/grouped`` so
 that the pod webhook is not called for its pods. ``admit`` validates and stamps only (the
 webhook's fast path); ``podgroup`` computes the group for the reconciler. A job is finished
-once a Succeeded or Failed condition is true.
+once a Succeeded or Failed condition is true. ``registration`` makes each kind's record: the
+same failure policy, for the same reason, and the generic reconciler.
 """
 
 from __future__ import annotations
@@ -19,7 +20,22 @@ from typing import Any, ClassVar
 from bridge import errors, keys, patching, podgroups, podresources
 from bridge.adapters import base
 
-__all__ = ["KubeflowAdapter"]
+__all__ = ["KubeflowAdapter", "registration"]
+
+
+def registration(name: str, kind: str, plural: str, version: str = "v1") -> base.Registration:
+    """A Kubeflow job kind's record: denied when it cannot be stamped, its group kept by the
+    generic reconciler."""
+    return base.Registration(
+        name=name,
+        group="kubeflow.org",
+        versions=(version,),
+        kind=kind,
+        plural=plural,
+        failure_policy="Fail",
+        why=f"an unstamped {kind} would start piecemeal; denying is safer than a silent no-gang",
+        generic_reconciler=True,
+    )
 
 
 class KubeflowAdapter:

@@ -10,23 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge.adapters import base
+from bridge.adapters.kubeflow import family as kubeflow
 from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
 
 
 class MPIJobAdapter(mpi_job_v1.MPIJobV1Adapter):
     """The v1 family member with another version and the launcher policy; same field and roles."""
 
-    registration = base.Registration(
-        name="kubeflow.org/mpijob",
-        group="kubeflow.org",
-        versions=("v2beta1",),
-        kind="MPIJob",
-        plural="mpijobs",
-        failure_policy="Fail",
-        why="an unstamped MPIJob would start piecemeal; denying is safer than a silent no-gang",
-        generic_reconciler=True,
-    )
+    registration = kubeflow.registration("kubeflow.org/mpijob", "MPIJob", "mpijobs", version="v2beta1")
 
     def gang_roles(self, spec: Mapping[str, Any], replicas: Mapping[str, int]) -> list[str]:
         if spec.get("launcherCreationPolicy") == "WaitForWorkersReady":

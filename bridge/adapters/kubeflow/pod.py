@@ -12,24 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from bridge import keys, patching
-from bridge.adapters import base, podview
+from bridge.adapters import base
 
 __all__ = ["KubeflowPodAdapter"]
 
 
 class KubeflowPodAdapter:
-    registration = base.Registration(
-        name="kubeflow.org/pod",
-        group="",
-        versions=("v1",),
-        kind="Pod",
-        plural="pods",
-        failure_policy="Ignore",
-        why="pods are everyone's: a bridge outage must never block pod creation cluster-wide; "
-        "stamped job templates already carry the same result",
+    registration = base.pod_registration(
+        "kubeflow.org/pod",
+        why="stamped job templates already carry the same result",
         object_selector=(keys.KF_JOB_NAME,),
-        done_when=f"has(object.metadata.annotations) && '{keys.GROUP_NAME}' in object.metadata.annotations",
-        view=podview.Pod,
+        done_when=base.HAS_GROUP,
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:

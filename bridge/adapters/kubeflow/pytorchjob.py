@@ -5,21 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge.adapters import base
 from bridge.adapters.kubeflow import family as kubeflow
 
 
 class PyTorchJobAdapter(kubeflow.KubeflowAdapter):
-    registration = base.Registration(
-        name="kubeflow.org/pytorchjob",
-        group="kubeflow.org",
-        versions=("v1",),
-        kind="PyTorchJob",
-        plural="pytorchjobs",
-        failure_policy="Fail",
-        why="an unstamped PyTorchJob would start piecemeal; denying is safer than a silent no-gang",
-        generic_reconciler=True,
-    )
+    registration = kubeflow.registration("kubeflow.org/pytorchjob", "PyTorchJob", "pytorchjobs")
     replica_field = "pytorchReplicaSpecs"
     roles = ("Master", "Worker")
 

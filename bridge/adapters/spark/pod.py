@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bridge import keys, patching
-from bridge.adapters import base, podview
+from bridge.adapters import base
 from bridge.adapters.spark import application
 from bridge.adapters.spark import conf as sparkconf
 
@@ -64,20 +64,12 @@ def _executor_stamps(name: str, scheduler_name: str) -> dict[str, str]:
 
 
 class SparkPodAdapter:
-    registration = base.Registration(
-        name="spark.apache.org/pod",
-        group="",
-        versions=("v1",),
-        kind="Pod",
-        plural="pods",
-        failure_policy="Ignore",
-        why="pods are everyone's: a bridge outage must never block pod creation cluster-wide; an unstamped "
-        "Spark pod still runs, only without its gang",
+    registration = base.pod_registration(
+        "spark.apache.org/pod",
+        why="an unstamped Spark pod still runs, only without its gang",
         object_selector=(keys.SPARK_ROLE,),
-        done_when=f"has(object.metadata.annotations) && '{keys.GROUP_NAME}' in object.metadata.annotations"
-        " && has(object.spec.schedulerName) && object.spec.schedulerName == '{scheduler}'"
+        done_when=base.HAS_GROUP + " && has(object.spec.schedulerName) && object.spec.schedulerName == '{scheduler}'"
         f" && object.metadata.labels['{keys.SPARK_ROLE}'] != 'driver'",
-        view=podview.Pod,
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
