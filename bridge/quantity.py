@@ -4,6 +4,12 @@ The grammar is the one of ``k8s.io/apimachinery/pkg/api/resource``: a signed dec
 followed by a binary suffix (Ki..Ei), a decimal suffix (n, u, m, "", k, M, G, T, P, E) or a
 decimal exponent (e3, E-2). Parsing is exact (``fractions.Fraction``) because float rounding
 would make "0.1" CPUs compare unequal to "100m".
+
+Bounded as apimachinery bounds a Quantity, before any arithmetic: a magnitude above
+2^63 − 1 (in the unit itself: cores, bytes) is that cap, and a non-zero amount is rounded up to
+the nearest nano unit ("you asked for some, you get some"). So a schema-valid "1e400",
+"1e30000000" or a 5,000-digit number costs microseconds and yields a finite value, never an
+OverflowError, a frozen event loop or a number too long to print.
 """
 
 from __future__ import annotations
@@ -15,21 +21,13 @@ import re
 
 from bridge import errors
 
-__all__ = ["format_cpu", "format_memory", "parse", "to_int", "to_milli"]
+__all__ = ["MAX", "NANO", "format_cpu", "format_memory", "parse", "to_int", "to_milli"]
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
-_DECIMAL = {
-    "n": fractions.Fraction(1, 10**9),
-    "u": fractions.Fraction(1, 10**6),
-    "m": fractions.Fraction(1, 10**3),
-    "": fractions.Fraction(1),
-    "k": fractions.Fraction(10**3),
-    "M": fractions.Fraction(10**6),
-    "G": fractions.Fraction(10**9),
-    "T": fractions.Fraction(10**12),
-    "P": fractions.Fraction(10**15),
-    "E": fractions.Fraction(10**18),
-}
+_DECIMAL_EXPONENT = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY_DIGITS = 19  # 2**60 < 10**19: a binary suffix adds fewer than 19 decimal digits
+MAX = fractions.Fraction(2**63 - 1)  # apimachinery's cap (resource.maxAllowed)
+NANO = fractions.Fraction(1, 10**9)  # the finest amount a Quantity keeps
 # The exponent alternative comes first: "1E3" is 1000, while a bare "1E" is one exa.
 _PATTERN = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$")
 
@@ -51,12 +49,40 @@ def _parse_text(value: str) -> fractions.Fraction:
     if match is None:
         raise errors.QuantityError(f"not a Kubernetes quantity: {value!r}")
     number, exponent, suffix = match.groups()
-    base = fractions.Fraction(number)
+    sign = -1 if number.startswith("-") else 1
+    whole, _, frac = number.lstrip("+-").partition(".")
+    whole = whole.lstrip("0")
+    if not whole and not frac.strip("0"):
+        return fractions.Fraction(0)
+    multiplier = fractions.Fraction(1)
     if exponent is not None:
-        return base * fractions.Fraction(10) ** int(exponent)
-    if suffix in _BINARY:
-        return base * _BINARY[suffix]
-    return base * _DECIMAL[suffix or ""]
+        if len(exponent.lstrip("+-").lstrip("0")) > 6:  # |exponent| ≥ a million: far beyond either bound
+            return sign * (NANO if exponent.startswith("-") else MAX)
+        shift = int(exponent)
+    elif suffix in _BINARY:
+        shift, multiplier = 0, fractions.Fraction(_BINARY[suffix])
+    else:
+        shift = _DECIMAL_EXPONENT[suffix or ""]
+    # The decimal position of the leading digit decides the bounds without computing the value.
+    top = len(whole) - 1 if whole else -(len(frac) - len(frac.lstrip("0"))) - 1
+    top += shift
+    if top >= 19:  # ≥ 10^19 > 2^63 - 1, whatever the suffix
+        return sign * MAX
+    if top + (_BINARY_DIGITS if multiplier != 1 else 0) < -10:  # < 10^-10: rounds up to one nano unit
+        return sign * NANO
+    # Exact from here, on at most ~50 significant digits: those down to the nano unit of the
+    # result; anything further only pushes the value up past its next nano.
+    significant = (whole + frac).lstrip("0")
+    kept = top + 11 + (_BINARY_DIGITS if multiplier != 1 else 0)
+    head, rest = significant[:kept], significant[kept:].strip("0")
+    amount = fractions.Fraction(int(head)) * fractions.Fraction(10) ** (top - len(head) + 1)
+    if rest:
+        amount += fractions.Fraction(10) ** (top - len(head))
+    amount *= multiplier
+    amount = min(amount, MAX)
+    if amount.denominator != 1 and (amount * 10**9).denominator != 1:
+        amount = fractions.Fraction(math.ceil(amount * 10**9), 10**9)
+    return sign * amount
 
 
 def to_milli(value: str | int | float | fractions.Fraction) -> int:

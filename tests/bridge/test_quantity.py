@@ -31,3 +31,40 @@ def test_parse_is_exact() -> None:
 def test_malformed_raises(raw: str) -> None:
     with pytest.raises(errors.QuantityError):
         quantity.parse(raw)
+
+
+@pytest.mark.parametrize(
+    ("raw", "value"),
+    [
+        ("1e400", quantity.MAX),
+        ("-1e400", -quantity.MAX),
+        ("1e30000000", quantity.MAX),
+        ("1e" + "9" * 5000, quantity.MAX),
+        ("9" * 5000, quantity.MAX),
+        ("9223372036854775808", quantity.MAX),
+        ("8Ei", quantity.MAX),
+        ("9223372036854775807", quantity.MAX),
+        ("7Ei", 7 * 2**60),
+        ("1e-30000000", quantity.NANO),
+        ("0.5n", quantity.NANO),
+        ("-0.5n", -quantity.NANO),
+        ("0." + "0" * 50_000 + "1", quantity.NANO),
+        ("1.0000000001", fractions.Fraction(1_000_000_001, 10**9)),
+        ("1." + "0" * 60 + "1", fractions.Fraction(1_000_000_001, 10**9)),
+        ("0e400", 0),
+    ],
+)
+def test_bounded_as_apimachinery_bounds_a_quantity(raw: str, value: fractions.Fraction | int) -> None:
+    assert quantity.parse(raw) == value
+
+
+def test_numbers_longer_than_pythons_int_conversion_limit_are_capped_not_refused() -> None:
+    """Python refuses to turn more than 4,300 digits into an int; a Quantity caps them instead."""
+    assert quantity.parse("9" * 5000 + "Ki") == quantity.MAX
+    # 1111111111.111… rounded up (away from zero) to its nano unit, as apimachinery rounds
+    assert quantity.parse("-" + "1" * 5000 + "e-4990") == -fractions.Fraction(1_111_111_111_111_111_112, 10**9)
+
+
+def test_capped_values_format_and_count() -> None:
+    assert quantity.format_cpu(quantity.to_milli("1e400")) == str(2**63 - 1)
+    assert quantity.format_memory(quantity.to_int("1e400")) == str(2**63 - 1)
