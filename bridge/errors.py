@@ -7,7 +7,8 @@ catch one type and the command line can print one clear line instead of a traceb
     ├── ConfigError            bad input from the user: a file, a flag, a manifest
     ├── InvalidObjectError     an object we are asked to admit or translate cannot be used
     │   ├── QuantityError          a malformed resource quantity or Spark memory string
-    │   └── QueueError             the queue does not exist, is not Open, or is not for this namespace
+    │   ├── QueueError             the queue does not exist, is not Open, or is not for this namespace
+    │   └── UnknownPathError       a review sent to a webhook path this server does not serve
     ├── ControlPlaneError      the local control plane could not start or stop
     │   ├── BinaryMissingError     a Go-built binary is not where it should be
     │   ├── PortInUseError         a port we were told to use is taken
@@ -28,6 +29,7 @@ __all__ = [
     "QuantityError",
     "QueueError",
     "StartupError",
+    "UnknownPathError",
 ]
 
 
@@ -56,6 +58,12 @@ class QueueError(InvalidObjectError):
     """The job's queue does not exist, is not Open, or does not admit the job's namespace."""
 
     code = 403
+
+
+class UnknownPathError(InvalidObjectError):
+    """A review came to a webhook path no adapter serves (a mistyped or stale webhook URL)."""
+
+    code = 404
 
 
 class ControlPlaneError(BridgeError):

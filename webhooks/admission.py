@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping
 
 from bridge import defaults, errors, patching
@@ -33,17 +34,23 @@ def answer_error(uid: str, exc: Exception, *, adapter: base.Adapter | None, api_
     return reviews.deny(uid, code=500, message=message, api_version=api_version)
 
 
+_REQUEST_UID = re.compile(rb'"request"\s*:\s*\{\s*"uid"\s*:\s*"([A-Za-z0-9._:-]{1,128})"')
+
+
 def _uid_of(raw: bytes) -> str:
     """Best effort: the request uid of a body that failed to parse, so the answer still matches.
 
-    The stdlib parser is used here on purpose: it is laxer than orjson (NaN, Infinity).
+    The stdlib parser is used first on purpose: it is laxer than orjson (NaN, Infinity). A body
+    it cannot read (nested past its recursion limit, cut short) still starts as the apiserver
+    writes it, ``{"kind":…,"request":{"uid":"…"``: the uid is read from there.
     """
     try:
         body = json.loads(raw)
         uid = body.get("request", {}).get("uid", "") if isinstance(body, dict) else ""
         return uid if isinstance(uid, str) else ""
     except (ValueError, AttributeError, RecursionError):
-        return ""
+        match = _REQUEST_UID.search(raw[:4096])
+        return match.group(1).decode() if match else ""
 
 
 def handle(
@@ -62,8 +69,8 @@ def handle(
 def _handle(
     request: reviews.Request, adapter: base.Adapter | None, facts: facts_mod.View, scheduler_name: str
 ) -> bytes:
-    if adapter is None:  # a path we do not serve (a kind whose adapter is gone): never block it
-        return reviews.allow(request.uid, api_version=request.api_version)
+    if adapter is None:  # a mistyped URL must not turn a Fail webhook into "allow everything"
+        raise errors.UnknownPathError("this server has no webhook at that path; check the webhook configuration")
     reg = adapter.registration
     if request.operation not in reg.operations:
         return reviews.allow(request.uid, api_version=request.api_version)

@@ -146,7 +146,12 @@ def allow(
     return _review(api_version, response)
 
 
+MAX_MESSAGE = 1024  # a denial never echoes unbounded input back
+
+
 def deny(uid: str, *, code: int, message: str, api_version: str = "admission.k8s.io/v1") -> bytes:
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 1] + "…"
     return _review(
         api_version,
         {

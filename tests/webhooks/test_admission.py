@@ -62,12 +62,33 @@ def test_queue_denial_is_403_naming_the_queues_to_use() -> None:
     )
 
 
-def test_unknown_versions_paths_and_operations_are_allowed() -> None:
+def test_unknown_versions_and_operations_are_allowed() -> None:
     old = answer(review({"metadata": {"name": "x"}}, kind=("kubeflow.org", "v1alpha1", "TFJob")), TF_PATH)
     assert old["allowed"] and "does not handle kubeflow.org/v1alpha1 TFJob" in old["warnings"][0]
-    assert answer(review({"metadata": {}}, kind=TF), "/mutate/not-installed") == {"uid": "u-1", "allowed": True}
     update = answer(review(kf.tfjob("x", Worker=kf.replica(-1)), kind=TF, operation="UPDATE"), TF_PATH)
     assert update == {"uid": "u-1", "allowed": True}
+
+
+def test_an_unknown_path_is_an_error_never_an_allow() -> None:
+    """A mistyped URL in a Fail webhook must not turn every check into "allowed"."""
+    out = answer(review({"metadata": {}}, kind=TF), "/mutate/not-installed")
+    assert out["uid"] == "u-1" and out["allowed"] is False
+    assert out["status"]["code"] == 404 and "no webhook at that path" in out["status"]["message"]
+
+
+def test_a_body_nested_past_the_parsers_limits_is_denied_with_its_uid() -> None:
+    nested = b"[" * 100_000 + b"]" * 100_000
+    raw = b'{"kind":"AdmissionReview","apiVersion":"admission.k8s.io/v1","request":{"uid":"abc-1","object":' + nested
+    out = json.loads(admission.handle(raw + b"}}", registry.by_path(TF_PATH), support.Facts()))["response"]
+    assert out["uid"] == "abc-1" and out["allowed"] is False
+
+
+def test_denials_do_not_echo_unbounded_input() -> None:
+    job = kf.tfjob("x", Worker=kf.replica(1))
+    job["metadata"]["annotations"] = {"scheduling.volcano.sh/queue-name": "q" * 100_000}  # named in the denial
+    out = answer(review(job, kind=TF), TF_PATH)
+    message = out["status"]["message"]
+    assert out["allowed"] is False and "qqqq" in message and len(message) <= 1024
 
 
 def test_malformed_reviews_are_denied_not_raised() -> None:
