@@ -6,7 +6,8 @@ start: the whole set takes ~0.6 s to import, the scheduler's own ~0.3 s).
 
 ``vbridge --version`` prints the installed distribution's version (package metadata, so
 pyproject.toml is its only source). A bare ``vbridge`` prints the help on stderr and exits 2,
-as argparse does for any other missing argument.
+as argparse does for any other missing argument. ``kubectl_main`` is the same command as the
+kubectl plugin ``kubectl-vbridge`` (its help and errors say ``kubectl vbridge``).
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from typing import Any
 
 from bridge import defaults, errors
 
-__all__ = ["DISTRIBUTION", "main", "parser", "version"]
+__all__ = ["DISTRIBUTION", "KUBECTL_PROG", "kubectl_main", "main", "parser", "version"]
 
 DISTRIBUTION = "volcano-bridge"
+# kubectl runs a plugin named kubectl-<name> found on PATH with the arguments after <name>.
+KUBECTL_PROG = "kubectl vbridge"
 
 # Subcommands defined in their own modules (each has ``add_parser(subparsers)``), by name.
 EXTERNAL = {
@@ -33,6 +36,7 @@ EXTERNAL = {
     "simulate": "vbridge.commands.simulate",
     "job": "vbridge.commands.jobs",
     "queue": "vbridge.commands.jobs",
+    "doctor": "vbridge.commands.doctor",
 }
 
 
@@ -181,9 +185,9 @@ def _add_external(sub: Any, module_name: str) -> None:
     register(sub)
 
 
-def parser(command: str | None = None) -> argparse.ArgumentParser:
+def parser(command: str | None = None, *, prog: str = "vbridge") -> argparse.ArgumentParser:
     """The whole parser; for a subcommand of ``EXTERNAL``, only that one (and only its imports)."""
-    p = argparse.ArgumentParser(prog="vbridge", description="Volcano gang scheduling for unchanged workloads.")
+    p = argparse.ArgumentParser(prog=prog, description="Volcano gang scheduling for unchanged workloads.")
     p.add_argument("--version", action=_Version, help="print the version and exit")
     sub = p.add_subparsers(dest="command", required=True)
     if command in EXTERNAL:
@@ -241,21 +245,26 @@ def parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, prog: str = "vbridge") -> int:
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
-        parser().print_help(sys.stderr)
+        parser(prog=prog).print_help(sys.stderr)
         return 2
-    args = parser(argv[0] if argv else None).parse_args(argv)
+    args = parser(argv[0] if argv else None, prog=prog).parse_args(argv)
     try:
         return int(args.func(args))
     except errors.BridgeError as exc:
-        print(f"vbridge: error: {exc}", file=sys.stderr)
+        print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `vbridge translate f | head`
         return 0
+
+
+def kubectl_main(argv: list[str] | None = None) -> int:
+    """The ``kubectl-vbridge`` console script: ``kubectl vbridge explain ...`` is ``vbridge explain ...``."""
+    return main(argv, prog=KUBECTL_PROG)
 
 
 if __name__ == "__main__":
