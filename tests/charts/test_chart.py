@@ -88,7 +88,11 @@ def test_rendered_manifests_pass_kubeconform(
 
 @pytest.mark.integration
 def test_kubeconform_schemas_are_strict(
-    helm: pathlib.Path, kubeconform: pathlib.Path, schema_dir: pathlib.Path, ca_file: pathlib.Path, tmp_path: pathlib.Path
+    helm: pathlib.Path,
+    kubeconform: pathlib.Path,
+    schema_dir: pathlib.Path,
+    ca_file: pathlib.Path,
+    tmp_path: pathlib.Path,
 ) -> None:
     """The check can fail: a misplaced field, a wrong type and an unknown CR field are each caught."""
     rendered = helmchart.render(helm, "defaults", ca_file)

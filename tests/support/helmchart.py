@@ -21,7 +21,7 @@ from cryptography.x509.oid import NameOID
 
 from vbridge import chartgen
 
-__all__ = ["COMBOS", "NAMESPACE", "RELEASE", "Rendered", "kinds", "lint", "render", "make_ca"]
+__all__ = ["COMBOS", "NAMESPACE", "RELEASE", "Rendered", "kinds", "lint", "make_ca", "render"]
 
 CHART = chartgen.CHART
 RELEASE = "vb"
@@ -41,8 +41,11 @@ _AFFINITY = {
 COMBOS: dict[str, list[str]] = {
     "defaults": [],
     "cert-manager": ["--set", "certificates.mode=cert-manager", "--api-versions", "cert-manager.io/v1"],
-    "secret": ["--set", "certificates.mode=secret", "--set", "certificates.secretName=my-tls"]
-    + ["--set-file", f"certificates.caBundle={CA_FILE}"],
+    "secret": [
+        *("--set", "certificates.mode=secret"),
+        *("--set", "certificates.secretName=my-tls"),
+        *("--set-file", f"certificates.caBundle={CA_FILE}"),
+    ],
     "external": ["--set", "volcano.external=true"],
     "placement": [
         *("--set", "webhook.replicas=3"),
@@ -85,8 +88,11 @@ def _flags(flags: list[str], ca: pathlib.Path) -> list[str]:
 def lint(helm: pathlib.Path, combo: str, ca: pathlib.Path) -> subprocess.CompletedProcess[str]:
     flags = [f for f in COMBOS[combo] if f not in ("--api-versions", "cert-manager.io/v1")]
     return subprocess.run(
-        [str(helm), "lint", "--strict", "--kube-version", KUBE_VERSION, str(CHART), *_flags(flags, ca)]
-        + _LINT_ONLY.get(combo, []),
+        [
+            *(str(helm), "lint", "--strict", "--kube-version", KUBE_VERSION, str(CHART)),
+            *_flags(flags, ca),
+            *_LINT_ONLY.get(combo, []),
+        ],
         capture_output=True,
         text=True,
         check=False,

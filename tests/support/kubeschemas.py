@@ -45,15 +45,17 @@ def _strict(node: Any) -> Any:
     for key, value in node.items():
         if key in _MAPS and isinstance(value, dict):
             out[key] = {name: _strict(sub) for name, sub in value.items()}
-        elif key in _LISTS and isinstance(value, list):
-            out[key] = [_strict(sub) for sub in value]
-        elif key == "items" and isinstance(value, list):
+        elif (key in _LISTS and isinstance(value, list)) or (key == "items" and isinstance(value, list)):
             out[key] = [_strict(sub) for sub in value]
         elif key in ("items", "additionalProperties", "not") and isinstance(value, dict):
             out[key] = _strict(value)
         else:
             out[key] = value
-    if "properties" in out and "additionalProperties" not in out and out.get("x-kubernetes-preserve-unknown-fields") is not True:
+    if (
+        "properties" in out
+        and "additionalProperties" not in out
+        and out.get("x-kubernetes-preserve-unknown-fields") is not True
+    ):
         out["additionalProperties"] = False
     return out
 

@@ -38,7 +38,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- if not (contains "-----BEGIN CERTIFICATE-----" $ca) -}}
 {{- fail "certificates.caBundle must be a PEM certificate (-----BEGIN CERTIFICATE-----...), not base64 or a file name: pass the file with --set-file certificates.caBundle=ca.crt" -}}
 {{- end -}}
-{{- $ca | b64enc | quote -}}
+{{- .Values.certificates.caBundle | b64enc | quote -}}
 {{- end -}}
 
 {{/* Pod Security Standards "restricted", pod level. */}}
