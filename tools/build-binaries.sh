@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build the Go binaries volcano-bridge runs (kube-apiserver, kube-controller-manager,
-# kube-scheduler, kubectl, etcd; kwok and helm) from the wrapper modules under tools/.
+# kube-scheduler, kubectl, etcd; kwok, helm and kubeconform) from the wrapper modules under tools/.
 # Binaries land in .cache/bin/<component>-<version>-<go.sum hash>/; a warm run builds nothing.
 # Prints the folder of each set as NAME=DIR lines on stdout; progress goes to stderr.
 set -euo pipefail
@@ -51,7 +51,7 @@ build_set controlplane "$cp_dir" "$cache/k8s-$k8s-etcd-$etcd-$(key "$cp_dir")" "
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl go.etcd.io/etcd/server/v3
 
-extras="kwok helm"
+extras="kwok helm kubeconform"  # kubeconform: the chart tests validate `helm template` with it
 [ "${VBRIDGE_BENCH_TOOLS:-}" = 1 ] && extras="$extras vegeta"  # bench/admission.py's constant-rate load generator
 if [ "${VBRIDGE_SKIP_EXTRAS:-}" != 1 ]; then
   for extra in $extras; do
@@ -59,6 +59,7 @@ if [ "${VBRIDGE_SKIP_EXTRAS:-}" != 1 ]; then
     case $extra in
       kwok) pkg=sigs.k8s.io/kwok/cmd/kwok; mod=sigs.k8s.io/kwok ;;
       helm) pkg=helm.sh/helm/v3/cmd/helm; mod=helm.sh/helm/v3 ;;
+      kubeconform) pkg=github.com/yannh/kubeconform/cmd/kubeconform; mod=github.com/yannh/kubeconform ;;
       vegeta) pkg=github.com/tsenart/vegeta/v12; mod=github.com/tsenart/vegeta/v12 ;;
     esac
     v=$(modver "$d" "$mod")
