@@ -153,7 +153,11 @@ class Controllers:
         if self.health is not None:
             others.append(asyncio.create_task(self._serve_health(*self.health)))
         try:
-            await asyncio.gather(lead, *others)
+            # Not gather: cancelling it would cancel every child at once, the elector (which then
+            # hands the Lease back) possibly before the reconcilers stopped.
+            done, _ = await asyncio.wait([lead, *others], return_when=asyncio.FIRST_EXCEPTION)
+            for t in done:
+                await t
         finally:
             # The reconcilers stop first, then the elector hands the Lease back: never both leading.
             lead.cancel()
