@@ -66,3 +66,18 @@ def wait_for(url: str, status: int, proc: Proc, timeout: float = 30.0) -> None:
             return
         time.sleep(0.1)
     raise AssertionError(f"{url} did not answer {status} within {timeout:.0f} s:\n{proc.tail()}")
+
+
+def probe_tls(port: int, path: str) -> int:
+    """The status of a GET over TLS to 127.0.0.1 (not verified), 0 when nothing answers."""
+    import ssl
+
+    ctx = ssl.create_default_context()
+    ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    try:
+        with urllib.request.urlopen(f"https://127.0.0.1:{port}{path}", timeout=2, context=ctx) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return int(exc.code)
+    except OSError:
+        return 0
