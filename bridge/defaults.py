@@ -6,27 +6,46 @@ them from here, so the chart, ``vbridge up`` and each subcommand agree.
 - API versions of the objects we read and write;
 - ``DEFAULT_QUEUES``: the queues a cluster gets when they are missing, as Volcano's scheduler
   creates them (cache.go ``newDefaultAndRootQueue``);
-- tunables of the scheduler and the webhook, with their defaults.
+- tunables of the scheduler and the webhook, with their defaults;
+- leader election (Lease names and client-go's default durations) and the self-managed
+  webhook certificates (validity, renew-before, how often the server looks at its files).
 """
 
 from __future__ import annotations
 
+import datetime
+import os
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
     "BATCH_API",
+    "CA_RENEW_BEFORE",
+    "CA_VALIDITY",
+    "CERT_CHECK_SECONDS",
+    "CONTROLLERS_LEASE",
     "DEFAULT_QUEUE",
     "DEFAULT_QUEUES",
+    "HEALTH_HOST",
+    "HEALTH_PORT",
+    "LEASE_SECONDS",
     "OVERCOMMIT_FACTOR",
     "PODGROUP_API",
     "QUEUE_API",
+    "RENEW_SECONDS",
+    "RETRY_SECONDS",
     "ROOT_QUEUE",
+    "SCHEDULER_LEASE_SUFFIX",
     "SCHEDULER_NAME",
     "SCHEDULER_PERIOD",
+    "SERVING_RENEW_BEFORE",
+    "SERVING_VALIDITY",
     "SPARK_RESERVATION_TIMEOUT",
     "SYSTEM_NAMESPACE",
+    "TLS_RELOAD_SECONDS",
     "WEBHOOK_TIMEOUT_SECONDS",
     "default_queue_objects",
+    "pod_namespace",
 ]
 
 SCHEDULER_NAME = "volcano"
@@ -48,6 +67,31 @@ OVERCOMMIT_FACTOR = 1.2  # Volcano's overcommit plugin default
 SPARK_RESERVATION_TIMEOUT = 300.0  # seconds a running Spark driver's executors are owed their capacity
 SCHEDULER_PERIOD = 1.0  # seconds between cycles when nothing happens
 WEBHOOK_TIMEOUT_SECONDS = 5  # admission answers in milliseconds; 5 s bounds the damage of a stall
+
+
+# Leader election: client-go's defaults (LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s).
+CONTROLLERS_LEASE = "volcano-bridge-controllers"
+SCHEDULER_LEASE_SUFFIX = "-scheduler"  # the scheduler's Lease is "<schedulerName>-scheduler"
+LEASE_SECONDS = 15.0
+RENEW_SECONDS = 10.0
+RETRY_SECONDS = 2.0
+HEALTH_HOST = "127.0.0.1"  # `vbridge controllers` probes (/healthz, /readyz)
+HEALTH_PORT = 8081
+
+# Self-managed webhook certificates (`vbridge controllers --manage-certs`), renewed once less
+# than a third of their validity remains.
+CA_VALIDITY = datetime.timedelta(days=365)
+CA_RENEW_BEFORE = CA_VALIDITY / 3
+SERVING_VALIDITY = datetime.timedelta(days=90)
+SERVING_RENEW_BEFORE = SERVING_VALIDITY / 3
+CERT_CHECK_SECONDS = 30.0  # how often the leader looks at the Secret and the caBundle
+TLS_RELOAD_SECONDS = 2.0  # how often the webhook server looks for a new certificate on disk
+
+
+def pod_namespace(environ: Mapping[str, str] | None = None) -> str:
+    """Where this pod runs ($POD_NAMESPACE, from the downward API), else ``SYSTEM_NAMESPACE``."""
+    env = os.environ if environ is None else environ
+    return env.get("POD_NAMESPACE") or SYSTEM_NAMESPACE
 
 
 def default_queue_objects() -> list[dict[str, Any]]:

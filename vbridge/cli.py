@@ -31,6 +31,7 @@ KUBECTL_PROG = "kubectl vbridge"
 # Subcommands defined in their own modules (each has ``add_parser(subparsers)``), by name.
 EXTERNAL = {
     "serve": "vbridge.commands.serve",
+    "controllers": "vbridge.commands.controllers",
     "scheduler": "vbridge.commands.scheduler",
     "explain": "vbridge.commands.explain",
     "simulate": "vbridge.commands.simulate",

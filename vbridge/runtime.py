@@ -1,28 +1,33 @@
-"""The composition root: facts, the admission server and the reconcilers, run together.
+"""The composition root: facts, the admission server and the reconcilers.
 
-``Bridge.run`` serves until cancelled. ``register`` installs the MutatingWebhookConfiguration
-that points the apiserver at this process (by URL, for local clusters; the Helm chart uses a
-Service instead).
+``Bridge.run`` serves until cancelled: the facts cache, the HTTPS server and, unless
+``reconcile`` is off (``serve --webhook-only``), the reconcilers. ``vbridge controllers`` runs
+the reconcilers without a server, behind a Lease: :class:`Controllers`. ``register``
+installs the MutatingWebhookConfiguration that points the apiserver at this process (by URL,
+for local clusters; the Helm chart uses a Service instead).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 import pathlib
 
 from bridge import defaults, facts
-from bridge.k8s import client, paths, writes
+from bridge.k8s import client, lease, paths, writes
+from vbridge.controllers import certs as ctl_certs
 from vbridge.controllers import templates, wiring
 from webhooks import configuration, server
 
-__all__ = ["NAME", "Bridge", "register", "unregister"]
+__all__ = ["NAME", "Bridge", "Controllers", "register", "unregister"]
 
 NAME = configuration.NAME
 
 log = logging.getLogger(__name__)
 TEMPLATES = pathlib.Path(__file__).resolve().parents[1] / "podgroup_templates"
+LEADERSHIP_POLL_SECONDS = 0.05  # how soon the reconcilers stop once ``is_leader()`` turns false
 
 
 @dataclasses.dataclass
@@ -32,18 +37,27 @@ class Bridge:
     templates_dir: pathlib.Path = TEMPLATES
     facts: facts.Facts = dataclasses.field(default_factory=facts.Facts)
     started: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+    reconcile: bool = True  # False: the webhook alone (``serve --webhook-only``)
+    app: server.App | None = None  # once running
 
-    async def run(self) -> None:
-        reconcilers = wiring.reconcilers(
+    def reconcilers(self) -> list[wiring.Reconciler]:
+        """What runs besides the server: nothing for the webhook alone."""
+        if not self.reconcile:
+            return []
+        return wiring.reconcilers(
             self.api,
             self.facts,
             scheduler_name=self.settings.scheduler_name,
             templates_by_name=templates.load(self.templates_dir),
         )
+
+    async def run(self) -> None:
+        reconcilers = self.reconcilers()
         serving = asyncio.Event()
+        self.app = server.App(self.facts, self.settings)
         work = [
             self.facts.run(self.api),
-            server.serve(server.App(self.facts, self.settings), started=serving),
+            server.serve(self.app, started=serving),
             *(r.run() for r in reconcilers),
         ]
         tasks = [asyncio.create_task(w) for w in work]
@@ -82,3 +96,121 @@ async def register(
 async def unregister(api: client.Client) -> None:
     base = paths.resource("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations")
     await writes.delete(api, f"{base}/{configuration.NAME}")
+
+
+@dataclasses.dataclass
+class Controllers:
+    """The reconcilers (and the webhook certificate, when managed), run only while leading.
+
+    Without an ``elector`` they run as soon as the facts are synced. With one they start fresh
+    (they relist) on every gain of the Lease and are cancelled as soon as ``is_leader()`` turns
+    false, which is before another candidate may take over. A standby keeps its facts synced, so
+    it is ready (``/readyz``) and takes over with a warm cache.
+    """
+
+    api: client.Client
+    scheduler_name: str = defaults.SCHEDULER_NAME
+    templates_dir: pathlib.Path = TEMPLATES
+    elector: lease.Elector | None = None
+    vcjobs: bool = True
+    certs: ctl_certs.Manager | None = None
+    health: tuple[str, int] | None = None  # (host, port) of /healthz and /readyz
+    facts: facts.Facts = dataclasses.field(default_factory=facts.Facts)
+    leading: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)  # set while reconciling
+    terms: int = 0  # times the reconcilers were started
+    health_port: int = 0  # bound port, once serving
+    _electing: asyncio.Task[None] | None = None
+
+    def workers(self) -> list[wiring.Reconciler]:
+        """A fresh set for a term: the reconcilers, and the certificate manager if any."""
+        out = wiring.reconcilers(
+            self.api,
+            self.facts,
+            scheduler_name=self.scheduler_name,
+            templates_by_name=templates.load(self.templates_dir),
+            vcjobs=self.vcjobs,
+        )
+        if self.certs is not None:
+            out.append(self.certs)
+        return out
+
+    def leader(self) -> bool:
+        return self.elector is None or self.elector.is_leader()
+
+    def healthy(self) -> bool:
+        return self.elector is None or (self._electing is not None and not self._electing.done())
+
+    def ready(self) -> bool:
+        return self.facts.synced
+
+    async def run(self) -> None:
+        self.workers()  # a bad template folder fails at start, not at the first gain of the Lease
+        lead = asyncio.create_task(self._lead())
+        others = [asyncio.create_task(self.facts.run(self.api))]
+        if self.elector is not None:
+            self._electing = asyncio.create_task(self.elector.run())
+            others.append(self._electing)
+        if self.health is not None:
+            others.append(asyncio.create_task(self._serve_health(*self.health)))
+        try:
+            # Not gather: cancelling it would cancel every child at once, the elector (which then
+            # hands the Lease back) possibly before the reconcilers stopped.
+            done, _ = await asyncio.wait([lead, *others], return_when=asyncio.FIRST_EXCEPTION)
+            for t in done:
+                await t
+        finally:
+            # The reconcilers stop first, then the elector hands the Lease back: never both leading.
+            lead.cancel()
+            await asyncio.gather(lead, return_exceptions=True)
+            for t in others:
+                t.cancel()
+            await asyncio.gather(*others, return_exceptions=True)
+
+    async def _lead(self) -> None:
+        while True:
+            while not (self.facts.synced and self.leader()):
+                await asyncio.sleep(LEADERSHIP_POLL_SECONDS)
+            self.terms += 1
+            log.info("leading (term %d): starting the reconcilers", self.terms)
+            work = [asyncio.create_task(w.run()) for w in self.workers()]
+            self.leading.set()
+            try:
+                while self.leader() and not any(t.done() for t in work):
+                    await asyncio.sleep(LEADERSHIP_POLL_SECONDS)
+                for t in work:
+                    if t.done():
+                        await t  # a reconciler that failed fails the process
+            finally:
+                self.leading.clear()
+                for t in work:
+                    t.cancel()
+                await asyncio.gather(*work, return_exceptions=True)
+            log.warning("lost the Lease: reconcilers stopped")
+
+    async def _serve_health(self, host: str, port: int) -> None:
+        probes = {"/healthz": self.healthy, "/readyz": self.ready}
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                line = await asyncio.wait_for(reader.readline(), 5.0)
+                while (await asyncio.wait_for(reader.readline(), 5.0)) not in (b"\r\n", b"\n", b""):
+                    pass
+                parts = line.decode("latin-1").split()
+                check = probes.get(parts[1].split("?")[0] if len(parts) > 1 else "")
+                ok = check is not None and check()
+                status = "200 OK" if ok else ("503 Service Unavailable" if check else "404 Not Found")
+                body = b"ok" if ok else b"not ok"
+                head = f"HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}\r\n"
+                writer.write(head.encode() + b"Connection: close\r\n\r\n" + body)
+                await writer.drain()
+            except (TimeoutError, ConnectionError):
+                pass
+            finally:
+                writer.close()
+                with contextlib.suppress(ConnectionError):
+                    await writer.wait_closed()
+
+        srv = await asyncio.start_server(handle, host, port)
+        self.health_port = srv.sockets[0].getsockname()[1]
+        async with srv:
+            await srv.serve_forever()

@@ -10,7 +10,7 @@ Contract:
 - ``status.StatusWriter`` writes verdicts (PodGroup, Queue, pod condition, Events), only what
   changed since its last write, with ``resourceVersion`` preconditions;
 - ``loop.Scheduler(api, conf).run()`` is the whole scheduler: cache, optional leader election
-  (``leader.Elector``), a cycle every ``period`` seconds or promptly after relevant events, and
+  (``bridge.k8s.lease.Elector``), a cycle every ``period`` seconds or promptly after relevant events, and
   ``metrics`` (Prometheus text on ``/metrics``, ``/healthz``). The core runs in a worker thread;
   its committed binds go out as it commits them, evictions and nominations once it is done;
 
@@ -18,4 +18,4 @@ Only this package performs I/O for the scheduler, always through ``bridge.k8s.cl
 the clock is read here (``loop``), never in the core.
 """
 
-__all__ = ["binder", "cache", "leader", "loop", "metrics", "status"]
+__all__ = ["binder", "cache", "loop", "metrics", "status"]

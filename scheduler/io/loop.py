@@ -24,10 +24,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from bridge import defaults, errors, keys
-from bridge.k8s import client, paths
+from bridge.k8s import client, lease, paths
 from scheduler.api import plan
 from scheduler.framework import config
-from scheduler.io import binder, cache, leader, metrics, status
+from scheduler.io import binder, cache, metrics, status
 
 __all__ = ["CycleReport", "Scheduler"]
 
@@ -79,8 +79,9 @@ class Scheduler:
         *,
         period: float = 1.0,
         debounce: float = 0.02,
-        elector: leader.Elector | None = None,
+        elector: lease.Elector | None = None,
         metrics_port: int | None = None,
+        metrics_host: str = "127.0.0.1",
         bind_hook: binder.Hook | None = None,
         on_cycle: Callable[[CycleReport], None] | None = None,
         clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.UTC),
@@ -92,6 +93,7 @@ class Scheduler:
         self.debounce = debounce
         self.elector = elector
         self.metrics_port = metrics_port
+        self.metrics_host = metrics_host
         self.on_cycle = on_cycle
         self.clock = clock
         self.metrics = metrics.Metrics()
@@ -120,13 +122,15 @@ class Scheduler:
                 group.create_task(self.elector.run())
                 group.create_task(self._follow_leadership(self.elector))
             if self.metrics_port is not None:
-                group.create_task(metrics.serve(self.metrics, port=self.metrics_port, healthy=self._healthy))
+                group.create_task(
+                    metrics.serve(self.metrics, port=self.metrics_port, host=self.metrics_host, healthy=self._healthy)
+                )
             group.create_task(self._loop(core))
 
     def _healthy(self) -> bool:
         return self.cache.synced.is_set()
 
-    async def _follow_leadership(self, elector: leader.Elector) -> None:
+    async def _follow_leadership(self, elector: lease.Elector) -> None:
         while True:
             await elector.changed.wait()
             elector.changed.clear()

@@ -1,4 +1,10 @@
-"""``vbridge scheduler``: run the gang scheduler against a kube-apiserver until interrupted."""
+"""``vbridge scheduler``: run the gang scheduler against a kube-apiserver until interrupted.
+
+``--metrics-host``/``--metrics-port``: ``/metrics`` and ``/healthz``. With ``--leader-elect`` it
+binds only while holding the Lease ``<schedulerName>-scheduler`` in ``--lease-namespace``
+(default ``$POD_NAMESPACE``, else kube-system); on SIGTERM it hands the Lease back (client-go's
+ReleaseOnCancel), so a standby takes over at its next retry, and exits 0.
+"""
 
 from __future__ import annotations
 
@@ -16,10 +22,10 @@ from typing import Any
 import uvloop
 
 from bridge import defaults, errors
-from bridge.k8s import client, kubeconfigs
+from bridge.k8s import client, kubeconfigs, lease
 from scheduler import configure
 from scheduler.framework import config
-from scheduler.io import leader, loop
+from scheduler.io import loop
 from vbridge.commands import connecting
 
 __all__ = ["GC_THRESHOLDS", "add_parser", "load_config", "main"]
@@ -40,9 +46,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--period", type=float, default=defaults.SCHEDULER_PERIOD, help="seconds between cycles when nothing happens"
     )
-    p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics and /healthz on 127.0.0.1:PORT")
+    p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics and /healthz on HOST:PORT")
+    p.add_argument("--metrics-host", default="127.0.0.1", help="listen address of the metrics (the chart: 0.0.0.0)")
     p.add_argument("--leader-elect", action="store_true", help="bind only while holding a Lease")
-    p.add_argument("--lease-namespace", default=defaults.SYSTEM_NAMESPACE)
+    p.add_argument("--lease-namespace", default=None, help="default: $POD_NAMESPACE, else kube-system")
+    p.add_argument("--lease-duration", type=float, default=defaults.LEASE_SECONDS, help=argparse.SUPPRESS)
+    p.add_argument("--renew-deadline", type=float, default=defaults.RENEW_SECONDS, help=argparse.SUPPRESS)
+    p.add_argument("--retry-period", type=float, default=defaults.RETRY_SECONDS, help=argparse.SUPPRESS)
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=main)
     return p
@@ -82,11 +92,23 @@ async def _run(args: argparse.Namespace, conf: config.SchedulerConfig, conn: kub
         elector = None
         if args.leader_elect:
             identity = f"{socket.gethostname()}_{os.getpid()}"
-            elector = leader.Elector(
-                api, name=f"{args.scheduler_name}-scheduler", identity=identity, namespace=args.lease_namespace
+            elector = lease.Elector(
+                api,
+                name=args.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX,
+                identity=identity,
+                namespace=args.lease_namespace or defaults.pod_namespace(),
+                lease_seconds=args.lease_duration,
+                renew_seconds=args.renew_deadline,
+                retry_seconds=args.retry_period,
             )
         sched = loop.Scheduler(
-            api, conf, period=args.period, elector=elector, metrics_port=args.metrics_port, write_api=writer
+            api,
+            conf,
+            period=args.period,
+            elector=elector,
+            metrics_port=args.metrics_port,
+            metrics_host=args.metrics_host,
+            write_api=writer,
         )
         task = asyncio.create_task(sched.run())
         stop = asyncio.Event()

@@ -1,4 +1,10 @@
-"""``vbridge serve``: the admission webhook and the reconcilers, as the Helm chart runs them."""
+"""``vbridge serve``: the admission webhook (and, without ``--webhook-only``, the reconcilers).
+
+The Helm chart runs ``serve --webhook-only`` (the facts cache and the HTTPS server; the
+reconcilers run in ``vbridge controllers``, behind a Lease); ``vbridge up`` and the tests run
+both in one process. The server reloads its certificate when the files change. SIGTERM: stop
+accepting, finish the reviews in flight, exit 0.
+"""
 
 from __future__ import annotations
 
@@ -19,7 +25,7 @@ from vbridge import runtime
 from vbridge.commands import connecting
 from webhooks import server
 
-__all__ = ["add_parser"]
+__all__ = ["add_parser", "bridge", "main"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -35,6 +41,12 @@ def add_parser(subparsers: Any) -> None:
         default=os.environ.get("VBRIDGE_TEMPLATES", str(runtime.TEMPLATES)),
         help="folder of PodGroup templates (default: $VBRIDGE_TEMPLATES, else the source tree's)",
     )
+    p.add_argument(
+        "--webhook-only",
+        action="store_true",
+        help="serve admission only: no reconcilers (they run in `vbridge controllers`)",
+    )
+    p.add_argument("--tls-reload-seconds", type=float, default=defaults.TLS_RELOAD_SECONDS, help=argparse.SUPPRESS)
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=main)
 
@@ -53,19 +65,28 @@ def main(args: argparse.Namespace) -> int:
         certfile=pathlib.Path(args.tls_cert),
         keyfile=pathlib.Path(args.tls_key),
         scheduler_name=args.scheduler_name,
+        reload_seconds=args.tls_reload_seconds,
     )
     # uvloop: the admission path is latency-bound; it roughly halves the event loop's overhead.
-    uvloop.run(_run(conn, settings, pathlib.Path(args.templates)))
+    uvloop.run(_run(conn, settings, pathlib.Path(args.templates), reconcile=not args.webhook_only))
     return 0
 
 
-async def _run(conn: kubeconfigs.Connection, settings: server.Settings, templates: pathlib.Path) -> None:
+def bridge(
+    api: client.Client, settings: server.Settings, templates: pathlib.Path, *, reconcile: bool
+) -> runtime.Bridge:
+    return runtime.Bridge(api, settings, templates_dir=templates, reconcile=reconcile)
+
+
+async def _run(
+    conn: kubeconfigs.Connection, settings: server.Settings, templates: pathlib.Path, *, reconcile: bool
+) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     async with client.Client(conn) as api:
-        task = asyncio.create_task(runtime.Bridge(api, settings, templates_dir=templates).run())
+        task = asyncio.create_task(bridge(api, settings, templates, reconcile=reconcile).run())
         await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

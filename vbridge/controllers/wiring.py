@@ -3,7 +3,8 @@ kind families with controllers of their own.
 
 - one ``jobs.JobReconciler`` per adapter registered with ``generic_reconciler``;
 - ``spark.SparkReconciler``: spark-submit drivers and client-mode executors;
-- ``vcjobs.VcJobController``: Volcano Jobs.
+- ``vcjobs.VcJobController``: Volcano Jobs (unless ``vcjobs`` is off: ``controllers --no-vcjobs``,
+  for clusters where Volcano's own controller runs them).
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any, Protocol
 from bridge import facts as facts_mod
 from bridge.adapters import base, registry
 from bridge.k8s import client
-from vbridge.controllers import jobs, spark, vcjobs
+from vbridge.controllers import jobs, spark
+from vbridge.controllers import vcjobs as vcjob_controller
 
 __all__ = ["Reconciler", "reconcilers"]
 
@@ -30,6 +32,7 @@ def reconcilers(
     scheduler_name: str,
     templates_by_name: dict[str, dict[str, Any]],
     adapters: Sequence[base.Adapter] = registry.ADAPTERS,
+    vcjobs: bool = True,
 ) -> list[Reconciler]:
     out: list[Reconciler] = [
         jobs.JobReconciler(api, a, facts, scheduler_name=scheduler_name)
@@ -37,5 +40,6 @@ def reconcilers(
         if a.registration.generic_reconciler
     ]
     out.append(spark.SparkReconciler(api, facts, scheduler_name=scheduler_name, templates_by_name=templates_by_name))
-    out.append(vcjobs.VcJobController(api, scheduler_name=scheduler_name))
+    if vcjobs:
+        out.append(vcjob_controller.VcJobController(api, scheduler_name=scheduler_name))
     return out

@@ -1,19 +1,19 @@
 """A throwaway PKI for a local control plane: one CA, serving and client certificates, SA keys.
 
-Only for local and test clusters; production webhooks mount certificates from cert-manager.
+Only for local and test clusters; the certificates themselves are made by ``bridge.certs``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
-import ipaddress
 import pathlib
 
 from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
-from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from bridge import certs as pem
 
 __all__ = ["KeyPair", "Pki", "issue", "issue_from", "make_pki"]
 
@@ -35,57 +35,16 @@ class Pki:
     sa_private: pathlib.Path
 
 
-def _key_pem(key: ec.EllipticCurvePrivateKey | rsa.RSAPrivateKey) -> bytes:
-    return key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
+def _write(folder: pathlib.Path, stem: str, pair: pem.Pair) -> KeyPair:
+    out = KeyPair(cert=folder / f"{stem}.crt", key=folder / f"{stem}.key")
+    out.cert.write_bytes(pair.cert)
+    out.key.write_bytes(pair.key)
+    out.key.chmod(0o600)
+    return out
 
 
-def _name(common: str, org: str | None = None) -> x509.Name:
-    attrs = [x509.NameAttribute(NameOID.COMMON_NAME, common)]
-    if org:
-        attrs.append(x509.NameAttribute(NameOID.ORGANIZATION_NAME, org))
-    return x509.Name(attrs)
-
-
-def _write(folder: pathlib.Path, stem: str, cert: x509.Certificate, key: ec.EllipticCurvePrivateKey) -> KeyPair:
-    pair = KeyPair(cert=folder / f"{stem}.crt", key=folder / f"{stem}.key")
-    pair.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    pair.key.write_bytes(_key_pem(key))
-    pair.key.chmod(0o600)
-    return pair
-
-
-def _make_ca(folder: pathlib.Path) -> tuple[KeyPair, x509.Certificate, ec.EllipticCurvePrivateKey]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(_name("volcano-bridge-local-ca"))
-        .issuer_name(_name("volcano-bridge-local-ca"))
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + _VALID)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .add_extension(
-            x509.KeyUsage(
-                digital_signature=True,
-                key_cert_sign=True,
-                crl_sign=True,
-                content_commitment=False,
-                key_encipherment=False,
-                data_encipherment=False,
-                key_agreement=False,
-                encipher_only=False,
-                decipher_only=False,
-            ),
-            critical=True,
-        )
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
-        .sign(key, hashes.SHA256())
-    )
-    return _write(folder, "ca", cert, key), cert, key
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
 
 
 def issue(
@@ -99,37 +58,16 @@ def issue(
     hosts: tuple[str, ...] = (),
 ) -> KeyPair:
     """Issue a leaf certificate: a server one when ``hosts`` is given, else a client one."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    now = datetime.datetime.now(datetime.UTC)
-    builder = (
-        x509.CertificateBuilder()
-        .subject_name(_name(common_name, organization))
-        .issuer_name(ca_cert.subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + _VALID)
-        .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
-    )
-    if hosts:
-        sans: list[x509.GeneralName] = []
-        for host in hosts:
-            try:
-                sans.append(x509.IPAddress(ipaddress.ip_address(host)))
-            except ValueError:
-                sans.append(x509.DNSName(host))
-        builder = builder.add_extension(x509.SubjectAlternativeName(sans), critical=False)
-        usage = [ExtendedKeyUsageOID.SERVER_AUTH]
-    else:
-        usage = [ExtendedKeyUsageOID.CLIENT_AUTH]
-    builder = builder.add_extension(x509.ExtendedKeyUsage(usage), critical=False)
-    return _write(folder, stem, builder.sign(ca_key, hashes.SHA256()), key)
+    ca = pem.Pair(cert=ca_cert.public_bytes(serialization.Encoding.PEM), key=pem.key_pem(ca_key))
+    pair = pem.issue(ca, common_name=common_name, organization=organization, hosts=hosts, now=_now(), validity=_VALID)
+    return _write(folder, stem, pair)
 
 
 def make_pki(folder: pathlib.Path) -> Pki:
     folder.mkdir(parents=True, exist_ok=True)
-    ca, ca_cert, ca_key = _make_ca(folder)
+    ca_pair = pem.make_ca("volcano-bridge-local-ca", now=_now(), validity=_VALID)
+    ca = _write(folder, "ca", ca_pair)
+    ca_cert, ca_key = ca_pair.certificate, ca_pair.private_key()
     serving = issue(
         folder,
         "apiserver",
@@ -143,7 +81,11 @@ def make_pki(folder: pathlib.Path) -> Pki:
     )
     sa_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     sa_private, sa_public = folder / "sa.key", folder / "sa.pub"
-    sa_private.write_bytes(_key_pem(sa_key))
+    sa_private.write_bytes(
+        sa_key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
     sa_private.chmod(0o600)
     sa_public.write_bytes(
         sa_key.public_key().public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
@@ -153,9 +95,7 @@ def make_pki(folder: pathlib.Path) -> Pki:
 
 def issue_from(ca: KeyPair, folder: pathlib.Path, stem: str, *, common_name: str, hosts: tuple[str, ...]) -> KeyPair:
     """A serving certificate signed by the CA stored in ``ca`` (e.g. a local cluster's)."""
-    ca_cert = x509.load_pem_x509_certificate(ca.cert.read_bytes())
-    ca_key = serialization.load_pem_private_key(ca.key.read_bytes(), password=None)
-    if not isinstance(ca_key, ec.EllipticCurvePrivateKey):
-        raise TypeError("the local CA key is expected to be an EC key")
+    pair = pem.Pair(cert=ca.cert.read_bytes(), key=ca.key.read_bytes())
     folder.mkdir(parents=True, exist_ok=True)
-    return issue(folder, stem, ca_cert=ca_cert, ca_key=ca_key, common_name=common_name, hosts=hosts)
+    issued = pem.issue(pair, common_name=common_name, hosts=hosts, now=_now(), validity=_VALID)
+    return _write(folder, stem, issued)

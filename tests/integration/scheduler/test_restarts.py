@@ -10,9 +10,8 @@ from collections.abc import Callable
 import pytest
 from kubernetes import client as k8s
 
-from bridge.k8s import client, kubeconfigs, paths
+from bridge.k8s import client, kubeconfigs, lease, paths
 from scheduler.api import plan
-from scheduler.io import leader
 from tests.support import apiserver, schedbed, schedthread
 from vbridge.localcluster import cluster
 
@@ -56,9 +55,9 @@ def test_killed_mid_gang_leaves_no_partial_gang_and_no_double_bind(
     apiserver.eventually(lambda: schedbed.phase(api, ns, "gang") == "Running", 10, "Running")
 
 
-async def renewals(api: client.Client, elector: leader.Elector, count: int, timeout: float = 10.0) -> None:
+async def renewals(api: client.Client, elector: lease.Elector, count: int, timeout: float = 10.0) -> None:
     """Return once the Lease has been renewed ``count`` times, each time by ``elector``."""
-    path = paths.resource(leader.API, "leases", namespace=elector.namespace, name=elector.name)
+    path = paths.resource(lease.API, "leases", namespace=elector.namespace, name=elector.name)
     seen: set[str] = set()
 
     async def watch() -> None:
@@ -76,8 +75,8 @@ def test_leader_election_one_leader_then_handover(lc: cluster.LocalCluster) -> N
         async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
             name = "lease-" + uuid.uuid4().hex[:6]
             timing = {"lease_seconds": 3.0, "renew_seconds": 2.0, "retry_seconds": 0.3}
-            a = leader.Elector(api, name=name, identity="a", **timing)
-            b = leader.Elector(api, name=name, identity="b", **timing)
+            a = lease.Elector(api, name=name, identity="a", **timing)
+            b = lease.Elector(api, name=name, identity="b", **timing)
             assert await a.try_once() and a.is_leader()
             assert not await b.try_once() and not b.is_leader()  # the Lease is held and fresh
             run_b = asyncio.create_task(b.run())

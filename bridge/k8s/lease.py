@@ -11,6 +11,10 @@ loop is stuck, which is before any other candidate may take over (``lease_second
 client-go warns, this does not fence: a stalled leader may still have requests in flight, so
 the writes themselves stay safe (binds by UID with 409 handling, status patches guarded by
 ``resourceVersion``).
+
+On cancellation the holder releases the Lease as client-go's ``ReleaseOnCancel`` does
+(:func:`released`: no holder, a one-second duration), so a standby takes over at its next
+retry instead of waiting out ``lease_seconds``. Both the scheduler and the controllers use it.
 """
 
 from __future__ import annotations
@@ -21,11 +25,12 @@ import datetime
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from bridge import defaults, errors
 from bridge.k8s import client, paths
 
-__all__ = ["Elector"]
+__all__ = ["API", "Elector", "released"]
 
 log = logging.getLogger(__name__)
 
@@ -44,9 +49,9 @@ class Elector:
         name: str,
         identity: str,
         namespace: str = defaults.SYSTEM_NAMESPACE,
-        lease_seconds: float = 15.0,
-        renew_seconds: float = 10.0,
-        retry_seconds: float = 2.0,
+        lease_seconds: float = defaults.LEASE_SECONDS,
+        renew_seconds: float = defaults.RENEW_SECONDS,
+        retry_seconds: float = defaults.RETRY_SECONDS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not retry_seconds < renew_seconds < lease_seconds:
@@ -150,11 +155,29 @@ class Elector:
         return True
 
     async def _release(self) -> None:
-        """Hand the Lease back (client-go's ReleaseOnCancel), guarded by our last resourceVersion."""
+        """Hand the Lease back (client-go's ReleaseOnCancel); the PUT carries the version read."""
         self._valid_until = 0.0
         path = paths.resource(API, "leases", namespace=self.namespace, name=self.name)
-        lease = await self.api.request("GET", path)
-        if (lease.get("spec") or {}).get("holderIdentity") != self.identity:
-            return
-        lease["spec"] = {**lease["spec"], "holderIdentity": None, "leaseDurationSeconds": 1, "renewTime": _micro_now()}
-        await self.api.request("PUT", path, body=lease)
+        body = released(await self.api.request("GET", path), self.identity, now=_micro_now())
+        if body is not None:
+            await self.api.request("PUT", path, body=body)
+            log.info("released the Lease %s/%s", self.namespace, self.name)
+
+
+def released(lease: dict[str, Any], identity: str, *, now: str) -> dict[str, Any] | None:
+    """The Lease handed back by ``identity``, as client-go's ``ReleaseOnCancel`` writes it: no
+    holder, a one-second duration, renewed and acquired ``now``, transitions kept. ``None`` when
+    someone else holds it (nothing of ours to give back). Pure."""
+    spec = lease.get("spec") or {}
+    if spec.get("holderIdentity") != identity:
+        return None
+    return {
+        **lease,
+        "spec": {
+            **spec,
+            "holderIdentity": "",
+            "leaseDurationSeconds": 1,
+            "acquireTime": now,
+            "renewTime": now,
+        },
+    }

@@ -1,0 +1,147 @@
+"""``vbridge controllers``: the reconcilers (and the webhook certificate), behind a Lease.
+
+With ``--leader-elect`` only the holder of the Lease reconciles; the others keep their facts
+synced and wait. ``/healthz`` (alive, the Lease loop running) and ``/readyz`` (facts synced,
+a standby too) on ``--health-host:--health-port``. ``--manage-certs``: the leader keeps the
+webhook's serving certificate and CA in a Secret and the CA in the webhooks' caBundle
+(``vbridge.controllers.certs``). SIGTERM: the reconcilers stop, then the Lease is handed back
+so a standby takes over at once; exit 0.
+
+``$POD_NAMESPACE`` (the chart sets it from the downward API) is the default of
+``--lease-namespace`` and ``--webhook-namespace``, else ``bridge.defaults.SYSTEM_NAMESPACE``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import datetime
+import logging
+import os
+import pathlib
+import signal
+import socket
+from typing import Any
+
+import uvloop
+
+from bridge import defaults, errors
+from bridge.k8s import client, kubeconfigs, lease
+from vbridge import runtime
+from vbridge.commands import connecting
+from vbridge.controllers import certs
+
+__all__ = ["add_parser", "build", "main"]
+
+
+def _seconds(text: str) -> datetime.timedelta:
+    return datetime.timedelta(seconds=float(text))
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "controllers", help="run the reconcilers (and the webhook certificate) while holding a Lease"
+    )
+    connecting.add_arguments(p)
+    p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
+    p.add_argument(
+        "--templates",
+        default=os.environ.get("VBRIDGE_TEMPLATES", str(runtime.TEMPLATES)),
+        help="folder of PodGroup templates (default: $VBRIDGE_TEMPLATES, else the source tree's)",
+    )
+    p.add_argument("--leader-elect", action="store_true", help="reconcile only while holding the Lease")
+    p.add_argument("--lease-namespace", default=None, help="default: $POD_NAMESPACE, else kube-system")
+    p.add_argument("--lease-name", default=defaults.CONTROLLERS_LEASE)
+    p.add_argument("--lease-duration", type=float, default=defaults.LEASE_SECONDS, help=argparse.SUPPRESS)
+    p.add_argument("--renew-deadline", type=float, default=defaults.RENEW_SECONDS, help=argparse.SUPPRESS)
+    p.add_argument("--retry-period", type=float, default=defaults.RETRY_SECONDS, help=argparse.SUPPRESS)
+    p.add_argument("--health-host", default=defaults.HEALTH_HOST)
+    p.add_argument("--health-port", type=int, default=defaults.HEALTH_PORT, help="/healthz and /readyz (0: any)")
+    p.add_argument("--no-vcjobs", action="store_true", help="leave Volcano Jobs to Volcano's own controller")
+    p.add_argument("--manage-certs", action="store_true", help="keep the webhook's certificate and caBundle")
+    p.add_argument("--cert-secret", default=None, help="kubernetes.io/tls Secret of the webhook's certificate")
+    p.add_argument("--webhook-config", default=None, help="MutatingWebhookConfiguration to keep the caBundle of")
+    p.add_argument("--webhook-service", default=None, help="Service of the webhook (the certificate's name)")
+    p.add_argument("--webhook-namespace", default=None, help="default: $POD_NAMESPACE, else kube-system")
+    # For tests: rotations in seconds, and a certificate also valid for the URL a test registers.
+    p.add_argument("--cert-extra-san", action="append", default=[], help=argparse.SUPPRESS)
+    p.add_argument("--ca-validity", type=_seconds, default=defaults.CA_VALIDITY, help=argparse.SUPPRESS)
+    p.add_argument("--cert-validity", type=_seconds, default=defaults.SERVING_VALIDITY, help=argparse.SUPPRESS)
+    p.add_argument("--cert-check-period", type=float, default=defaults.CERT_CHECK_SECONDS, help=argparse.SUPPRESS)
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(func=main)
+    return p
+
+
+def namespaces(args: argparse.Namespace) -> tuple[str, str]:
+    """(Lease namespace, webhook namespace): the flags, else $POD_NAMESPACE, else kube-system."""
+    here = defaults.pod_namespace()
+    return args.lease_namespace or here, args.webhook_namespace or here
+
+
+def build(api: client.Client, args: argparse.Namespace) -> runtime.Controllers:
+    """The composition ``args`` ask for (nothing runs yet)."""
+    lease_ns, webhook_ns = namespaces(args)
+    elector = None
+    if args.leader_elect:
+        elector = lease.Elector(
+            api,
+            name=args.lease_name,
+            identity=f"{socket.gethostname()}_{os.getpid()}",
+            namespace=lease_ns,
+            lease_seconds=args.lease_duration,
+            renew_seconds=args.renew_deadline,
+            retry_seconds=args.retry_period,
+        )
+    manager = None
+    if args.manage_certs:
+        missing = [f for f in ("cert_secret", "webhook_config", "webhook_service") if not getattr(args, f)]
+        if missing:
+            flags = ", ".join("--" + f.replace("_", "-") for f in missing)
+            raise errors.ConfigError(f"--manage-certs needs {flags}")
+        manager = certs.Manager(
+            api,
+            secret=args.cert_secret,
+            namespace=webhook_ns,
+            webhook_config=args.webhook_config,
+            service=args.webhook_service,
+            extra_hosts=tuple(args.cert_extra_san),
+            ca_validity=args.ca_validity,
+            ca_renew_before=args.ca_validity / 3,
+            serving_validity=args.cert_validity,
+            serving_renew_before=args.cert_validity / 3,
+            period=args.cert_check_period,
+        )
+    return runtime.Controllers(
+        api,
+        scheduler_name=args.scheduler_name,
+        templates_dir=pathlib.Path(args.templates),
+        elector=elector,
+        vcjobs=not args.no_vcjobs,
+        certs=manager,
+        health=(args.health_host, args.health_port),
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    conn = connecting.connection(args)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(relativeCreated)7.0fms %(levelname)s %(name)s: %(message)s",
+    )
+    uvloop.run(_run(conn, args))
+    return 0
+
+
+async def _run(conn: kubeconfigs.Connection, args: argparse.Namespace) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    async with client.Client(conn, connections=32) as api:
+        task = asyncio.create_task(build(api, args).run())
+        await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
