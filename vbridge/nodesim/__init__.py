@@ -7,8 +7,29 @@ them to Running (with a pod IP), to Succeeded or Failed when the pod's annotatio
 run time) say so, and finishes deleting terminating pods, as a kubelet would.
 """
 
-__all__ = ["nodes", "podstatus", "simulator"]
+__all__ = [
+    "atomicdir",
+    "containers",
+    "envvars",
+    "nodes",
+    "podstatus",
+    "procs",
+    "relay",
+    "rootfs",
+    "runtime",
+    "simulator",
+    "volumes",
+]
 
 RUN_SECONDS = "sim.vbridge.io/run-seconds"
 EXIT_CODE = "sim.vbridge.io/exit-code"
 SIMULATED_LABEL = "sim.vbridge.io/simulated"
+
+# The runtime (``runtime``): which pods run for real, and the kubelet-like tunables. These
+# belong in bridge.defaults; they are here until that module takes them.
+RUNTIME_LABEL = "sim.vbridge.io/runtime"  # on nodes whose pods run as local processes: "process"
+RUNTIME_IMAGES = ("localhost/volcano-bridge", "volcano-bridge")  # image repositories run for real
+RESYNC_SECONDS = 10.0  # how often Secret/ConfigMap/token volumes are re-materialised (kubelet: ~60 s)
+BACKOFF_FIRST = 10.0  # CrashLoopBackOff: first delay, doubled per restart up to BACKOFF_MOST
+BACKOFF_MOST = 300.0
+GRACE_SECONDS = 30  # terminationGracePeriodSeconds when the pod does not say
