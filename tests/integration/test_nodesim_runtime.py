@@ -341,7 +341,6 @@ def test_failing_container_restarts_with_backoff_and_a_stubborn_one_is_killed(
     sim: runtimesim.RuntimeSimThread, api: k8s.ApiClient, ns: str
 ) -> None:
     core = k8s.CoreV1Api(api)
-    core.create_namespaced_service_account(ns, {"metadata": {"name": "default"}})
     spec = {
         "nodeName": NODE,
         "restartPolicy": "OnFailure",
