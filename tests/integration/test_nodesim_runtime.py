@@ -250,6 +250,14 @@ def test_serve_pod_runs_ready_as_its_service_account_behind_a_service_and_stops_
         lambda: (root / "etc/vbridge-sim/settings/g.txt").read_text() == "bonjour", 20, "the updated ConfigMap file"
     )
 
+    # So does a rotated certificate in the Secret (the process itself reads it at start only).
+    rotated = certs.issue_from(ca, tmp_path / "rotated", "webhook", common_name=host, hosts=(host,))
+    tls2 = {"tls.crt": _b64(rotated.cert.read_bytes()), "tls.key": _b64(rotated.key.read_bytes())}
+    core.patch_namespaced_secret("webhook-tls", ns, {"data": tls2})
+    apiserver.eventually(
+        lambda: (root / "tls/tls.crt").read_bytes() == rotated.cert.read_bytes(), 20, "the rotated certificate file"
+    )
+
     # Behind a Service: the endpoints controller fills the slice from the pod IP; the apiserver
     # reaches the pod through the Service, by its proxy and as a webhook with failurePolicy Fail.
     core.create_namespaced_service(
@@ -374,3 +382,26 @@ def test_failing_container_restarts_with_backoff_and_a_stubborn_one_is_killed(
     took = time.monotonic() - started
     assert stubborn.status.state["terminated"]["exitCode"] == 128 + signal.SIGKILL
     assert 2 <= took < 10
+
+
+@pytest.mark.timeout(90)
+def test_liveness_failure_restarts_the_container(api: k8s.ApiClient, sim: runtimesim.RuntimeSimThread, ns: str) -> None:
+    core = k8s.CoreV1Api(api)
+    container = {
+        "name": "deaf",
+        "image": IMAGE,
+        "command": ["/bin/sh", "-c", "sleep 1000"],
+        "livenessProbe": {"tcpSocket": {"port": 9999}, "periodSeconds": 1, "failureThreshold": 2},
+    }
+    spec = {"nodeName": NODE, "terminationGracePeriodSeconds": 1, "containers": [container]}
+    core.create_namespaced_pod(ns, {"metadata": {"name": "deaf"}, "spec": spec})
+
+    def restarted() -> k8s.V1ContainerStatus | None:
+        pod = _pod(api, ns, "deaf")
+        status = (pod.status.container_statuses or [None])[0] if pod else None
+        return status if status and status.restart_count >= 1 and status.last_state.terminated else None
+
+    status = apiserver.eventually(restarted, 30, "a restart after the liveness probe failed")
+    assert status.last_state.terminated.exit_code == 128 + signal.SIGKILL
+    core.delete_namespaced_pod("deaf", ns)
+    apiserver.eventually(lambda: _pod(api, ns, "deaf") is None, 20, "the pod gone")

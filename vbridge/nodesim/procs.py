@@ -107,7 +107,14 @@ class Container:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while not self.stopping:
-            self.proc = await self._spawn()
+            try:
+                self.proc = await self._spawn()
+            except OSError as exc:  # the kubelet's RunContainerError: retried with the same backoff
+                self.status.restarts += 1
+                self.status.waiting("RunContainerError", str(exc))
+                self.changed()
+                await asyncio.sleep(max(1.0, containers.backoff(self.status.restarts, first=1.0, most=self.backoff[1])))
+                continue
             self.started_at = self.started_at or loop.time()
             self.status.running(_now())
             self.status.ready = self.readiness is None

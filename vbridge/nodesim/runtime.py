@@ -220,7 +220,7 @@ class _Pod:
                 specs = self.pod["spec"].get("containers", [])
                 self.containers = [self._container(c, s, src) for c, s in zip(specs, self.statuses, strict=True)]
                 break
-            except (envvars.Missing, ValueError) as exc:
+            except (envvars.Missing, ValueError, errors.ApiError) as exc:  # not there yet, or a bad spec
                 for s in self.statuses:
                     s.waiting("CreateContainerConfigError", str(exc))
                 self.dirty.set()
