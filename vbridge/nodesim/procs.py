@@ -113,7 +113,9 @@ class Container:
                 self.status.restarts += 1
                 self.status.waiting("RunContainerError", str(exc))
                 self.changed()
-                await asyncio.sleep(max(1.0, containers.backoff(self.status.restarts, first=1.0, most=self.backoff[1])))
+                await asyncio.sleep(
+                    max(1.0, containers.backoff(self.status.restarts, first=self.backoff[0], most=self.backoff[1]))
+                )
                 continue
             self.started_at = self.started_at or loop.time()
             self.status.running(_now())
