@@ -21,34 +21,11 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.support import apiserver, netns, routedcluster, runtimesim
+from tests.support import apiserver, netns, routedcluster, runtimepods, runtimesim
 from vbridge.localcluster import binaries, certs
 from vbridge.nodesim import nodes
-from webhooks import configuration
 
 pytestmark = pytest.mark.integration
-IMAGE = "localhost/volcano-bridge:dev"
-NODE = "sim-run-0"
-SA = "vbridge"
-RULES: list[dict[str, Any]] = [  # the chart's ClusterRole, as far as `vbridge serve` reads and writes
-    {"apiGroups": [""], "resources": ["pods", "nodes", "namespaces", "configmaps"], "verbs": ["get", "list", "watch"]},
-    {"apiGroups": [""], "resources": ["pods"], "verbs": ["update", "patch", "delete"]},
-    {"apiGroups": ["", "events.k8s.io"], "resources": ["events"], "verbs": ["create", "patch"]},
-    {"apiGroups": ["scheduling.volcano.sh"], "resources": ["podgroups", "queues", "queues/status"], "verbs": ["*"]},
-    {
-        "apiGroups": ["batch.volcano.sh"],
-        "resources": ["jobs", "jobs/status"],
-        "verbs": ["get", "list", "watch", "update", "patch"],
-    },
-    {"apiGroups": ["scheduling.k8s.io"], "resources": ["priorityclasses"], "verbs": ["get", "list", "watch"]},
-    {"apiGroups": ["sparkoperator.k8s.io"], "resources": ["sparkapplications"], "verbs": ["get", "list", "watch"]},
-    {
-        "apiGroups": ["kubeflow.org"],
-        "resources": ["tfjobs", "pytorchjobs", "mpijobs"],
-        "verbs": ["get", "list", "watch"],
-    },
-    {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "create", "update"]},
-]
 
 
 @pytest.fixture(scope="module")
@@ -78,9 +55,9 @@ def sim(
 ) -> Iterator[runtimesim.RuntimeSimThread]:
     thread = runtimesim.RuntimeSimThread(
         routed.kubeconfig,
-        [nodes.NodeSpec(NODE, cpu="8", memory="16Gi")],
+        [nodes.NodeSpec(runtimepods.NODE, cpu="8", memory="16Gi")],
         workdir=tmp_path_factory.mktemp("kubelet"),
-        nets={NODE: node_net.node_net()},
+        nets={runtimepods.NODE: node_net.node_net()},
     ).start()
     try:
         yield thread
@@ -126,57 +103,6 @@ def _container(sim: runtimesim.RuntimeSimThread, uid: str, index: int = 0) -> An
     return sim.runtime._pods[uid].containers[index]
 
 
-def _serve_pod(ns: str) -> dict[str, Any]:
-    return {
-        "metadata": {"name": "webhook", "labels": {"app": "vb-webhook"}},
-        "spec": {
-            "nodeName": NODE,
-            "serviceAccountName": SA,
-            "terminationGracePeriodSeconds": 10,
-            "containers": [
-                {
-                    "name": "webhook",
-                    "image": IMAGE,
-                    "args": [
-                        "serve",
-                        "--host=0.0.0.0",
-                        "--port=9443",
-                        "--tls-cert=/tls/tls.crt",
-                        "--tls-key=/tls/tls.key",
-                        "-v",
-                    ],
-                    "ports": [{"name": "https", "containerPort": 9443}],
-                    "env": [
-                        {"name": "MY_NS", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
-                        {"name": "MY_IP", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}},
-                        {"name": "MY_SA", "valueFrom": {"fieldRef": {"fieldPath": "spec.serviceAccountName"}}},
-                        {"name": "GREETING", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "greeting"}}},
-                        {"name": "SECRET_WORD", "valueFrom": {"secretKeyRef": {"name": "words", "key": "word"}}},
-                        {"name": "SAID", "value": "$(GREETING) from $(MY_NS)"},
-                    ],
-                    "readinessProbe": {
-                        "httpGet": {"path": "/readyz", "port": "https", "scheme": "HTTPS"},
-                        "periodSeconds": 1,
-                    },
-                    "volumeMounts": [
-                        {"name": "tls", "mountPath": "/tls", "readOnly": True},
-                        {"name": "settings", "mountPath": "/etc/vbridge-sim/settings", "readOnly": True},
-                        {"name": "scratch", "mountPath": "/scratch"},
-                    ],
-                }
-            ],
-            "volumes": [
-                {"name": "tls", "secret": {"secretName": "webhook-tls", "defaultMode": 0o400}},
-                {
-                    "name": "settings",
-                    "configMap": {"name": "settings", "items": [{"key": "greeting", "path": "g.txt"}]},
-                },
-                {"name": "scratch", "emptyDir": {}},
-            ],
-        },
-    }
-
-
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
@@ -190,13 +116,13 @@ def test_serve_pod_runs_ready_as_its_service_account_behind_a_service_and_stops_
     tmp_path: pathlib.Path,
 ) -> None:
     core, rbac = k8s.CoreV1Api(api), k8s.RbacAuthorizationV1Api(api)
-    core.create_namespaced_service_account(ns, {"metadata": {"name": SA}})
-    rbac.create_cluster_role({"metadata": {"name": f"{ns}-serve"}, "rules": RULES})
+    core.create_namespaced_service_account(ns, {"metadata": {"name": runtimepods.SA}})
+    rbac.create_cluster_role({"metadata": {"name": f"{ns}-serve"}, "rules": runtimepods.RULES})
     rbac.create_cluster_role_binding(
         {
             "metadata": {"name": f"{ns}-serve"},
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"{ns}-serve"},
-            "subjects": [{"kind": "ServiceAccount", "name": SA, "namespace": ns}],
+            "subjects": [{"kind": "ServiceAccount", "name": runtimepods.SA, "namespace": ns}],
         }
     )
     ca = certs.KeyPair(cert=routed.workdir / "pki" / "ca.crt", key=routed.workdir / "pki" / "ca.key")
@@ -208,7 +134,7 @@ def test_serve_pod_runs_ready_as_its_service_account_behind_a_service_and_stops_
     core.create_namespaced_config_map(ns, {"metadata": {"name": "settings"}, "data": {"greeting": "hello"}})
 
     created = time.monotonic()
-    uid = core.create_namespaced_pod(ns, _serve_pod(ns)).metadata.uid
+    uid = core.create_namespaced_pod(ns, runtimepods.serve_pod(ns)).metadata.uid
     pod = apiserver.eventually(lambda: (p := _pod(api, ns, "webhook")) and _ready(p) and p, 90, "the pod Ready")
     seen_ready = time.monotonic() - created
     assert pod.status.phase == "Running" and pod.status.pod_ip in netns_ips(sim)
@@ -226,7 +152,7 @@ def test_serve_pod_runs_ready_as_its_service_account_behind_a_service_and_stops_
     environ = dict(
         item.split("=", 1) for item in pathlib.Path(f"/proc/{proc.pid}/environ").read_text().split("\0") if "=" in item
     )
-    assert (environ["MY_NS"], environ["MY_IP"], environ["MY_SA"]) == (ns, pod.status.pod_ip, SA)
+    assert (environ["MY_NS"], environ["MY_IP"], environ["MY_SA"]) == (ns, pod.status.pod_ip, runtimepods.SA)
     assert (environ["GREETING"], environ["SECRET_WORD"], environ["SAID"]) == ("hello", "swordfish", f"hello from {ns}")
     assert environ["KUBERNETES_SERVICE_HOST"] == "127.0.0.1"
     root = pathlib.Path(f"/proc/{proc.pid}/root")
@@ -239,7 +165,7 @@ def test_serve_pod_runs_ready_as_its_service_account_behind_a_service_and_stops_
     assert (sa_dir / "namespace").read_text() == ns
     assert (sa_dir / "ca.crt").read_bytes() == ca.cert.read_bytes()
     review = k8s.AuthenticationV1Api(api).create_token_review({"spec": {"token": (sa_dir / "token").read_text()}})
-    assert review.status.authenticated and review.status.user.username == f"system:serviceaccount:{ns}:{SA}"
+    assert review.status.authenticated and review.status.user.username == f"system:serviceaccount:{ns}:{runtimepods.SA}"
     assert review.status.user.extra["authentication.kubernetes.io/pod-name"] == ["webhook"]
     log = _log(sim, uid)
     assert "403" not in log and "Forbidden" not in log, log
@@ -282,9 +208,9 @@ def test_serve_pod_runs_ready_as_its_service_account_behind_a_service_and_stops_
     )
     answer = core.connect_get_namespaced_service_proxy_with_path("https:vb-webhook:443", ns, "healthz")
     assert "ok" in str(answer)
-    register_webhook(api, ns, ca.cert.read_bytes())
+    runtimepods.register_webhook(api, ns, ca.cert.read_bytes())
     try:
-        job = apiserver.eventually(lambda: create_vcjob(api, ns), 30, "the webhook to admit a Volcano Job")
+        job = apiserver.eventually(lambda: runtimepods.create_vcjob(api, ns), 30, "the webhook to admit a Volcano Job")
         assert job["spec"]["queue"] == "default" and job["spec"]["maxRetry"] == 3
     finally:
         k8s.AdmissionregistrationV1Api(api).delete_mutating_webhook_configuration(f"vb-sim-{ns}")
@@ -304,44 +230,11 @@ def test_serve_pod_runs_ready_as_its_service_account_behind_a_service_and_stops_
 
 def netns_ips(sim: runtimesim.RuntimeSimThread) -> tuple[str, ...]:
     assert sim.runtime is not None
-    return sim.runtime.config.nodes[NODE].pod_ips
+    return sim.runtime.config.nodes[runtimepods.NODE].pod_ips
 
 
 def _log(sim: runtimesim.RuntimeSimThread, uid: str) -> str:
     return "".join(p.read_text() for p in sorted(_container(sim, uid).logs.glob("*.log")))
-
-
-def register_webhook(api: k8s.ApiClient, ns: str, ca_bundle: bytes) -> None:
-    from bridge.adapters import registry
-
-    vcjob = [a for a in registry.ADAPTERS if a.registration.name == "batch.volcano.sh/job"]
-    body = configuration.build(
-        ca_bundle=ca_bundle, service=(ns, "vb-webhook", 443), adapters=vcjob, name=f"vb-sim-{ns}"
-    )
-    for hook in body["webhooks"]:
-        hook["failurePolicy"] = "Fail"
-        hook["namespaceSelector"] = {"matchLabels": {"kubernetes.io/metadata.name": ns}}
-    k8s.AdmissionregistrationV1Api(api).create_mutating_webhook_configuration(body)
-
-
-def create_vcjob(api: k8s.ApiClient, ns: str) -> dict[str, Any] | None:
-    body = {
-        "apiVersion": "batch.volcano.sh/v1alpha1",
-        "kind": "Job",
-        "metadata": {"generateName": "mutated-"},
-        "spec": {
-            "minAvailable": 1,
-            "tasks": [
-                {"name": "t", "replicas": 1, "template": {"spec": {"containers": [{"name": "c", "image": "x"}]}}}
-            ],
-        },
-    }
-    job: dict[str, Any] = k8s.CustomObjectsApi(api).create_namespaced_custom_object(
-        "batch.volcano.sh", "v1alpha1", ns, "jobs", body
-    )
-    if "queue" not in job["spec"]:  # created before the webhook configuration took effect
-        return None
-    return job
 
 
 @pytest.mark.timeout(120)
@@ -350,14 +243,14 @@ def test_failing_container_restarts_with_backoff_and_a_stubborn_one_is_killed(
 ) -> None:
     core = k8s.CoreV1Api(api)
     spec = {
-        "nodeName": NODE,
+        "nodeName": runtimepods.NODE,
         "restartPolicy": "OnFailure",
         "terminationGracePeriodSeconds": 2,
         "containers": [
-            {"name": "crash", "image": IMAGE, "command": ["/bin/sh", "-c", "exit 3"]},
+            {"name": "crash", "image": runtimepods.IMAGE, "command": ["/bin/sh", "-c", "exit 3"]},
             {
                 "name": "stubborn",
-                "image": IMAGE,
+                "image": runtimepods.IMAGE,
                 "command": ["/bin/sh", "-c", "trap '' TERM; while :; do sleep 1; done"],
             },
         ],
@@ -389,11 +282,11 @@ def test_liveness_failure_restarts_the_container(api: k8s.ApiClient, sim: runtim
     core = k8s.CoreV1Api(api)
     container = {
         "name": "deaf",
-        "image": IMAGE,
+        "image": runtimepods.IMAGE,
         "command": ["/bin/sh", "-c", "sleep 1000"],
         "livenessProbe": {"tcpSocket": {"port": 9999}, "periodSeconds": 1, "failureThreshold": 2},
     }
-    spec = {"nodeName": NODE, "terminationGracePeriodSeconds": 1, "containers": [container]}
+    spec = {"nodeName": runtimepods.NODE, "terminationGracePeriodSeconds": 1, "containers": [container]}
     core.create_namespaced_pod(ns, {"metadata": {"name": "deaf"}, "spec": spec})
 
     def restarted() -> k8s.V1ContainerStatus | None:
