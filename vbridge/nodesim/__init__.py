@@ -5,10 +5,39 @@
 them to Running (with a pod IP), to Succeeded or Failed when the pod's annotations
 ``sim.vbridge.io/run-seconds`` and ``sim.vbridge.io/exit-code`` (or the simulator's default
 run time) say so, and finishes deleting terminating pods, as a kubelet would.
+
+Opt-in, ``runtime`` runs some pods for real: those whose images are ours, on the nodes its
+``Config`` names (labelled ``sim.vbridge.io/runtime=process``). Each container is a local
+process (``procs``) in the node's network namespace and a private mount namespace whose root
+(``rootfs``) has the pod's volumes (``volumes``, written by ``atomicdir``) at their mountPaths;
+``envvars`` builds its environment, ``containers`` decides restarts, probes and status, and
+``relay`` makes the apiserver reachable from inside the namespace. The pure modules are
+``nodes``, ``podstatus``, ``envvars``, ``volumes``, ``rootfs`` and ``containers``.
 """
 
-__all__ = ["nodes", "podstatus", "simulator"]
+__all__ = [
+    "atomicdir",
+    "containers",
+    "envvars",
+    "nodes",
+    "podstatus",
+    "procs",
+    "relay",
+    "rootfs",
+    "runtime",
+    "simulator",
+    "volumes",
+]
 
 RUN_SECONDS = "sim.vbridge.io/run-seconds"
 EXIT_CODE = "sim.vbridge.io/exit-code"
 SIMULATED_LABEL = "sim.vbridge.io/simulated"
+
+# The runtime (``runtime``): which pods run for real, and the kubelet-like tunables. These
+# belong in bridge.defaults; they are here until that module takes them.
+RUNTIME_LABEL = "sim.vbridge.io/runtime"  # on nodes whose pods run as local processes: "process"
+RUNTIME_IMAGES = ("localhost/volcano-bridge", "volcano-bridge")  # image repositories run for real
+RESYNC_SECONDS = 10.0  # how often Secret/ConfigMap/token volumes are re-materialised (kubelet: ~60 s)
+BACKOFF_FIRST = 10.0  # CrashLoopBackOff: first delay, doubled per restart up to BACKOFF_MOST
+BACKOFF_MOST = 300.0
+GRACE_SECONDS = 30  # terminationGracePeriodSeconds when the pod does not say

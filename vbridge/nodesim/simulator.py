@@ -4,6 +4,9 @@ One watch on all bound pods feeds a work queue; a fixed pool of workers writes p
 (Running, then Succeeded or Failed) and finishes deletions, so the API request rate is bounded
 and no pod is handled twice at once. Timers for finishing pods live in one heap-free dict of
 asyncio handles keyed by pod UID.
+
+With a ``runtime`` (opt-in; see ``runtime``), the pods it handles run for real: starting and
+stopping them is the runtime's (which reports their status), finishing the deletion is ours.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+import vbridge.nodesim as nodesim
 from bridge import errors
 from bridge.k8s import client, paths, watching
-from vbridge.nodesim import nodes, podstatus
+from vbridge.nodesim import nodes, podstatus, runtime
 
 __all__ = ["Simulator", "Stats"]
 
@@ -48,16 +52,22 @@ class Simulator:
         *,
         default_run_seconds: float | None = None,
         workers: int = 32,
+        runtime: runtime.Runtime | None = None,
     ) -> None:
         self.api = api
         self.specs = {s.name: s for s in specs}
         self.default_run_seconds = default_run_seconds
         self.workers = workers
+        self.runtime = runtime
+        self._stopping: set[asyncio.Task[None]] = set()
         self.stats = Stats()
         self._ips = (str(ip) for ip in itertools.islice(_POD_NET.hosts(), None))
         self._node_ip = {s.name: str(_NODE_NET[i + 1]) for i, s in enumerate(specs)}
+        if runtime is not None:
+            self._node_ip.update({n: net.host_ip for n, net in runtime.config.nodes.items() if n in self._node_ip})
         self._queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
         self._started: set[str] = set()  # pod UIDs moved to Running by us
+        self._started_stop: set[str] = set()  # runtime pods being stopped
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._tasks: list[asyncio.Task[None]] = []
 
@@ -71,7 +81,7 @@ class Simulator:
             async with gate:
                 base = paths.resource("v1", "nodes")
                 try:
-                    await self.api.request("POST", base, body=nodes.node_body(spec))
+                    await self.api.request("POST", base, body=self._node_body(spec))
                 except errors.ApiError as exc:
                     if exc.status != 409:
                         raise
@@ -80,13 +90,19 @@ class Simulator:
                 # The apiserver's TaintNodesByCondition admission taints a new node not-ready; the node
                 # lifecycle controller (off here: it would evict pods with no kubelet) lifts it once the
                 # node is Ready. We do that part of its job, keeping only the taints the spec asks for.
-                taints = nodes.node_body(spec)["spec"].get("taints")
+                taints = self._node_body(spec)["spec"].get("taints")
                 await self.api.request(
                     "PATCH", f"{base}/{spec.name}", body={"spec": {"taints": taints}}, content_type=client.MERGE
                 )
                 self.stats.nodes += 1
 
         await asyncio.gather(*(one(s) for s in self.specs.values()))
+
+    def _node_body(self, spec: nodes.NodeSpec) -> dict[str, Any]:
+        body = nodes.node_body(spec)
+        if self.runtime is not None and spec.name in self.runtime.config.nodes:
+            body["metadata"]["labels"][nodesim.RUNTIME_LABEL] = "process"
+        return body
 
     # -- pods --------------------------------------------------------------------------------
 
@@ -107,7 +123,9 @@ class Simulator:
                 task.cancel()
             for handle in self._timers.values():
                 handle.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await asyncio.gather(*self._tasks, *self._stopping, return_exceptions=True)
+            if self.runtime is not None:
+                await self.runtime.close()
 
     def _on_event(self, kind: str, pod: dict[str, Any]) -> None:
         meta, spec = pod.get("metadata", {}), pod.get("spec", {})
@@ -116,18 +134,43 @@ class Simulator:
             return
         if kind == "DELETED":
             self._forget(uid)
+            if self.runtime is not None and self.runtime.has(uid):  # deleted under us: stop at once
+                self._track(asyncio.create_task(self.runtime.stop(uid, 0)))
             return
         if spec.get("nodeName") not in self.specs:
             return
         phase = pod.get("status", {}).get("phase", "Pending")
+        real = self.runtime is not None and self.runtime.handles(pod)
         if meta.get("deletionTimestamp"):
             self._forget(uid)
-            self._queue.put_nowait(("delete", pod))
+            if real and self.runtime is not None and self.runtime.has(uid):
+                if uid not in self._started_stop:
+                    self._started_stop.add(uid)
+                    self._track(asyncio.create_task(self._graceful(pod)))
+            else:
+                self._queue.put_nowait(("delete", pod))
         elif phase == "Pending" and uid not in self._started:
             self._started.add(uid)
             self._queue.put_nowait(("start", pod))
-        elif phase == "Running" and uid not in self._timers:
+        elif phase == "Running" and uid not in self._timers and not real:
             self._schedule_finish(pod)
+
+    def _track(self, task: asyncio.Task[None]) -> None:
+        self._stopping.add(task)
+        task.add_done_callback(self._stopping.discard)
+
+    async def _graceful(self, pod: dict[str, Any]) -> None:
+        """A runtime pod being deleted: stop its processes within its grace period, then finish."""
+        assert self.runtime is not None
+        meta = pod["metadata"]
+        grace = meta.get("deletionGracePeriodSeconds")
+        if grace is None:
+            grace = pod["spec"].get("terminationGracePeriodSeconds", nodesim.GRACE_SECONDS)
+        try:
+            await self.runtime.stop(meta["uid"], float(grace))
+        finally:
+            self._started_stop.discard(meta["uid"])
+            self._queue.put_nowait(("delete", pod))
 
     def _forget(self, uid: str) -> None:
         handle = self._timers.pop(uid, None)
@@ -160,7 +203,10 @@ class Simulator:
     async def _act(self, action: str, pod: dict[str, Any]) -> None:
         meta = pod["metadata"]
         path = paths.resource("v1", "pods", namespace=meta["namespace"], name=meta["name"])
-        if action == "start":
+        if action == "start" and self.runtime is not None and self.runtime.handles(pod):
+            await self.runtime.start(pod)
+            self.stats.running += 1
+        elif action == "start":
             node = pod["spec"]["nodeName"]
             body = podstatus.running(pod, pod_ip=next(self._ips), host_ip=self._node_ip[node], now=_now())
             body["metadata"] = {"uid": meta["uid"]}  # precondition: the same pod, not a namesake

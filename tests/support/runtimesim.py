@@ -1,0 +1,38 @@
+"""The node simulator with its runtime (pods of our image run for real), on a background loop."""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+from collections.abc import Mapping, Sequence
+
+from bridge.k8s import client, kubeconfigs
+from tests.support import loopthread
+from vbridge.nodesim import nodes, runtime, simulator
+
+
+class RuntimeSimThread(loopthread.LoopThread):
+    def __init__(
+        self,
+        kubeconfig: pathlib.Path,
+        specs: Sequence[nodes.NodeSpec],
+        *,
+        workdir: pathlib.Path,
+        nets: Mapping[str, runtime.NodeNet],
+        resync: float = 2.0,
+        backoff: tuple[float, float] = (1.0, 4.0),
+    ) -> None:
+        self.sim: simulator.Simulator | None = None
+        self.runtime: runtime.Runtime | None = None
+        conn = kubeconfigs.load(kubeconfig)
+        config = runtime.Config(workdir=workdir, nodes=dict(nets), resync=resync, backoff=backoff)
+
+        async def main(ready: asyncio.Event) -> None:
+            async with client.Client(conn, connections=16) as api:
+                self.runtime = runtime.Runtime(api, conn.server, config)
+                self.sim = simulator.Simulator(api, list(specs), runtime=self.runtime)
+                await self.sim.register_nodes()
+                ready.set()
+                await self.sim.serve()
+
+        super().__init__(main, "nodesim-runtime")
