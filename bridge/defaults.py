@@ -40,6 +40,11 @@ __all__ = [
     "SCHEDULER_PERIOD",
     "SERVING_RENEW_BEFORE",
     "SERVING_VALIDITY",
+    "SIM_BACKOFF_FIRST",
+    "SIM_BACKOFF_MOST",
+    "SIM_GRACE_SECONDS",
+    "SIM_RESYNC_SECONDS",
+    "SIM_RUNTIME_IMAGES",
     "SPARK_RESERVATION_TIMEOUT",
     "SYSTEM_NAMESPACE",
     "TLS_RELOAD_SECONDS",
@@ -100,3 +105,11 @@ def default_queue_objects() -> list[dict[str, Any]]:
         {"apiVersion": QUEUE_API, "kind": "Queue", "metadata": {"name": name}, "spec": dict(spec)}
         for name, spec in DEFAULT_QUEUES.items()
     ]
+
+
+# The test bed's simulated nodes (vbridge.nodesim): what they run for real and how they pace it.
+SIM_RUNTIME_IMAGES = ("localhost/volcano-bridge", "volcano-bridge")  # image repositories run for real
+SIM_RESYNC_SECONDS = 10.0  # how often Secret/ConfigMap/token volumes are re-materialised (kubelet: ~60 s)
+SIM_BACKOFF_FIRST = 10.0  # CrashLoopBackOff: first delay, doubled per restart up to SIM_BACKOFF_MOST
+SIM_BACKOFF_MOST = 300.0
+SIM_GRACE_SECONDS = 30  # terminationGracePeriodSeconds when the pod does not say

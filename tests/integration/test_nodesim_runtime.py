@@ -1,7 +1,7 @@
 """Simulated nodes that run the pods of our image for real (``vbridge.nodesim.runtime``).
 
-On a control plane whose apiserver resolves webhook Services through their endpoints
-(``tests/support/routedcluster.py``), a runtime node with its own network namespace
+On a control plane of its own (whose apiserver reaches webhook Services through their
+endpoints, as every LocalCluster's does), a runtime node with its own network namespace
 (``tests/support/netns.py``) runs ``vbridge serve`` from a Pod: its volumes (a Secret with the
 serving certificate, a ConfigMap, the service-account token), its env, its readiness probe.
 The apiserver reaches it through a Service, as the webhook the Helm chart registers.
@@ -21,16 +21,16 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.support import apiserver, netns, routedcluster, runtimepods, runtimesim
-from vbridge.localcluster import binaries, certs
+from tests.support import apiserver, netns, runtimepods, runtimesim
+from vbridge.localcluster import binaries, certs, cluster
 from vbridge.nodesim import nodes
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def routed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[routedcluster.RoutedCluster]:
-    lc = routedcluster.RoutedCluster(tmp_path_factory.mktemp("routed"), bins=bins)
+def routed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[cluster.LocalCluster]:
+    lc = cluster.LocalCluster(tmp_path_factory.mktemp("routed"), bins=bins)
     lc.start()
     try:
         yield lc
@@ -51,7 +51,7 @@ def node_net() -> Iterator[netns.NodeNetwork]:
 
 @pytest.fixture(scope="module")
 def sim(
-    routed: routedcluster.RoutedCluster, node_net: netns.NodeNetwork, tmp_path_factory: pytest.TempPathFactory
+    routed: cluster.LocalCluster, node_net: netns.NodeNetwork, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[runtimesim.RuntimeSimThread]:
     thread = runtimesim.RuntimeSimThread(
         routed.kubeconfig,
@@ -66,7 +66,7 @@ def sim(
 
 
 @pytest.fixture(scope="module")
-def api(routed: routedcluster.RoutedCluster) -> Iterator[k8s.ApiClient]:
+def api(routed: cluster.LocalCluster) -> Iterator[k8s.ApiClient]:
     client = k8s_config.new_client_from_config(config_file=str(routed.kubeconfig))
     try:
         yield client
@@ -109,7 +109,7 @@ def _b64(data: bytes) -> str:
 
 @pytest.mark.timeout(240)
 def test_serve_pod_runs_ready_as_its_service_account_behind_a_service_and_stops_gracefully(
-    routed: routedcluster.RoutedCluster,
+    routed: cluster.LocalCluster,
     sim: runtimesim.RuntimeSimThread,
     api: k8s.ApiClient,
     ns: str,

@@ -145,6 +145,9 @@ class LocalCluster:
                 "--service-cluster-ip-range=10.0.0.0/24",
                 "--authorization-mode=RBAC",
                 "--endpoint-reconciler-type=none",
+                # Webhook (and aggregated API) Services are reached through their endpoints: there
+                # is no kube-proxy on the test bed, so a ClusterIP would lead nowhere.
+                "--enable-aggregator-routing=true",
                 "--allow-privileged=true",
                 "--disable-admission-plugins=ServiceAccount",
                 f"--service-account-issuer={self.server}/",

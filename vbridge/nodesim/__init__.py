@@ -36,8 +36,3 @@ SIMULATED_LABEL = "sim.vbridge.io/simulated"
 # The runtime (``runtime``): which pods run for real, and the kubelet-like tunables. These
 # belong in bridge.defaults; they are here until that module takes them.
 RUNTIME_LABEL = "sim.vbridge.io/runtime"  # on nodes whose pods run as local processes: "process"
-RUNTIME_IMAGES = ("localhost/volcano-bridge", "volcano-bridge")  # image repositories run for real
-RESYNC_SECONDS = 10.0  # how often Secret/ConfigMap/token volumes are re-materialised (kubelet: ~60 s)
-BACKOFF_FIRST = 10.0  # CrashLoopBackOff: first delay, doubled per restart up to BACKOFF_MOST
-BACKOFF_MOST = 300.0
-GRACE_SECONDS = 30  # terminationGracePeriodSeconds when the pod does not say

@@ -35,8 +35,7 @@ import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
-import vbridge.nodesim as nodesim
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import client, paths
 from vbridge.nodesim import atomicdir, containers, envvars, procs, relay, rootfs, volumes
 
@@ -68,7 +67,7 @@ class NodeNet:
 class Config:
     workdir: pathlib.Path
     nodes: Mapping[str, NodeNet]
-    images: tuple[str, ...] = nodesim.RUNTIME_IMAGES
+    images: tuple[str, ...] = defaults.SIM_RUNTIME_IMAGES
     programs: Mapping[str, str] = dataclasses.field(default_factory=lambda: {"vbridge": f"{_BIN}/vbridge"})
     entrypoint: tuple[str, ...] = ("vbridge",)  # the image's ENTRYPOINT and CMD (Dockerfile)
     cmd: tuple[str, ...] = ("--help",)
@@ -76,8 +75,8 @@ class Config:
         default_factory=lambda: {"PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
     )
     path: str = f"{_BIN}:/usr/local/bin:/usr/bin:/bin"
-    resync: float = nodesim.RESYNC_SECONDS
-    backoff: tuple[float, float] = (nodesim.BACKOFF_FIRST, nodesim.BACKOFF_MOST)
+    resync: float = defaults.SIM_RESYNC_SECONDS
+    backoff: tuple[float, float] = (defaults.SIM_BACKOFF_FIRST, defaults.SIM_BACKOFF_MOST)
 
 
 @dataclasses.dataclass

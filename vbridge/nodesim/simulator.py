@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import vbridge.nodesim as nodesim
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import client, paths, watching
 from vbridge.nodesim import nodes, podstatus, runtime
 
@@ -165,7 +165,7 @@ class Simulator:
         meta = pod["metadata"]
         grace = meta.get("deletionGracePeriodSeconds")
         if grace is None:
-            grace = pod["spec"].get("terminationGracePeriodSeconds", nodesim.GRACE_SECONDS)
+            grace = pod["spec"].get("terminationGracePeriodSeconds", defaults.SIM_GRACE_SECONDS)
         try:
             await self.runtime.stop(meta["uid"], float(grace))
         finally:
