@@ -10,12 +10,11 @@ for local clusters; the Helm chart uses a Service instead).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import logging
 import pathlib
 
-from bridge import defaults, facts
+from bridge import defaults, facts, probes
 from bridge.k8s import client, lease, paths, writes
 from vbridge.controllers import certs as ctl_certs
 from vbridge.controllers import templates, wiring
@@ -188,29 +187,11 @@ class Controllers:
             log.warning("lost the Lease: reconcilers stopped")
 
     async def _serve_health(self, host: str, port: int) -> None:
-        probes = {"/healthz": self.healthy, "/readyz": self.ready}
+        def bound(actual: int) -> None:
+            self.health_port = actual
 
-        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            try:
-                line = await asyncio.wait_for(reader.readline(), 5.0)
-                while (await asyncio.wait_for(reader.readline(), 5.0)) not in (b"\r\n", b"\n", b""):
-                    pass
-                parts = line.decode("latin-1").split()
-                check = probes.get(parts[1].split("?")[0] if len(parts) > 1 else "")
-                ok = check is not None and check()
-                status = "200 OK" if ok else ("503 Service Unavailable" if check else "404 Not Found")
-                body = b"ok" if ok else b"not ok"
-                head = f"HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {len(body)}\r\n"
-                writer.write(head.encode() + b"Connection: close\r\n\r\n" + body)
-                await writer.drain()
-            except (TimeoutError, ConnectionError):
-                pass
-            finally:
-                writer.close()
-                with contextlib.suppress(ConnectionError):
-                    await writer.wait_closed()
-
-        srv = await asyncio.start_server(handle, host, port)
-        self.health_port = srv.sockets[0].getsockname()[1]
-        async with srv:
-            await srv.serve_forever()
+        routes: dict[str, probes.Handler] = {
+            "/healthz": lambda: probes.check(self.healthy()),
+            "/readyz": lambda: probes.check(self.ready()),
+        }
+        await probes.serve(routes, host=host, port=port, on_bound=bound)

@@ -18,13 +18,12 @@ The server is plain asyncio (one request per connection), bound to loopback by d
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Callable, Iterator
 
 from prometheus_client import exposition, registry
 from prometheus_client import metrics_core as families
 
+from bridge import probes
 from scheduler.api import plan
 
 __all__ = ["BUCKETS", "CONTENT_TYPE", "Metrics", "serve"]
@@ -157,38 +156,11 @@ async def serve(
 ) -> None:
     """Serve until cancelled; ``port`` 0 picks a free one (see ``metrics.port`` once bound)."""
 
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            line = await asyncio.wait_for(reader.readline(), 5.0)
-            while (await asyncio.wait_for(reader.readline(), 5.0)) not in (b"\r\n", b"\n", b""):
-                pass
-            parts = line.decode("latin-1").split()
-            target = parts[1].split("?")[0] if len(parts) > 1 else ""
-            if target == "/metrics":
-                status, body, kind = "200 OK", metrics.render(), CONTENT_TYPE
-            elif target == "/healthz":
-                ok = healthy()
-                status, body, kind = (
-                    ("200 OK" if ok else "503 Service Unavailable"),
-                    ("ok" if ok else "unhealthy"),
-                    "text/plain",
-                )
-            else:
-                status, body, kind = "404 Not Found", "not found", "text/plain"
-            data = body.encode()
-            head = (
-                f"HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {len(data)}\r\nConnection: close\r\n\r\n"
-            )
-            writer.write(head.encode() + data)
-            await writer.drain()
-        except (TimeoutError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-            with contextlib.suppress(ConnectionError):
-                await writer.wait_closed()
+    def bound(actual: int) -> None:
+        metrics.port = actual
 
-    server = await asyncio.start_server(handle, host, port)
-    metrics.port = server.sockets[0].getsockname()[1]
-    async with server:
-        await server.serve_forever()
+    routes: dict[str, probes.Handler] = {
+        "/metrics": lambda: (200, CONTENT_TYPE, metrics.render().encode()),
+        "/healthz": lambda: probes.check(healthy(), bad=b"unhealthy"),
+    }
+    await probes.serve(routes, host=host, port=port, on_bound=bound)

@@ -21,15 +21,14 @@ import logging
 import os
 import pathlib
 import signal
-import socket
 from typing import Any
 
 import uvloop
 
 from bridge import defaults, errors
-from bridge.k8s import client, kubeconfigs, lease
+from bridge.k8s import client, kubeconfigs
 from vbridge import runtime
-from vbridge.commands import connecting
+from vbridge.commands import connecting, leasing
 from vbridge.controllers import certs
 
 __all__ = ["add_parser", "build", "main"]
@@ -50,12 +49,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=os.environ.get("VBRIDGE_TEMPLATES", str(runtime.TEMPLATES)),
         help="folder of PodGroup templates (default: $VBRIDGE_TEMPLATES, else the source tree's)",
     )
-    p.add_argument("--leader-elect", action="store_true", help="reconcile only while holding the Lease")
-    p.add_argument("--lease-namespace", default=None, help="default: $POD_NAMESPACE, else kube-system")
+    leasing.add_arguments(p, what="reconcile")
     p.add_argument("--lease-name", default=defaults.CONTROLLERS_LEASE)
-    p.add_argument("--lease-duration", type=float, default=defaults.LEASE_SECONDS, help=argparse.SUPPRESS)
-    p.add_argument("--renew-deadline", type=float, default=defaults.RENEW_SECONDS, help=argparse.SUPPRESS)
-    p.add_argument("--retry-period", type=float, default=defaults.RETRY_SECONDS, help=argparse.SUPPRESS)
     p.add_argument("--health-host", default=defaults.HEALTH_HOST)
     p.add_argument("--health-port", type=int, default=defaults.HEALTH_PORT, help="/healthz and /readyz (0: any)")
     p.add_argument("--no-vcjobs", action="store_true", help="leave Volcano Jobs to Volcano's own controller")
@@ -82,18 +77,8 @@ def namespaces(args: argparse.Namespace) -> tuple[str, str]:
 
 def build(api: client.Client, args: argparse.Namespace) -> runtime.Controllers:
     """The composition ``args`` ask for (nothing runs yet)."""
-    lease_ns, webhook_ns = namespaces(args)
-    elector = None
-    if args.leader_elect:
-        elector = lease.Elector(
-            api,
-            name=args.lease_name,
-            identity=f"{socket.gethostname()}_{os.getpid()}",
-            namespace=lease_ns,
-            lease_seconds=args.lease_duration,
-            renew_seconds=args.renew_deadline,
-            retry_seconds=args.retry_period,
-        )
+    _, webhook_ns = namespaces(args)
+    elector = leasing.elector(api, args, name=args.lease_name)
     manager = None
     if args.manage_certs:
         missing = [f for f in ("cert_secret", "webhook_config", "webhook_service") if not getattr(args, f)]

@@ -13,20 +13,18 @@ import asyncio
 import contextlib
 import gc
 import logging
-import os
 import pathlib
 import signal
-import socket
 from typing import Any
 
 import uvloop
 
 from bridge import defaults, errors
-from bridge.k8s import client, kubeconfigs, lease
+from bridge.k8s import client, kubeconfigs
 from scheduler import configure
 from scheduler.framework import config
 from scheduler.io import loop
-from vbridge.commands import connecting
+from vbridge.commands import connecting, leasing
 
 __all__ = ["GC_THRESHOLDS", "add_parser", "load_config", "main"]
 
@@ -48,11 +46,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics and /healthz on HOST:PORT")
     p.add_argument("--metrics-host", default="127.0.0.1", help="listen address of the metrics (the chart: 0.0.0.0)")
-    p.add_argument("--leader-elect", action="store_true", help="bind only while holding a Lease")
-    p.add_argument("--lease-namespace", default=None, help="default: $POD_NAMESPACE, else kube-system")
-    p.add_argument("--lease-duration", type=float, default=defaults.LEASE_SECONDS, help=argparse.SUPPRESS)
-    p.add_argument("--renew-deadline", type=float, default=defaults.RENEW_SECONDS, help=argparse.SUPPRESS)
-    p.add_argument("--retry-period", type=float, default=defaults.RETRY_SECONDS, help=argparse.SUPPRESS)
+    leasing.add_arguments(p, what="bind")
     p.add_argument("-v", "--verbose", action="store_true")
     p.set_defaults(func=main)
     return p
@@ -89,18 +83,7 @@ async def _run(args: argparse.Namespace, conf: config.SchedulerConfig, conn: kub
     # Watches and lists on one client; binds and status writes on another, with a connection for
     # each bind the binder keeps in flight (64), so long watches never hold a bind back.
     async with client.Client(conn, connections=16) as api, client.Client(conn, connections=64) as writer:
-        elector = None
-        if args.leader_elect:
-            identity = f"{socket.gethostname()}_{os.getpid()}"
-            elector = lease.Elector(
-                api,
-                name=args.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX,
-                identity=identity,
-                namespace=args.lease_namespace or defaults.pod_namespace(),
-                lease_seconds=args.lease_duration,
-                renew_seconds=args.renew_deadline,
-                retry_seconds=args.retry_period,
-            )
+        elector = leasing.elector(api, args, name=args.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX)
         sched = loop.Scheduler(
             api,
             conf,
