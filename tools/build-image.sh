@@ -47,4 +47,5 @@ if [ -s "$hostca" ]; then  # the host's CA bundle, for a proxy between us and th
 fi
 buildah "${store[@]}" bud --quiet --isolation chroot --layers=false "${ca[@]}" \
   --build-arg "BASE=$base" --build-arg "VERSION=$version" -t "$tag" "$top" >&2
+podman "${store[@]}" image prune --force >/dev/null  # the tag's previous build (vfs keeps whole copies)
 echo "$tag"
