@@ -73,7 +73,7 @@ def translate(
     if not (isinstance(api_version, str) and isinstance(kind, str) and api_version and kind):
         return Outcome(source, None, None, None, [], (), error="not a Kubernetes object: no apiVersion and kind")
     if meta is not None and not isinstance(meta, dict):
-        return Outcome(source, None, None, None, [], (), error=f"metadata is a {type(meta).__name__}, not a mapping")
+        return Outcome(source, None, None, None, [], (), error=f"metadata must be a mapping, not {type(meta).__name__}")
     if kind == "PodGroup" and api_version.split("/")[0] == _PODGROUP_GROUP:
         return Outcome(source, None, None, None, [], (PODGROUP_NOTE,), current=obj)
     try:
@@ -127,14 +127,15 @@ def _podgroup(
         if spark_conf is None:
             return None, ("a spark-submit driver: its PodGroup is built from its conf ConfigMap once it exists",)
         return driver.podgroup(desired, ctx, conf=spark_conf, template=None), ()
-    group = adapter.podgroup(desired, ctx)
     meta = desired.get("metadata") or {}
-    if group is not None or meta.get("uid"):
-        return group, ()
-    probe = patching.assoc(desired, ("metadata",), {"namespace": ctx.namespace, **meta, "uid": PLACEHOLDER_UID})
+    placeholder = not meta.get("uid")
+    # Offline, as the controller sees it once the object exists: in its namespace, with a uid.
+    probe = patching.assoc(desired, ("metadata",), {"namespace": ctx.namespace, "uid": PLACEHOLDER_UID, **meta})
     group = adapter.podgroup(probe, ctx)
     if group is None:
         return None, (("a pod of a job: it joins its job's PodGroup",) if desired.get("kind") == "Pod" else ())
+    if not placeholder or PLACEHOLDER_UID not in str(group.get("metadata")):
+        return group, ()
     kind = desired.get("kind")
     return group, (
         f"the PodGroup is named after the {kind}'s uid, given when it is created: shown with the placeholder uid "

@@ -206,8 +206,9 @@ def _documents(name: str, text: str) -> list[tuple[int, int, Any] | _InputError]
         except RecursionError:
             return [_InputError(name, "nested too deeply to read")]
     out: list[tuple[int, int, Any] | _InputError] = []
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)  # checks the characters first
         while loader.check_node():
             node = loader.get_node()
             if node is None:
@@ -218,18 +219,24 @@ def _documents(name: str, text: str) -> list[tuple[int, int, Any] | _InputError]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark is not None else name
-        out.append(_InputError(where, " ".join(str(p) for p in (exc.context, exc.problem) if p) or "not YAML"))
+        out.append(_InputError(where, ": ".join(str(p) for p in (exc.context, exc.problem) if p) or "not YAML"))
     except yaml.reader.ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
         column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
-        out.append(_InputError(f"{name}:{line}:{column}", f"{exc.reason} character {exc.character!r}"))
+        what = f"unacceptable character {_char(exc.character)!r}: {exc.reason}"
+        out.append(_InputError(f"{name}:{line}:{column}", what))
     except yaml.YAMLError as exc:
         out.append(_InputError(name, " ".join(str(exc).split())))
     except RecursionError:
         out.append(_InputError(name, "nested too deeply to read"))
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return out
+
+
+def _char(value: Any) -> str:
+    return chr(value) if isinstance(value, int) else str(value)
 
 
 _TYPES = {str: "text", list: "a list", int: "a number", float: "a number", bool: "true or false"}
@@ -279,7 +286,7 @@ def _render_yaml(results: list[_Result], args: argparse.Namespace) -> str:
         out.append(f"# --- {r.where}: {o.source}")
         out += _comment("note", o.notes)
         if o.error:
-            out.append(f"# DENIED: {o.error}")
+            out.append(f"# {'DENIED' if o.current is not None else 'ERROR'}: {o.error}")
             continue
         if o.desired is not None:
             out.append(f"# patch ({len(o.patch)} operations, against the object in today's API):")
