@@ -205,6 +205,11 @@ def _documents(name: str, text: str) -> list[tuple[int, int, Any] | _InputError]
             return [_InputError(f"{name}:{exc.lineno}:{exc.colno}", exc.msg)]
         except RecursionError:
             return [_InputError(name, "nested too deeply to read")]
+    if text.lstrip().startswith("{"):  # JSON by its look (stdin): tabs and all; else read as YAML
+        try:
+            return [(1, 1, json.loads(text))]
+        except (json.JSONDecodeError, RecursionError):
+            pass
     out: list[tuple[int, int, Any] | _InputError] = []
     loader = None
     try:

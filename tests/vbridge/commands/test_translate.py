@@ -272,3 +272,9 @@ def test_translate_never_raises_on_arbitrary_text(
     assert _translate_text(tmp_path, name, text) in (0, 1)
     assert _translate_text(tmp_path, "s.sh", "spark-submit " + text) in (0, 1)
     capsys.readouterr()
+
+
+def test_json_on_stdin_is_read_as_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    text = b'{\n\t"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}\n}\n'  # a tab: not YAML
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))
+    assert _run(capsys, "-f", "-", "--converted-only") == (0, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n---\n", "")
