@@ -277,4 +277,5 @@ def test_translate_never_raises_on_arbitrary_text(
 def test_json_on_stdin_is_read_as_json(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     text = b'{\n\t"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}\n}\n'  # a tab: not YAML
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(text)))
-    assert _run(capsys, "-f", "-", "--converted-only") == (0, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n---\n", "")
+    expected = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n---\n"
+    assert _run(capsys, "-f", "-", "--converted-only") == (0, expected, "")
