@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import pathlib
 import sys
 import time
 from typing import Any
 
-from bridge import defaults, errors
+from bridge import errors
 
 __all__ = ["DISTRIBUTION", "KUBECTL_PROG", "kubectl_main", "main", "parser", "version"]
 
@@ -38,6 +37,7 @@ EXTERNAL = {
     "job": "vbridge.commands.jobs",
     "queue": "vbridge.commands.jobs",
     "doctor": "vbridge.commands.doctor",
+    "translate": "vbridge.commands.translate",
 }
 
 
@@ -129,42 +129,6 @@ def cmd_crds(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_translate(args: argparse.Namespace) -> int:
-    """Print, offline, what the bridge would do to each object of a manifest."""
-    import yaml
-
-    from bridge import translating
-
-    path = pathlib.Path(args.file)
-    try:
-        documents = [d for d in yaml.safe_load_all(path.read_text()) if d]
-    except (OSError, yaml.YAMLError) as exc:
-        raise errors.ConfigError(f"cannot read {path}: {exc}") from None
-    labels = dict(item.split("=", 1) for item in args.namespace_label)
-    failed = False
-    out: list[str] = []
-    for doc in documents:
-        outcome = translating.translate(doc, namespace_labels=labels, scheduler_name=args.scheduler_name)
-        out.append(f"# --- {outcome.source}")
-        out += [f"# note: {n}" for n in outcome.notes]
-        if outcome.error:
-            failed = True
-            out.append(f"# DENIED: {outcome.error}")
-            continue
-        if outcome.desired is None:
-            out.append("# unchanged")
-            continue
-        out.append(f"# patch ({len(outcome.patch)} operations, against the object in today's API):")
-        out += ["#   " + json.dumps(op) for op in outcome.patch]
-        out.append(yaml.safe_dump(outcome.desired, sort_keys=False).rstrip())
-        if outcome.podgroup is not None:
-            out.append("---")
-            out.append(yaml.safe_dump(outcome.podgroup, sort_keys=False).rstrip())
-        out.append("---")
-    _say("\n".join(out))
-    return 1 if failed else 0
-
-
 def cmd_chart(args: argparse.Namespace) -> int:
     from vbridge import chartgen
 
@@ -232,17 +196,6 @@ def parser(command: str | None = None, *, prog: str = "vbridge") -> argparse.Arg
     chart.set_defaults(func=cmd_chart)
     for module_name in dict.fromkeys(EXTERNAL.values()):
         _add_external(sub, module_name)
-    tr = sub.add_parser("translate", help="print, offline, what the bridge would do to a manifest")
-    tr.add_argument("file")
-    tr.add_argument(
-        "--namespace-label",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="labels of the target namespace (e.g. vbridge.io/gang-scheduling=enabled)",
-    )
-    tr.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
-    tr.set_defaults(func=cmd_translate)
     return p
 
 

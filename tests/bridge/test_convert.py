@@ -95,9 +95,9 @@ def test_translate_command_reports_not_ours_and_denials(
             ]
         )
     )
-    assert cli.main(["translate", str(manifest)]) == 1
+    assert cli.main(["translate", str(manifest), "--explain-skipped"]) == 1
     out = capsys.readouterr().out
-    assert "# note: not for gang scheduling: admitted unchanged" in out
+    assert "SparkApplication spark-pi: a SparkApplication without batchScheduler volcano" in out
     assert "# DENIED: tfReplicaSpecs.Worker.replicas must be a non-negative integer, got -3" in out
     assert cli.main(["translate", str(manifest), "--namespace-label", "vbridge.io/gang-scheduling=enabled"]) == 1
     assert "spark-spark-pi-pg" in capsys.readouterr().out

@@ -10,9 +10,11 @@
 - ``sizing``: what a driver and its executors will ask Kubernetes for, by Spark's rules (and
   YuniKorn's resourceusage), not the spark-operator's volcano plugin, which leaves out the
   default memory overhead (spark-operator#2244); the one reading of Spark's conf keys for sizes;
-- ``conf``: ``spark.properties`` text and the spark-submit labels of pods.
+- ``conf``: ``spark.properties`` text and the spark-submit labels of pods;
+- ``submit``: a spark-submit command line of a shell script, and the driver pod it makes
+  (``vbridge translate`` of a script).
 
 All pure. The reconciler's I/O is ``vbridge.controllers.spark``.
 """
 
-__all__ = ["application", "conf", "driver", "pod", "sizing", "templates"]
+__all__ = ["application", "conf", "driver", "pod", "sizing", "submit", "templates"]
