@@ -25,7 +25,18 @@ from typing import Any
 
 from bridge.adapters.vcjob import creation, names, pods, spec
 
-__all__ = ["FINISHED", "Counts", "Plan", "Request", "action_for", "count", "detect", "detect_group", "step", "task_failed"]
+__all__ = [
+    "FINISHED",
+    "Counts",
+    "Plan",
+    "Request",
+    "action_for",
+    "count",
+    "detect",
+    "detect_group",
+    "step",
+    "task_failed",
+]
 
 FINISHED = ("Completed", "Failed", "Terminated")
 RESTARTS = ("RestartJob", "RestartTask", "RestartPod", "RestartPartition")
