@@ -73,6 +73,7 @@ class Cache:
         self._group_job: dict[str, str] = {}
         self._created: dict[str, dict[str, float]] = {}  # job key -> pod name -> until when it counts
         self._deleted: dict[str, set[str]] = {}  # job key -> pod names we deleted, not yet seen going
+        self._succeeded: dict[str, dict[str, int]] = {}  # job key -> task -> pods Succeeded (no scan per event)
 
     # -- the watches ------------------------------------------------------------------------------
 
@@ -95,6 +96,11 @@ class Cache:
         held = pods.get(name)
         before = _phase(held)
         self._created.get(key, {}).pop(name, None)
+        done = self._succeeded.setdefault(key, {})
+        if held is not None and before == "Succeeded":
+            done[names.pod_task(held)] = done.get(names.pod_task(held), 0) - 1
+        if kind != "DELETED" and _phase(pod) == "Succeeded":
+            done[names.pod_task(pod)] = done.get(names.pod_task(pod), 0) + 1
         if kind == "DELETED":
             pods.pop(name, None)
             self._pod_job.pop(pod_key, None)
@@ -129,6 +135,7 @@ class Cache:
         """A deleted job: what the watches still bring about it is dropped with it."""
         self.jobs.pop(key, None)
         self._created.pop(key, None)
+        self._succeeded.pop(key, None)
         self._deleted.pop(key, None)
 
     # -- what a sync reads ----------------------------------------------------------------------
@@ -156,8 +163,12 @@ class Cache:
             del created[name]
         return set(created)
 
-    def task_pods(self, key: str, task: str) -> list[Obj]:
-        return [p for p in self._pods.get(key, {}).values() if names.pod_task(p) == task]
+    def task_pods(self, key: str, task: str, uid: str) -> list[Obj]:
+        return [p for p in self.pods(key, uid) if names.pod_task(p) == task]
+
+    def succeeded(self, key: str, task: str) -> int:
+        """The task's pods in phase Succeeded, kept up to date by the pod watch."""
+        return self._succeeded.get(key, {}).get(task, 0)
 
     # -- our own writes ---------------------------------------------------------------------------
 

@@ -168,8 +168,18 @@ class VcJobController:
             job = None
         owners = (change.obj.get("metadata") or {}).get("ownerReferences") or []
         if job is not None and any(r.get("uid") == job["metadata"].get("uid") for r in owners):
-            observed = self.cache.pods(change.job, job["metadata"]["uid"])
-            request = lifecycle.detect(job, change.before, change.obj, observed, deleted=change.deleted)
+            # O(1) per event: the task's pods are read only for a pod that restarted in place.
+            task = names.pod_task(change.obj)
+            restarted = not change.deleted and lifecycle.restarts(change.obj) > 0
+            observed = self.cache.task_pods(change.job, task, job["metadata"]["uid"]) if restarted else []
+            request = lifecycle.detect(
+                job,
+                change.before,
+                change.obj,
+                observed,
+                deleted=change.deleted,
+                succeeded=self.cache.succeeded(change.job, task),
+            )
         self._mark(change.job, request)
 
     def _on_group(self, kind: str, group: Obj) -> None:

@@ -34,6 +34,7 @@ __all__ = [
     "count",
     "detect",
     "detect_group",
+    "restarts",
     "step",
     "task_failed",
 ]
@@ -121,7 +122,8 @@ def _exit_code(pod: Pod) -> int | None:
     return None
 
 
-def _restarts(pod: Pod) -> int:
+def restarts(pod: Pod) -> int:
+    """In-place restarts of the pod's containers, init containers included."""
     status = pod.get("status") or {}
     return sum(
         int(c.get("restartCount") or 0)
@@ -134,13 +136,23 @@ def task_failed(task: spec.Task, task_pods: Sequence[Pod]) -> bool:
     the task's maxRetry (-1: never)."""
     if task.replicas == 0 or task.max_retry == spec.UNLIMITED:
         return False
-    return sum(_restarts(p) for p in task_pods if _phase(p) in ("Pending", "Running")) > task.max_retry
+    return sum(restarts(p) for p in task_pods if _phase(p) in ("Pending", "Running")) > task.max_retry
 
 
-def detect(job: Mapping[str, Any], before: str | None, pod: Pod, observed: Sequence[Pod], *, deleted: bool) -> Request:
+def detect(
+    job: Mapping[str, Any],
+    before: str | None,
+    pod: Pod,
+    observed: Sequence[Pod],
+    *,
+    deleted: bool,
+    succeeded: int | None = None,
+) -> Request:
     """The request a pod change raises; ``before`` is the phase last seen (None: new to us).
 
-    ``observed`` holds the job's pods as they are now (this one included or not). A pod first
+    ``observed`` holds the job's pods as they are now (this one included or not); only the
+    task's are read, and only when the pod restarted in place (TaskFailed) or succeeded without
+    ``succeeded``, the count of the task's succeeded pods, kept by the caller. A pod first
     seen already finished raises its event too: after a restart of the controller nothing is
     lost, and one handled before was of an older version, which only syncs.
     """
@@ -159,9 +171,9 @@ def detect(job: Mapping[str, Any], before: str | None, pod: Pod, observed: Seque
     if phase == "Succeeded":
         if before == phase or the_task.replicas <= 0:
             return Request()
-        done = sum(1 for p in mine.values() if _phase(p) == "Succeeded")
+        done = succeeded if succeeded is not None else sum(1 for p in mine.values() if _phase(p) == "Succeeded")
         return dataclasses.replace(base, event="TaskCompleted") if done >= the_task.replicas else Request()
-    if phase in ("Pending", "Running") and task_failed(the_task, list(mine.values())):
+    if phase in ("Pending", "Running") and restarts(pod) and task_failed(the_task, list(mine.values())):
         return dataclasses.replace(base, event="TaskFailed")
     return Request()
 
