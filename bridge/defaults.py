@@ -48,6 +48,13 @@ __all__ = [
     "SPARK_RESERVATION_TIMEOUT",
     "SYSTEM_NAMESPACE",
     "TLS_RELOAD_SECONDS",
+    "VCJOB_CREATE_IN_FLIGHT",
+    "VCJOB_CREATE_RETRY_CLIENT",
+    "VCJOB_CREATE_RETRY_FIRST",
+    "VCJOB_CREATE_RETRY_MOST",
+    "VCJOB_EXPECT_SECONDS",
+    "VCJOB_MAX_PODS",
+    "VCJOB_SYNC_WORKERS",
     "WEBHOOK_TIMEOUT_SECONDS",
     "default_queue_objects",
     "pod_namespace",
@@ -73,6 +80,16 @@ SPARK_RESERVATION_TIMEOUT = 300.0  # seconds a running Spark driver's executors 
 SCHEDULER_PERIOD = 1.0  # seconds between cycles when nothing happens
 WEBHOOK_TIMEOUT_SECONDS = 5  # admission answers in milliseconds; 5 s bounds the damage of a stall
 
+# The Volcano Job controller (vbridge.controllers.vcjobs). Volcano bounds neither pods per job
+# nor creates in flight; we refuse a job of more than VCJOB_MAX_PODS pods at admission (one
+# object that makes 100,000 pods starves everyone else), and pace creation through one pool.
+VCJOB_MAX_PODS = 10_000  # Σ replicas of a Job's tasks
+VCJOB_CREATE_IN_FLIGHT = 64  # pod creates in flight, all jobs together (Volcano: one goroutine a pod)
+VCJOB_SYNC_WORKERS = 16  # jobs synced at once (Volcano's --worker-threads)
+VCJOB_CREATE_RETRY_FIRST = 1.0  # seconds before a failed create is tried again (5xx, timeout), doubled
+VCJOB_CREATE_RETRY_CLIENT = 5.0  # ... after a 4xx (invalid template, missing PriorityClass), doubled
+VCJOB_CREATE_RETRY_MOST = 60.0  # the longest wait between attempts
+VCJOB_EXPECT_SECONDS = 60.0  # how long a created pod the watch has not shown yet counts as present
 
 # Leader election: client-go's defaults (LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s).
 CONTROLLERS_LEASE = "volcano-bridge-controllers"

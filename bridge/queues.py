@@ -3,7 +3,9 @@
 Precedence: the job's own field > the job's ``scheduling.volcano.sh/queue-name`` annotation >
 the namespace's annotation > ``default``. A queue that does not exist, is not Open, or does not
 list the job's namespace in its ``vbridge.io/allowed-namespaces`` annotation is refused with a
-message naming the queues the namespace may use (Volcano drops such jobs silently).
+message naming the queues the namespace may use (Volcano drops such jobs silently). ``root``,
+the top of the queue hierarchy, takes no jobs of any kind and is never offered as usable
+(Volcano's jobs-validate: "can not submit job to root queue").
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import dataclasses
 import fnmatch
 from collections.abc import Mapping
 
-from bridge import errors, keys
+from bridge import defaults, errors, keys
 
 __all__ = ["QueueFacts", "check", "resolve"]
 
@@ -50,8 +52,12 @@ def resolve(
 
 def check(name: str, *, namespace: str, queues: Mapping[str, QueueFacts]) -> None:
     """Raise :class:`errors.QueueError` unless ``namespace`` may submit to queue ``name`` now."""
-    usable = sorted(q for q, f in queues.items() if f.state == "Open" and f.admits(namespace))
+    usable = sorted(
+        q for q, f in queues.items() if q != defaults.ROOT_QUEUE and f.state == "Open" and f.admits(namespace)
+    )
     hint = f"; queues open to namespace {namespace!r}: {', '.join(usable) or 'none'}"
+    if name == defaults.ROOT_QUEUE:
+        raise errors.QueueError(f"can not submit job to root queue {name!r}: it only parents other queues{hint}")
     facts = queues.get(name)
     if facts is None:
         raise errors.QueueError(f"queue {name!r} does not exist{hint}")

@@ -30,7 +30,8 @@ def tf(**status: Any) -> dict[str, Any]:
 
 
 def pod(job: dict[str, Any], task: str, index: int, phase: str = "Running", **extra: Any) -> dict[str, Any]:
-    """An observed pod of ``job``; ``version`` and ``deleting`` tweak its annotations and metadata."""
+    """An observed pod of ``job``; ``version`` and ``deleting`` tweak its annotations and metadata,
+    ``exit_code`` and ``restarts`` its container's status."""
     name = job["metadata"]["name"]
     meta: dict[str, Any] = {
         "name": f"{name}-{task}-{index}",
@@ -43,4 +44,6 @@ def pod(job: dict[str, Any], task: str, index: int, phase: str = "Running", **ex
     status: dict[str, Any] = {"phase": phase}
     if "exit_code" in extra:
         status["containerStatuses"] = [{"name": "c", "state": {"terminated": {"exitCode": extra["exit_code"]}}}]
+    if "restarts" in extra:
+        status["containerStatuses"] = [{"name": "c", "restartCount": extra["restarts"], "state": {"running": {}}}]
     return {"metadata": meta, "status": status}

@@ -1,15 +1,23 @@
-"""Volcano Jobs (``batch.volcano.sh/v1alpha1``): the I/O around ``bridge.vcjob``.
+"""Volcano Jobs (``batch.volcano.sh/v1alpha1``): the I/O around ``bridge.adapters.vcjob``.
 
-Three watches (Jobs, their pods, their PodGroups) feed one reconcile per job at a time (a lock
-per job). Each reconcile reads the Job and lists its pods fresh, so decisions never rest on a
-stale cache, then: makes the PodGroup and the plugins' objects (owned by the Job, so the
-garbage collector removes them with it), runs one step of the state machine, writes the status
-first (a raised version turns the deletions that follow into news from a previous run, which
-cannot restart the job again), deletes and creates pods, and records an Event on a phase change.
+Three watches (Jobs, their pods, their PodGroups) fill one cache (``vcjob_cache``); a sync
+reads the Job and its pods from there, never from the apiserver. Work is coalesced per job: an
+event marks the job dirty (a pod's event also queues the request it raises, judged when it
+happens: PodFailed, PodEvicted, TaskCompleted, TaskFailed; a PodGroup's: Unknown); one sync per
+job runs at a time, at most ``VCJOB_SYNC_WORKERS`` jobs at once, and events during a sync cause
+exactly one more. A sync takes the first queued request whose policy names an action (the
+others wait: after a restart they are news from an older version and only sync), then makes
+the PodGroup and the plugins' objects (owned by the Job), runs one step of the state machine,
+writes the status first (a raised version turns the deletions that follow into news from a
+previous run, which cannot restart the job again), deletes and creates pods through one
+bounded pool (``vcjob_create``), and records an Event on a phase change.
 
 Pods are created only once the PodGroup has left Pending: the scheduler's enqueue step admits
-the whole gang first (Volcano's delay-pod-creation). A finished job gives its PodGroup back, as
-the other job kinds do; ``ttlSecondsAfterFinished`` then deletes the job itself.
+the whole gang first (Volcano's delay-pod-creation). Pods that cannot be created are reported
+(a Warning ``FailedCreatePod`` Event with the apiserver's message, the reason in
+``status.state``) and tried again later, longer after a refusal than after a fault. A finished
+job gives its PodGroup back, as the other job kinds do; ``ttlSecondsAfterFinished`` then
+deletes the job itself.
 """
 
 from __future__ import annotations
@@ -17,23 +25,24 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Callable
 from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bridge import defaults, errors, podgroups
-from bridge.adapters.vcjob import lifecycle, names, plugins, podgroup, pods, spec
+from bridge.adapters.vcjob import creation, lifecycle, names, plugins, podgroup, pods, spec
 from bridge.k8s import client, events, paths, watching
-from vbridge.controllers import podgroup_io
+from vbridge.controllers import podgroup_io, vcjob_cache, vcjob_create
 
-__all__ = ["COMMANDS", "VcJobController", "new_keypair"]
+__all__ = ["COMMANDS", "VcJobController", "merge_patch", "new_keypair"]
 
 log = logging.getLogger(__name__)
 JOBS = names.API_VERSION
 COMMANDS = ("AbortJob", "ResumeJob", "RestartJob", "TerminateJob", "CompleteJob")
-Change = tuple[str | None, dict[str, Any], bool]  # (phase seen before, pod, deleted)
+Obj = dict[str, Any]
 
 
 def new_keypair() -> plugins.KeyPair:
@@ -54,7 +63,17 @@ def _stamp(t: datetime.datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-async def _ignore(status: int, call: Awaitable[Any]) -> None:
+def merge_patch(old: Any, new: Any) -> Any:
+    """A JSON merge patch turning ``old`` into ``new``: keys ``new`` lacks are set to None
+    (removed), so counts of a phase no pod is in any more do not linger."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return new
+    out = {k: merge_patch(old.get(k), v) for k, v in new.items()}
+    out.update({k: None for k in old if k not in new})
+    return out
+
+
+async def _ignore(status: int, call: Any) -> None:
     try:
         await call
     except errors.ApiError as exc:
@@ -63,128 +82,191 @@ async def _ignore(status: int, call: Awaitable[Any]) -> None:
 
 
 class VcJobController:
-    def __init__(self, api: client.Client, *, scheduler_name: str = defaults.SCHEDULER_NAME) -> None:
+    def __init__(
+        self,
+        api: client.Client,
+        *,
+        scheduler_name: str = defaults.SCHEDULER_NAME,
+        in_flight: int = defaults.VCJOB_CREATE_IN_FLIGHT,
+        workers: int = defaults.VCJOB_SYNC_WORKERS,
+    ) -> None:
         self.api = api
         self.scheduler_name = scheduler_name
-        self._phases: dict[str, str] = {}  # pod uid -> phase last seen, to tell transitions
-        self._locks: dict[str, asyncio.Lock] = {}
-        self._queued_syncs: set[str] = set()  # a waiting plain sync makes another one redundant
-        # Pod deletions not yet handled, per job: until then a sync must not replace the pod, or
-        # the eviction policy (RestartJob) would find a fresh member and kill it again.
-        self._queued_deletions: dict[str, int] = {}
-        # Pod names the pod watch holds, per job. A fresh list can be ahead of the watch; a pod
-        # the list lost but the watch still holds is not replaced until its deletion is handled.
-        self._seen: dict[str, set[str]] = {}
+        self.cache = vcjob_cache.Cache()
+        self.pool = vcjob_create.Pool(api, in_flight=in_flight)
+        self._workers = asyncio.Semaphore(workers)
+        self._requests: dict[str, list[lifecycle.Request]] = {}  # job key -> requests not yet carried out
+        self._dirty: set[str] = set()
+        self._running: dict[str, asyncio.Task[None]] = {}  # job key -> its one worker
+        self._synced = {w: asyncio.Event() for w in ("jobs", "pods", "groups")}
+        self._defaulted: dict[str, tuple[str, Obj]] = {}  # job key -> (resourceVersion, defaulted job)
         self._made: set[str] = set()  # job uids whose PodGroup and plugin objects exist
+        self._refused: set[str] = set()  # job uids reported as unusable (one Event each)
+        self._failures: dict[str, int] = {}  # job key -> rounds of failed creates or syncs in a row
+        self._create_after: dict[str, float] = {}  # job key -> monotonic time before which no create is tried
+        self._timers: dict[str, tuple[float, asyncio.TimerHandle]] = {}  # job key -> (when, its next sync)
         self._tasks: set[asyncio.Task[None]] = set()
+        self.syncs = 0  # syncs run, for tests and metrics
 
     async def run(self) -> None:
         try:
             await asyncio.gather(
-                self._follow(paths.resource(JOBS, "jobs"), {}, self._on_job),
-                self._follow(paths.resource("v1", "pods"), {"labelSelector": names.JOB_NAME}, self._on_pod),
+                self._follow(paths.resource(JOBS, "jobs"), {}, self._on_job, "jobs"),
+                self._follow(paths.resource("v1", "pods"), {"labelSelector": names.JOB_NAME}, self._on_pod, "pods"),
                 self._follow(
-                    paths.resource(podgroup_io.PG, "podgroups"), {"labelSelector": names.JOB_NAME}, self._on_group
+                    paths.resource(podgroup_io.PG, "podgroups"),
+                    {"labelSelector": names.JOB_NAME},
+                    self._on_group,
+                    "groups",
                 ),
             )
         finally:
-            for task in self._tasks:
+            for task in [*self._tasks, *self._running.values()]:
                 task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await asyncio.gather(*self._tasks, *self._running.values(), return_exceptions=True)
 
-    async def _follow(self, path: str, params: dict[str, Any], apply: Callable[[str, dict[str, Any]], None]) -> None:
-        await watching.follow(self.api, path, apply, params=params)
+    async def _follow(self, path: str, params: dict[str, Any], apply: Callable[[str, Obj], None], what: str) -> None:
+        await watching.follow(self.api, path, apply, params=params, on_synced=self._synced[what].set)
 
     # -- events to work --------------------------------------------------------------------------
 
-    def _on_job(self, kind: str, job: dict[str, Any]) -> None:
-        meta = job.get("metadata") or {}
-        if kind != "DELETED":
-            self._enqueue(meta.get("namespace", ""), meta.get("name", ""), None)
+    def _job(self, key: str) -> Obj | None:
+        """The cached job with Volcano's defaults (computed once per resourceVersion); raises
+        InvalidObjectError for a job admission should have refused."""
+        raw = self.cache.jobs.get(key)
+        if raw is None:
+            return None
+        rv = str(raw["metadata"].get("resourceVersion", ""))
+        hit = self._defaulted.get(key)
+        if hit is not None and rv and hit[0] == rv:
+            return hit[1]
+        job = spec.defaulted(raw, scheduler_name=self.scheduler_name)
+        self._defaulted[key] = (rv, job)
+        return job
 
-    def _on_pod(self, kind: str, pod: dict[str, Any]) -> None:
-        meta = pod.get("metadata") or {}
-        job_name = (meta.get("labels") or {}).get(names.JOB_NAME)
-        if not job_name:
-            return  # a relisted deletion carries no labels: nothing to attribute it to
-        uid = meta.get("uid", "")
-        seen = self._seen.setdefault(f"{meta.get('namespace', '')}/{job_name}", set())
+    def _on_job(self, kind: str, job: Obj) -> None:
+        key = self.cache.on_job(kind, job)
         if kind == "DELETED":
-            seen.discard(meta.get("name", ""))
-        else:
-            seen.add(meta.get("name", ""))
-        before = self._phases.pop(uid, None) if kind == "DELETED" else self._phases.get(uid)
-        if kind != "DELETED":
-            self._phases[uid] = (pod.get("status") or {}).get("phase") or "Pending"
-        self._enqueue(meta.get("namespace", ""), job_name, (before, pod, kind == "DELETED"))
+            self._defaulted.pop(key, None)
+            self._requests.pop(key, None)
+            self._failures.pop(key, None)
+            self._create_after.pop(key, None)
+            timer = self._timers.pop(key, None)
+            if timer is not None:
+                timer[1].cancel()
+            return
+        self._mark(key)
 
-    def _on_group(self, kind: str, group: dict[str, Any]) -> None:
-        meta = group.get("metadata") or {}
-        if kind != "DELETED":
-            self._enqueue(meta.get("namespace", ""), (meta.get("labels") or {})[names.JOB_NAME], None)
-
-    def _enqueue(self, namespace: str, name: str, change: Change | None) -> None:
-        key = f"{namespace}/{name}"
+    def _on_pod(self, kind: str, pod: Obj) -> None:
+        change = self.cache.on_pod(kind, pod)
         if change is None:
-            if key in self._queued_syncs:
-                return
-            self._queued_syncs.add(key)
-        elif change[2]:
-            self._queued_deletions[key] = self._queued_deletions.get(key, 0) + 1
-        task = asyncio.create_task(self._serialized(key, namespace, name, change))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _serialized(self, key: str, namespace: str, name: str, change: Change | None) -> None:
-        async with self._locks.setdefault(key, asyncio.Lock()):
-            if change is None:
-                self._queued_syncs.discard(key)
-            elif change[2]:
-                self._queued_deletions[key] -= 1
-            try:
-                await self.reconcile(namespace, name, change, may_create=not self._queued_deletions.get(key))
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("reconciling Job %s failed", key)
-
-    # -- one reconcile ---------------------------------------------------------------------------
-
-    async def reconcile(
-        self, namespace: str, name: str, change: Change | None = None, *, may_create: bool = True
-    ) -> None:
-        try:
-            job = await self.api.request("GET", paths.resource(JOBS, "jobs", namespace=namespace, name=name))
-        except errors.ApiError as exc:
-            if exc.status == 404:
-                return  # deleted: the garbage collector removes what it owned
-            raise
-        if job["metadata"].get("deletionTimestamp"):
             return
+        request = None
         try:
-            job = spec.defaulted(job, scheduler_name=self.scheduler_name)
+            job = self._job(change.job)
+        except errors.InvalidObjectError:
+            job = None
+        owners = (change.obj.get("metadata") or {}).get("ownerReferences") or []
+        if job is not None and any(r.get("uid") == job["metadata"].get("uid") for r in owners):
+            # O(1) per event: the task's pods are read only for a pod that restarted in place.
+            task = names.pod_task(change.obj)
+            restarted = not change.deleted and lifecycle.restarts(change.obj) > 0
+            observed = self.cache.task_pods(change.job, task, job["metadata"]["uid"]) if restarted else []
+            request = lifecycle.detect(
+                job,
+                change.before,
+                change.obj,
+                observed,
+                deleted=change.deleted,
+                succeeded=self.cache.succeeded(change.job, task),
+            )
+        self._mark(change.job, request)
+
+    def _on_group(self, kind: str, group: Obj) -> None:
+        change = self.cache.on_group(kind, group)
+        if change is not None:
+            self._mark(change.job, None if change.deleted else lifecycle.detect_group(change.before, change.obj))
+
+    def _mark(self, key: str, request: lifecycle.Request | None = None) -> None:
+        """The job needs a sync; ``request`` (a pod's or group's news) is carried out by one."""
+        if request is not None and request != lifecycle.Request():
+            self._requests.setdefault(key, []).append(request)
+        self._dirty.add(key)
+        if key not in self._running:
+            self._running[key] = asyncio.create_task(self._worker(key))
+
+    def _later(self, key: str, delay: float) -> None:
+        """Sync ``key`` again in ``delay`` seconds (one timer a job: the sooner one stands)."""
+        loop = asyncio.get_running_loop()
+        when = loop.time() + delay
+        current = self._timers.get(key)
+        if current is not None and current[0] <= when and not current[1].cancelled():
+            return
+        if current is not None:
+            current[1].cancel()
+
+        def fire() -> None:
+            self._timers.pop(key, None)
+            self._mark(key)
+
+        self._timers[key] = (when, loop.call_at(when, fire))
+
+    async def _worker(self, key: str) -> None:
+        try:
+            for ready in self._synced.values():
+                await ready.wait()  # act on whole caches only: an empty one would recreate every pod
+            async with self._workers:
+                while key in self._dirty:
+                    self._dirty.discard(key)
+                    requests = self._requests.pop(key, [])
+                    try:
+                        rest = await self.sync(key, requests)
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as exc:
+                        # Volcano requeues a failed sync with a growing delay; so do we, keeping its requests.
+                        log.exception("syncing Job %s failed", key)
+                        failed = self._failures[key] = self._failures.get(key, 0) + 1
+                        status = exc.status if isinstance(exc, errors.ApiError) else 0
+                        self._later(key, creation.retry_after(failed, [creation.Failure("", status, str(exc))]))
+                        self._requests[key] = requests + self._requests.get(key, [])
+                        break
+                    if rest:
+                        self._requests[key] = rest + self._requests.get(key, [])
+                        self._dirty.add(key)
+        finally:
+            self._running.pop(key, None)
+
+    # -- one sync --------------------------------------------------------------------------------
+
+    async def sync(self, key: str, requests: list[lifecycle.Request]) -> list[lifecycle.Request]:
+        """Carry out one request (or a plain sync); the requests left for the next round."""
+        self.syncs += 1
+        raw = self.cache.jobs.get(key)
+        if raw is None or raw["metadata"].get("deletionTimestamp"):
+            return []
+        try:
+            job = self._job(key)
+            too_many = job is not None and spec.pod_count(job) > defaults.VCJOB_MAX_PODS
         except errors.InvalidObjectError as exc:
-            await events.emit(self.api, job, reason="InvalidJob", message=str(exc), warning=True)
-            return
-        uid = job["metadata"]["uid"]
-        found = await self.api.request(
-            "GET",
-            paths.resource("v1", "pods", namespace=namespace),
-            params={"labelSelector": f"{names.JOB_NAME}={name}"},
-        )
-        observed = [
-            p
-            for p in found.get("items", [])
-            if any(r.get("uid") == uid for r in p["metadata"].get("ownerReferences") or [])
-        ]
-        command = (job["metadata"].get("annotations") or {}).get(names.COMMAND)
+            job, too_many = None, False
+            await self._refuse(raw, str(exc))
+        if job is None:
+            return []
+        if too_many:
+            await self._refuse(job, f"{spec.pod_count(job)} pods; at most {defaults.VCJOB_MAX_PODS} pods per Job")
+            return []
+        meta = job["metadata"]
+        namespace, name, uid = meta["namespace"], meta["name"], meta["uid"]
+        observed = self.cache.pods(key, uid)
+        command = (meta.get("annotations") or {}).get(names.COMMAND)
+        rest: list[lifecycle.Request] = []
         if command:
             request = lifecycle.Request(event="CommandIssued", action=command if command in COMMANDS else "SyncJob")
-        elif change is not None:
-            before, pod, deleted = change
-            request = lifecycle.detect(job, before, pod, observed, deleted=deleted)
+            rest = requests
         else:
-            request = lifecycle.Request()
+            acting = [r for r in requests if lifecycle.action_for(job, r) != "SyncJob"]
+            request, rest = (acting[0], acting[1:]) if acting else (lifecycle.Request(), [])
         phase = ((job.get("status") or {}).get("state") or {}).get("phase") or "Pending"
         if phase not in lifecycle.FINISHED and uid not in self._made:
             await self._make_owned(job)
@@ -192,40 +274,63 @@ class VcJobController:
         now = _now()
         plan = lifecycle.step(job, observed, request, now=_stamp(now))
         job_after = {**job, "status": plan.status}
-        if plan.status != job.get("status"):
-            await self.api.request(
-                "PATCH",
-                paths.resource(JOBS, "jobs", namespace=namespace, name=name, subresource="status"),
-                body={"status": plan.status},
-                content_type=client.MERGE,
-            )
+        await self._write_status(job, plan.status)
         if command:
-            await self.api.request(
-                "PATCH",
-                paths.resource(JOBS, "jobs", namespace=namespace, name=name),
-                body={"metadata": {"annotations": {names.COMMAND: None}}},
-                content_type=client.MERGE,
-            )
+            path = paths.resource(JOBS, "jobs", namespace=namespace, name=name)
+            body = {"metadata": {"annotations": {names.COMMAND: None}}}
+            self.cache.wrote_job(await self.api.request("PATCH", path, body=body, content_type=client.MERGE))
         for pod_name in plan.delete:
-            await _ignore(
-                404, self.api.request("DELETE", paths.resource("v1", "pods", namespace=namespace, name=pod_name))
-            )
-        seen = self._seen.get(f"{namespace}/{name}", set())
-        create = [(t, i) for t, i in plan.create if names.pod(name, t, i) not in seen]
-        if create and may_create and await self._group_admitted(job):
-            # All at once, as Volcano does: the scheduler should find the gang whole, not growing.
-            base = paths.resource("v1", "pods", namespace=namespace)
-            await asyncio.gather(
-                *(
-                    _ignore(409, self.api.request("POST", base, body=pods.build(job_after, task=t, index=i)))
-                    for t, i in create
-                )
-            )
+            self.cache.deleting(key, pod_name)
+        await self.pool.delete(namespace, plan.delete)
+        in_flight = self.cache.in_flight(key, time.monotonic())
+        create = [(t, i) for t, i in plan.create if names.pod(name, t, i) not in in_flight]
+        group = self.cache.group(key, names.podgroup(job))
+        admitted = group is not None and ((group.get("status") or {}).get("phase") or "Pending") != "Pending"
+        wait = self._create_after.get(key, 0.0) - time.monotonic()
+        if create and admitted and wait > 0:
+            self._later(key, wait)  # the last attempt failed: not before its backoff has passed
+        elif create and admitted:
+            # All asked for together, as Volcano does: the scheduler should find the gang whole.
+            self.cache.creating(key, [names.pod(name, t, i) for t, i in create], time.monotonic())
+            bodies = (pods.build(job_after, task=t, index=i) for t, i in create)
+            failures = await self.pool.create(namespace, bodies)
+            for failure in failures:
+                self.cache.not_created(key, failure.pod)
+            if failures:
+                await self._failed_creates(key, job_after, failures)
+            else:
+                self._failures.pop(key, None)
+                self._create_after.pop(key, None)
         if plan.message:
             reason = plan.action if plan.action != "SyncJob" else plan.phase
             await events.emit(self.api, job, reason=reason, message=plan.message, warning=plan.phase == "Failed")
         if plan.phase in lifecycle.FINISHED:
-            await self._finish(job_after, now)
+            await self._finish(job_after, now, group_left=group is not None)
+        return rest
+
+    async def _write_status(self, job: Obj, status: Obj) -> None:
+        if status == job.get("status"):
+            return
+        meta = job["metadata"]
+        path = paths.resource(JOBS, "jobs", namespace=meta["namespace"], name=meta["name"], subresource="status")
+        body = {"status": merge_patch(job.get("status") or {}, status)}
+        self.cache.wrote_job(await self.api.request("PATCH", path, body=body, content_type=client.MERGE))
+
+    async def _failed_creates(self, key: str, job: Obj, failures: list[creation.Failure]) -> None:
+        """Volcano's FailedCreatePod Event, the reason in the status, and another try later."""
+        attempt = self._failures[key] = self._failures.get(key, 0) + 1
+        log.warning("Job %s: %d pods not created: %s", key, len(failures), creation.message(failures))
+        await events.emit(self.api, job, reason=creation.REASON, message=creation.message(failures), warning=True)
+        await self._write_status(job, creation.noted(job["status"], failures))
+        delay = creation.retry_after(attempt, failures)
+        self._create_after[key] = time.monotonic() + delay
+        self._later(key, delay)
+
+    async def _refuse(self, job: Obj, why: str) -> None:
+        uid = job["metadata"].get("uid", "")
+        if uid not in self._refused:
+            self._refused.add(uid)
+            await events.emit(self.api, job, reason="InvalidJob", message=why, warning=True)
 
     async def _make_owned(self, job: dict[str, Any]) -> None:
         """The PodGroup, then the plugins' Service, ConfigMap and Secret, all owned by the job."""
@@ -260,23 +365,12 @@ class VcJobController:
                 409, self.api.request("POST", paths.resource("v1", plural, namespace=meta["namespace"]), body=obj)
             )
 
-    async def _group_admitted(self, job: dict[str, Any]) -> bool:
-        path = paths.resource(
-            podgroup_io.PG, "podgroups", namespace=job["metadata"]["namespace"], name=names.podgroup(job)
-        )
-        try:
-            group = await self.api.request("GET", path)
-        except errors.ApiError as exc:
-            if exc.status == 404:
-                return False
-            raise
-        return ((group.get("status") or {}).get("phase") or "Pending") != "Pending"
-
-    async def _finish(self, job: dict[str, Any], now: datetime.datetime) -> None:
+    async def _finish(self, job: dict[str, Any], now: datetime.datetime, *, group_left: bool) -> None:
         """Give the queue back (delete the PodGroup); delete the job once its TTL has passed."""
         meta = job["metadata"]
-        group = paths.resource(podgroup_io.PG, "podgroups", namespace=meta["namespace"], name=names.podgroup(job))
-        await _ignore(404, self.api.request("DELETE", group))
+        if group_left:
+            path = paths.resource(podgroup_io.PG, "podgroups", namespace=meta["namespace"], name=names.podgroup(job))
+            await _ignore(404, self.api.request("DELETE", path))
         ttl = job["spec"].get("ttlSecondsAfterFinished")
         since = (job["status"].get("state") or {}).get("lastTransitionTime")
         if ttl is None or not since:
@@ -287,4 +381,4 @@ class VcJobController:
             path = paths.resource(JOBS, "jobs", namespace=meta["namespace"], name=meta["name"])
             await _ignore(404, self.api.request("DELETE", path, body={"propagationPolicy": "Background"}))
         else:
-            asyncio.get_running_loop().call_later(left, self._enqueue, meta["namespace"], meta["name"], None)
+            self._later(vcjob_cache.job_key(meta["namespace"], meta["name"]), left)

@@ -11,6 +11,7 @@ Contract:
 - ``pods``: the desired pod bodies, stamped with the gang's group and the job's keys;
 - ``plugins``: ``svc``, ``env`` and ``ssh``: the objects beside the pods and their changes to
   each pod (the SSH key pair is an argument);
+- ``creation``: pods that could not be created: the Warning Event, the status note, the backoff;
 - ``lifecycle``: the state machine: pod changes → events → policy actions → phase, status, and
   which pods to delete and create.
 
@@ -18,4 +19,4 @@ Every function takes the Job as an API dict (``spec.defaulted`` first) plus what
 (its pods, the time as a string) and returns values; ``vbridge.controllers.vcjobs`` does the I/O.
 """
 
-__all__ = ["adapter", "lifecycle", "names", "plugins", "podgroup", "pods", "spec"]
+__all__ = ["adapter", "creation", "lifecycle", "names", "plugins", "podgroup", "pods", "spec"]

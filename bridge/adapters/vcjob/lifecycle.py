@@ -1,14 +1,17 @@
 """The Job state machine: pod changes → events → policy actions → phase, pods to kill and create. Pure.
 
-Volcano's rules (``pkg/controllers/job/state``), level-triggered:
+Volcano's rules (``pkg/controllers/job``: the cache, the pod and PodGroup handlers, ``state``):
 
 - a pod change becomes at most one :class:`Request` (:func:`detect`): ``PodEvicted`` when a pod
-  is deleted, ``PodFailed`` (``TaskFailed`` once the task can no longer reach its minAvailable)
-  when one fails, ``TaskCompleted`` when a task's succeeded pods reach its replicas;
+  is deleted, ``PodFailed`` (with its exit code) when one fails, ``TaskCompleted`` when a task's
+  succeeded pods reach its replicas, ``TaskFailed`` when the in-place container restarts of a
+  task's pending and running pods exceed the task's ``maxRetry``; a PodGroup turning Unknown
+  raises ``Unknown`` (Volcano's JobUnknown, :func:`detect_group`);
 - :func:`action_for` maps it through the task's policies, then the job's (first match of the
   event, ``*``, or the exit code); a request from a pod of an older job version, or none, syncs;
-- :func:`step` runs the action in the current phase. Restart* kill the targets and enter
-  Restarting with retryCount and version raised (Failed once retryCount reaches maxRetry);
+- :func:`step` runs the action in the current phase. A new job enters Pending. Restart* kill the
+  targets and enter Restarting with retryCount and version raised (Failed once retryCount
+  reaches maxRetry; the last retry keeps finished pods, as Volcano's killJob does);
   CompleteJob/AbortJob/TerminateJob kill the unfinished pods and end in Completed/Aborted/
   Terminated once none is left; ResumeJob restarts an Aborted job. Sync moves Pending → Running
   at minAvailable started pods and Running → Completed/Failed when every pod has finished.
@@ -20,9 +23,21 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bridge.adapters.vcjob import names, pods, spec
+from bridge.adapters.vcjob import creation, names, pods, spec
 
-__all__ = ["FINISHED", "Counts", "Plan", "Request", "action_for", "count", "detect", "step"]
+__all__ = [
+    "FINISHED",
+    "Counts",
+    "Plan",
+    "Request",
+    "action_for",
+    "count",
+    "detect",
+    "detect_group",
+    "restarts",
+    "step",
+    "task_failed",
+]
 
 FINISHED = ("Completed", "Failed", "Terminated")
 RESTARTS = ("RestartJob", "RestartTask", "RestartPod", "RestartPartition")
@@ -107,25 +122,66 @@ def _exit_code(pod: Pod) -> int | None:
     return None
 
 
-def detect(job: Mapping[str, Any], before: str | None, pod: Pod, observed: Sequence[Pod], *, deleted: bool) -> Request:
-    """The request a pod change raises; ``before`` is the phase last seen (None: new to us)."""
+def restarts(pod: Pod) -> int:
+    """In-place restarts of the pod's containers, init containers included."""
+    status = pod.get("status") or {}
+    return sum(
+        int(c.get("restartCount") or 0)
+        for c in [*(status.get("initContainerStatuses") or []), *(status.get("containerStatuses") or [])]
+    )
+
+
+def task_failed(task: spec.Task, task_pods: Sequence[Pod]) -> bool:
+    """Volcano's ``TaskFailed``: the in-place restarts of the task's pending and running pods exceed
+    the task's maxRetry (-1: never)."""
+    if task.replicas == 0 or task.max_retry == spec.UNLIMITED:
+        return False
+    return sum(restarts(p) for p in task_pods if _phase(p) in ("Pending", "Running")) > task.max_retry
+
+
+def detect(
+    job: Mapping[str, Any],
+    before: str | None,
+    pod: Pod,
+    observed: Sequence[Pod],
+    *,
+    deleted: bool,
+    succeeded: int | None = None,
+) -> Request:
+    """The request a pod change raises; ``before`` is the phase last seen (None: new to us).
+
+    ``observed`` holds the job's pods as they are now (this one included or not); only the
+    task's are read, and only when the pod restarted in place (TaskFailed) or succeeded without
+    ``succeeded``, the count of the task's succeeded pods, kept by the caller. A pod first
+    seen already finished raises its event too: after a restart of the controller nothing is
+    lost, and one handled before was of an older version, which only syncs.
+    """
     task, version = names.pod_task(pod), names.pod_version(pod)
     base = Request(task=task, pod=_name(pod), version=version)
     if deleted:
         return dataclasses.replace(base, event="PodEvicted")
-    phase = _phase(pod)
-    if phase == before or phase not in ("Succeeded", "Failed"):
-        return Request()
     the_task = next((t for t in spec.tasks(job) if t.name == task), None)
     if the_task is None:
         return Request()
-    mine = [p for p in observed if names.pod_task(p) == task and not _terminating(p)]
+    phase = _phase(pod)
+    mine = {_name(p): p for p in observed if names.pod_task(p) == task and not _terminating(p)}
+    mine[_name(pod)] = pod
+    if phase == "Failed":
+        return dataclasses.replace(base, event="PodFailed", exit_code=_exit_code(pod)) if before != phase else Request()
     if phase == "Succeeded":
-        done = sum(1 for p in mine if _phase(p) == "Succeeded")
+        if before == phase or the_task.replicas <= 0:
+            return Request()
+        done = succeeded if succeeded is not None else sum(1 for p in mine.values() if _phase(p) == "Succeeded")
         return dataclasses.replace(base, event="TaskCompleted") if done >= the_task.replicas else Request()
-    failed = sum(1 for p in mine if _phase(p) == "Failed")
-    event = "TaskFailed" if failed > the_task.replicas - the_task.min_available else "PodFailed"
-    return dataclasses.replace(base, event=event, exit_code=_exit_code(pod))
+    if phase in ("Pending", "Running") and restarts(pod) and task_failed(the_task, list(mine.values())):
+        return dataclasses.replace(base, event="TaskFailed")
+    return Request()
+
+
+def detect_group(before: str | None, group: Mapping[str, Any]) -> Request:
+    """A PodGroup turning Unknown (some members run, the rest cannot be placed) raises ``Unknown``."""
+    phase = (group.get("status") or {}).get("phase")
+    return Request(event="Unknown") if phase == "Unknown" and before != "Unknown" else Request()
 
 
 def _match(policies: Sequence[Mapping[str, Any]], request: Request) -> str | None:
@@ -196,6 +252,7 @@ def step(job: Mapping[str, Any], observed: Sequence[Pod], request: Request, *, n
     """Carry out the request's action on a defaulted job with its observed pods."""
     status = dict(job.get("status") or {})
     state = dict(status.get("state") or {})
+    initial = not state.get("phase")  # a new job: Volcano's initJobStatus makes it Pending
     phase = state.get("phase") or "Pending"
     version, retry = int(status.get("version") or 0), int(status.get("retryCount") or 0)
     max_retry = int(job["spec"].get("maxRetry", spec.DEFAULT_MAX_RETRY))
@@ -206,8 +263,10 @@ def step(job: Mapping[str, Any], observed: Sequence[Pod], request: Request, *, n
     c = count(observed)
     if phase in ("Pending", "Running"):
         if action in RESTARTS:
+            # The last retry keeps finished pods (Volcano's killJob): a Failed job shows why.
+            last = retry >= max_retry - 1
             new_phase, retry, version = "Restarting", retry + 1, version + 1
-            delete = _kill(_targets(observed, action, request), keep_finished=False)
+            delete = _kill(_targets(observed, action, request), keep_finished=last)
         elif action in _KILLING:
             new_phase, version = _KILLING[action], version + 1
             delete = _kill(observed, keep_finished=True)
@@ -235,6 +294,11 @@ def step(job: Mapping[str, Any], observed: Sequence[Pod], request: Request, *, n
         delete = _kill(observed, keep_finished=True)
     after = count(observed, deleting=delete)
     message = ""
+    if initial and new_phase == phase:
+        state = {"phase": phase, "lastTransitionTime": now}
+        status["conditions"] = [*(status.get("conditions") or []), {"status": phase, "lastTransitionTime": now}]
+    elif state.get("reason") == creation.REASON and new_phase == phase and not create:
+        state = {k: v for k, v in state.items() if k not in ("reason", "message")}  # every pod exists now
     if new_phase != phase:
         why = f"{request.event} of pod {request.pod}" if request.pod and request.event != "OutOfSync" else action
         message = f"{phase} → {new_phase} ({why}); retryCount {retry}, version {version}"

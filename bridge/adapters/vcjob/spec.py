@@ -4,6 +4,10 @@ Defaults (jobs-mutate): queue ``default``, schedulerName, maxRetry 3, task names
 task minAvailable = replicas, job minAvailable = Σ task minAvailable. Validation (jobs-validate)
 raises :class:`bridge.errors.InvalidObjectError` naming the field and what to change. Queue
 checks need cluster facts and live in the adapter.
+
+A task's ``maxRetry`` (Volcano v1.9+) bounds its pods' in-place container restarts: more than
+that raises TaskFailed; unset or 0 means 3, -1 no limit. Unlike Volcano, a job of more than
+``bridge.defaults.VCJOB_MAX_PODS`` pods (Σ replicas) is refused.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import Any
 
 from bridge import defaults, errors
 
-__all__ = ["ACTIONS", "EVENTS", "PLUGINS", "Task", "defaulted", "tasks", "validate"]
+__all__ = ["ACTIONS", "EVENTS", "PLUGINS", "Task", "defaulted", "pod_count", "tasks", "validate"]
 
 ACTIONS = (
     "AbortJob",
@@ -32,6 +36,7 @@ EVENTS = ("*", "PodPending", "PodRunning", "PodFailed", "PodEvicted", "Unknown",
 # svc, ssh and env are carried out by our controller; the others are Volcano's and accepted as-is.
 PLUGINS = ("svc", "ssh", "env", "tensorflow", "mpi", "pytorch", "ray", "hcclrank")
 DEFAULT_MAX_RETRY = 3
+UNLIMITED = -1  # a task maxRetry of -1: restart in place without limit
 
 
 @dataclasses.dataclass(frozen=True)
@@ -41,6 +46,7 @@ class Task:
     min_available: int
     template: Mapping[str, Any]
     policies: tuple[Mapping[str, Any], ...]
+    max_retry: int = DEFAULT_MAX_RETRY  # in-place restarts of the task's pods before TaskFailed; -1: no limit
 
 
 def _int(value: Any, what: str, *, default: int | None = None) -> int:
@@ -97,6 +103,11 @@ def tasks(job: Mapping[str, Any]) -> list[Task]:
         if not isinstance(template, Mapping) or not isinstance(template.get("spec") or {}, Mapping):
             raise errors.InvalidObjectError(f"task {name!r}: template must be a pod template object")
         _policies(raw.get("policies"), f"task {name!r}")
+        max_retry = raw.get("maxRetry")
+        if max_retry is not None and (not isinstance(max_retry, int) or isinstance(max_retry, bool) or max_retry < -1):
+            raise errors.InvalidObjectError(
+                f"task {name!r} maxRetry must be an integer >= -1 (-1: no limit), got {max_retry!r}"
+            )
         out.append(
             Task(
                 name=name,
@@ -104,9 +115,15 @@ def tasks(job: Mapping[str, Any]) -> list[Task]:
                 min_available=_int(raw.get("minAvailable"), f"task {name!r} minAvailable", default=replicas),
                 template=template,
                 policies=tuple(p for p in raw.get("policies") or [] if isinstance(p, Mapping)),
+                max_retry=max_retry or DEFAULT_MAX_RETRY,  # Volcano: 0 counts as unset
             )
         )
     return out
+
+
+def pod_count(job: Mapping[str, Any]) -> int:
+    """Σ replicas: how many pods the job makes."""
+    return sum(t.replicas for t in tasks(job))
 
 
 def _policies(raw: Any, where: str) -> None:
@@ -169,6 +186,11 @@ def validate(job: Mapping[str, Any]) -> list[str]:
         if raw.get("dependsOn"):
             warnings.append("task dependsOn is accepted but not enforced: all tasks start together")
     _policies(spec.get("policies"), "job")
+    if total > defaults.VCJOB_MAX_PODS:
+        raise errors.InvalidObjectError(
+            f"the tasks ask for {total} pods in all; volcano-bridge admits at most {defaults.VCJOB_MAX_PODS} "
+            "pods per Job (bridge.defaults.VCJOB_MAX_PODS): split the work over several Jobs"
+        )
     min_available = _int(spec.get("minAvailable"), "spec.minAvailable", default=0)
     if min_available > total:
         raise errors.InvalidObjectError(

@@ -112,15 +112,15 @@ def test_task_policies_win_over_job_policies() -> None:
     assert lifecycle.action_for(job, lifecycle.Request(event="TaskCompleted", task="ps")) == "AbortJob"
 
 
-def test_failures_raise_pod_failed_then_task_failed_with_the_exit_code() -> None:
-    job = jobs.tf()
-    job["spec"]["tasks"][1]["minAvailable"] = 1  # worker may lose one of two
+def test_every_failed_pod_raises_pod_failed_with_its_exit_code() -> None:
+    job = jobs.tf()  # admission made each task's minAvailable its replicas: no slack at all
     pods = running(job)
     pods[1] = pod(job, "worker", 0, "Failed", exit_code=3)
     first = lifecycle.detect(job, "Running", pods[1], pods, deleted=False)
-    assert (first.event, first.exit_code) == ("PodFailed", 3)
+    assert (first.event, first.exit_code, first.task) == ("PodFailed", 3, "worker")
     pods[2] = pod(job, "worker", 1, "Failed", exit_code=4)
-    assert lifecycle.detect(job, "Running", pods[2], pods, deleted=False).event == "TaskFailed"
+    second = lifecycle.detect(job, "Running", pods[2], pods, deleted=False)
+    assert (second.event, second.exit_code) == ("PodFailed", 4), "TaskFailed is about restarts, not failures"
     assert lifecycle.detect(job, "Failed", pods[2], pods, deleted=False) == lifecycle.Request(), "no transition"
 
 
