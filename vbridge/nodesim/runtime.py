@@ -286,6 +286,7 @@ class Runtime:
         self._pods: dict[str, _Pod] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._relays: dict[str, asyncio.Server] = {}
+        self._relay_lock = asyncio.Lock()  # two pods starting at once on a new node: one relay
 
     def handles(self, pod: Mapping[str, Any]) -> bool:
         spec = pod.get("spec", {})
@@ -303,9 +304,10 @@ class Runtime:
         return ("127.0.0.1", self.api_port) if net.netns else (self.api_host, self.api_port)
 
     async def _relay(self, net: NodeNet) -> None:
-        if net.netns and net.netns not in self._relays:
-            sock = relay.listen_in(net.netns, "127.0.0.1", self.api_port)
-            self._relays[net.netns] = await relay.serve(sock, self.api_host, self.api_port)
+        async with self._relay_lock:
+            if net.netns and net.netns not in self._relays:
+                sock = relay.listen_in(net.netns, "127.0.0.1", self.api_port)
+                self._relays[net.netns] = await relay.serve(sock, self.api_host, self.api_port)
 
     async def start(self, pod: dict[str, Any]) -> None:
         uid, node = pod["metadata"]["uid"], pod["spec"]["nodeName"]

@@ -1,0 +1,30 @@
+"""The built kube-scheduler as a subprocess of the test bed, for pods of ``default-scheduler``.
+
+The chart's own pods ask for no scheduler, so the cluster's default one must place them. It
+runs with the admin kubeconfig (as the test bed's kube-controller-manager does), without
+leader election and without its HTTPS port.
+"""
+
+from __future__ import annotations
+
+import yaml
+
+from vbridge.localcluster import binaries, cluster, processes
+
+__all__ = ["start"]
+
+
+def start(lc: cluster.LocalCluster, bins: binaries.Binaries) -> processes.Process:
+    conf = {
+        "apiVersion": "kubescheduler.config.k8s.io/v1",
+        "kind": "KubeSchedulerConfiguration",
+        "clientConnection": {"kubeconfig": str(lc.kubeconfig), "qps": 50, "burst": 100},
+        "leaderElection": {"leaderElect": False},
+        "profiles": [{"schedulerName": "default-scheduler"}],
+    }
+    path = lc.workdir / "kube-scheduler.yaml"
+    path.write_text(yaml.safe_dump(conf))
+    argv = [str(bins.path("kube-scheduler")), f"--config={path}", "--secure-port=0", "-v=1"]
+    proc = processes.Process("kube-scheduler", argv, log=lc.workdir / "logs" / "kube-scheduler.log")
+    proc.start()
+    return proc
