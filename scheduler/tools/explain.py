@@ -19,9 +19,8 @@ the same way (fast paths off) with only the enqueue action run:
   refused (``Tiers.enqueue_refusal``, as the action asks), overcommit's unreserved capacity
   and the largest reservers, proportion's real capability of the queue.
 
-``resolve`` finds the PodGroup of a workload (``pg``, ``tfjob``, ``vcjob``, ``sparkapp`` ...)
-by ownerReference, then by the names the controllers give groups. ``explain_all`` explains
-several groups over one run of the cycle. ``tools.report`` prints the result.
+``explain_all`` explains several groups over one run of the cycle. ``tools.workloads`` finds a
+workload's group and names who creates its pods; ``tools.report`` prints the result.
 """
 
 from __future__ import annotations
@@ -37,31 +36,11 @@ from scheduler.actions import registry as action_registry
 from scheduler.api import plan, resources, snapshot
 from scheduler.framework import config, feasibility, placement, session, statement, tiers
 from scheduler.plugins import overcommit, proportion
+from scheduler.tools import workloads
 
-__all__ = ["KINDS", "Enqueue", "Explanation", "QueueShare", "Shape", "creator", "explain", "explain_all", "resolve"]
+__all__ = ["Enqueue", "Explanation", "QueueShare", "Shape", "explain", "explain_all"]
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)  # ``now`` only matters to Spark timeouts
-# Command-line kind → the ownerReference kind of the object that owns its PodGroup.
-KINDS = {
-    "pg": "PodGroup",
-    "podgroup": "PodGroup",
-    "podgroups": "PodGroup",
-    "tfjob": "TFJob",
-    "pytorchjob": "PyTorchJob",
-    "mpijob": "MPIJob",
-    "sparkapplication": "SparkApplication",
-    "sparkapp": "SparkApplication",
-    "vcjob": "Job",
-    "job.batch.volcano.sh": "Job",
-}
-_TRAINING = "the Kubeflow training-operator has not created them"
-_CREATORS = {
-    "TFJob": _TRAINING,
-    "PyTorchJob": _TRAINING,
-    "MPIJob": "the Kubeflow training-operator (or mpi-operator) has not created them",
-    "SparkApplication": "the spark-operator has not created them (it makes the driver; the driver its executors)",
-    "Job": "the Volcano Job controller (vbridge controllers) has not created them",
-}
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -127,38 +106,15 @@ class Explanation:
     verdict: str
 
 
-def creator(owner: tuple[str, str] | None) -> str:
-    """Who should create a PodGroup's missing pods, by the kind that owns the group."""
-    if owner is None:
-        return "nothing owns this PodGroup: whoever made it creates its pods"
-    kind, name = owner
-    if kind == "Pod":
-        return f"the Spark driver {name} has not created its executors yet"
-    return _CREATORS.get(kind, f"its owner, {kind} {name}, has not created them")
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Facts:
+    """What the cycle decided about one group, for its state and verdict."""
 
-
-def resolve(snap: snapshot.Snapshot, kind: str, namespace: str, name: str) -> str:
-    """The key of the PodGroup of the workload ``kind/name`` in ``namespace``."""
-    owner_kind = KINDS.get(kind.lower())
-    if owner_kind is None:
-        raise errors.SchedulerError(f"unknown kind {kind!r}; one of {', '.join(sorted(KINDS))}")
-    here = {k: j for k, j in snap.jobs.items() if j.namespace == namespace}
-    if owner_kind == "PodGroup":
-        if f"{namespace}/{name}" in here:
-            return f"{namespace}/{name}"
-        owned = [k for k, j in here.items() if j.owner is not None and j.owner[1] == name]
-        conventional = [f"{namespace}/spark-{name}-pg"]
-    else:
-        owned = [k for k, j in here.items() if j.owner == (owner_kind, name)]
-        conventional = [f"{namespace}/{name}"] if owner_kind != "SparkApplication" else []
-        conventional += [f"{namespace}/spark-{name}-pg"] if owner_kind == "SparkApplication" else []
-    if owner_kind in ("Job", "PodGroup"):  # a Volcano Job's group is <job>-<uid>
-        owned += [k for k, j in here.items() if j.owner is None and j.name.startswith(f"{name}-") and k not in owned]
-    found = sorted(owned) or [k for k in conventional if k in here]
-    if not found:
-        what = "podgroup" if owner_kind == "PodGroup" else f"no PodGroup for {kind}"
-        raise errors.SchedulerError(f"{what} {namespace}/{name} not found")
-    return found[0]
+    queue: QueueShare
+    never: str | None
+    invalid: plan.Invalid | None
+    refusal: str | None  # who kept it Pending
+    placed: int  # pods bound or pipelined this cycle
 
 
 def explain(
@@ -202,15 +158,11 @@ def _one(
     fit_rows, free_up = _partial_fit(ssn, placer, pending, needed)
     fit = sum(fit_rows.values())
     never = decided.never.get(key)
-    facts = {
-        "queue": queue,
-        "never": never,
-        "invalid": decided.diagnostics.invalid.get(key),
-        "refusal": decided.diagnostics.refusals.get(key),
-        "placed": len(placed),
-    }
+    facts = _Facts(
+        queue, never, decided.diagnostics.invalid.get(key), decided.diagnostics.refusals.get(key), len(placed)
+    )
     state = _state(job, verdict.phase, needed, facts)
-    missing = creator(job.owner) if len(job.tasks) < job.min_member else None
+    missing = workloads.creator(job.owner) if len(job.tasks) < job.min_member else None
     nodes = snap.nodes
     return Explanation(
         podgroup=key,
@@ -349,20 +301,19 @@ def _enqueue(decided: session.Session, ssn: session.Session, plugins: tiers.Tier
     )
 
 
-def _state(job: snapshot.Job, phase: str, needed: int, facts: dict[str, object]) -> str:
-    queue = facts["queue"]
-    assert isinstance(queue, QueueShare)
+def _state(job: snapshot.Job, phase: str, needed: int, facts: _Facts) -> str:
+    queue = facts.queue
     if not queue.exists:
         return "no-queue"
-    if facts["never"] is not None:
+    if facts.never is not None:
         return "never"
-    if facts["invalid"] is not None and len(job.tasks) >= job.min_member:
+    if facts.invalid is not None and len(job.tasks) >= job.min_member:
         return "invalid"
     if len(job.tasks) < job.min_member:
         return "no-pods"
     if phase == "Pending":
         return "not-admitted"
-    if facts["placed"]:
+    if facts.placed:
         return "placed"
     return "running" if needed == 0 else "waiting"
 
@@ -370,30 +321,29 @@ def _state(job: snapshot.Job, phase: str, needed: int, facts: dict[str, object])
 def _verdict(
     job: snapshot.Job,
     state: str,
-    facts: dict[str, object],
+    facts: _Facts,
     condition: plan.Condition | None,
     missing: str | None,
     needed: int,
     fit: int,
 ) -> str:
-    queue = facts["queue"]
-    assert isinstance(queue, QueueShare)
+    queue = facts.queue
     if state == "no-queue":
         return f"queue {queue.name} does not exist"
     if state == "never":
-        return f"can never run here: {facts['never']}"
+        return f"can never run here: {facts.never}"
     if state == "invalid":
-        invalid = facts["invalid"]
-        assert isinstance(invalid, plan.Invalid)
+        invalid = facts.invalid
+        assert invalid is not None
         return f"cannot be scheduled: {invalid.message} ({invalid.reason})"
     if state == "no-pods":
-        admitted = f"not admitted yet, {facts['refusal']} says no" if facts["refusal"] else "the PodGroup is admitted"
+        admitted = f"not admitted yet, {facts.refusal} says no" if facts.refusal else "the PodGroup is admitted"
         return f"{len(job.tasks)} of {job.min_member} pods exist: {missing} ({admitted})"
     if state == "not-admitted":
         reason = condition.message.split(": ", 1)[-1] if condition is not None else ""
-        return f"not admitted: enqueue's {facts['refusal']} says no: {reason.removeprefix('PodGroup is pending: ')}"
+        return f"not admitted: enqueue's {facts.refusal} says no: {reason.removeprefix('PodGroup is pending: ')}"
     if state == "placed":
-        return f"the cycle places it now: {facts['placed']} pod(s) bound or pipelined"
+        return f"the cycle places it now: {facts.placed} pod(s) bound or pipelined"
     if state == "running":
         return "minMember is met; remaining members are placed as room appears" if job.tasks else "nothing is waiting"
     if fit >= needed:

@@ -12,7 +12,7 @@ import pytest
 from bridge import errors as bridge_errors
 from scheduler import configure
 from scheduler.api import building
-from scheduler.tools import explain, report
+from scheduler.tools import explain, report, workloads
 from tests.builders import scheduler as b
 
 SIXTEENS = [b.node(f"n{i}", cpu="16", memory="64Gi") for i in range(4)]
@@ -300,7 +300,7 @@ RESOLVE_GROUPS = [
 )
 def test_resolve_finds_the_group_of_a_workload(kind: str, name: str, key: str) -> None:
     snap = building.build(nodes=[b.node("n1")], pods=[], podgroups=RESOLVE_GROUPS, queues=[b.queue()])
-    assert explain.resolve(snap, kind, "ns", name) == key
+    assert workloads.resolve(snap, kind, "ns", name) == key
 
 
 @pytest.mark.parametrize(
@@ -314,4 +314,4 @@ def test_resolve_finds_the_group_of_a_workload(kind: str, name: str, key: str) -
 def test_resolve_errors(kind: str, name: str, message: str) -> None:
     snap = building.build(nodes=[b.node("n1")], pods=[], podgroups=RESOLVE_GROUPS, queues=[b.queue()])
     with pytest.raises(bridge_errors.BridgeError, match=message):
-        explain.resolve(snap, kind, "ns", name)
+        workloads.resolve(snap, kind, "ns", name)
