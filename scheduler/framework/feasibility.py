@@ -39,7 +39,8 @@ def unrunnable(ssn: session.Session, plugins: tiers.Tiers) -> dict[str, str]:
     pending = cols.status == tally.PENDING
     refused: dict[int, str] = {}  # Task.shape → why
     numbers = []  # the same shapes, as tally numbers them
-    for number in np.unique(cols.shape[pending]).tolist():
+    present = np.bincount(cols.shape[pending], minlength=len(cols.shape_tasks))
+    for number in np.flatnonzero(present).tolist():
         task = snap.tasks[cols.shape_tasks[number]]
         why = task_never(ssn, plugins, task)
         if why is not None:
@@ -47,9 +48,9 @@ def unrunnable(ssn: session.Session, plugins: tiers.Tiers) -> dict[str, str]:
             numbers.append(number)
     if not refused:
         return {}
-    touched = np.unique(cols.job[pending & np.isin(cols.shape, numbers)])
+    touched = np.bincount(cols.job[pending & np.isin(cols.shape, numbers)], minlength=len(cols.jobs))
     out = {}
-    for index in touched.tolist():
+    for index in np.flatnonzero(touched).tolist():
         key = cols.jobs[index]
         why = _gang(ssn, snap.jobs[key], refused)
         if why is not None:
