@@ -21,7 +21,7 @@ import re
 
 from bridge import errors
 
-__all__ = ["MAX", "NANO", "format_cpu", "format_memory", "parse", "to_int", "to_milli"]
+__all__ = ["MAX", "NANO", "format_cpu", "format_human", "format_memory", "parse", "to_int", "to_milli"]
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL_EXPONENT = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
@@ -106,3 +106,29 @@ def format_memory(num_bytes: int) -> str:
         if num_bytes and num_bytes % size == 0:
             return f"{num_bytes // size}{suffix}"
     return str(num_bytes)
+
+
+def format_human(value: fractions.Fraction | int, *, binary: bool = False) -> str:
+    """An amount as a person reads it, in its own unit (cores, bytes, a count).
+
+    ``binary`` (bytes): the largest binary unit it reaches, exact when a unit divides it, else
+    to one decimal ("64Gi", "4.8Ti", "1000"); otherwise decimal: "40", "1.5", "500m", "2.5k".
+    """
+    amount = fractions.Fraction(value)
+    sign, amount = ("-", -amount) if amount < 0 else ("", amount)
+    if binary:
+        for suffix, size in (("Ei", 2**60), ("Pi", 2**50), ("Ti", 2**40), ("Gi", 2**30), ("Mi", 2**20), ("Ki", 2**10)):
+            if amount >= size:
+                scaled = amount / size
+                text = str(int(scaled)) if scaled.denominator == 1 else f"{float(scaled):.1f}".removesuffix(".0")
+                return f"{sign}{text}{suffix}"
+        return f"{sign}{math.ceil(amount)}"
+    if amount and amount < 1:
+        return f"{sign}{math.ceil(amount * 1000)}m"
+    for suffix, size in (("E", 10**18), ("P", 10**15), ("T", 10**12), ("G", 10**9), ("M", 10**6), ("k", 10**3)):
+        if amount >= size * 10:  # "2500" stays "2500"; "25000" reads "25k"
+            scaled = amount / size
+            text = str(int(scaled)) if scaled.denominator == 1 else f"{float(scaled):.1f}".removesuffix(".0")
+            return f"{sign}{text}{suffix}"
+    text = str(int(amount)) if amount.denominator == 1 else f"{float(amount):.3f}".rstrip("0").rstrip(".")
+    return f"{sign}{text}"

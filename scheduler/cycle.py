@@ -2,7 +2,7 @@
 
 ``open_session`` builds a session over the snapshot and this cycle's plugins (the registry's
 always-on ones, then the configured tiers'); ``schedule`` runs the configured actions, from
-``actions.registry``, in order, and closes the session into a plan. Same inputs, same plan:
+``actions.registry``, in order (``run``), and closes the session into a plan. Same inputs, same plan:
 no clock, randomness, environment or globals are consulted; ``now`` is only used for the
 Spark reservation timeout. ``on_commit`` is an optional sink for committed Allocates (the I/O
 shell binds them early); it does not change the plan.
@@ -15,10 +15,10 @@ from collections.abc import Callable
 
 from scheduler.actions import registry as action_registry
 from scheduler.api import plan, snapshot
-from scheduler.framework import config, session, tiers, verdicts
+from scheduler.framework import config, feasibility, session, tiers, verdicts
 from scheduler.plugins import registry as plugin_registry
 
-__all__ = ["open_session", "schedule"]
+__all__ = ["open_session", "run", "schedule"]
 
 
 def open_session(
@@ -27,9 +27,19 @@ def open_session(
     now: datetime.datetime,
     on_commit: Callable[[list[plan.Allocate]], None] | None = None,
 ) -> tuple[session.Session, tiers.Tiers]:
-    """A session over ``snap`` with this cycle's plugins built and opened, before any action."""
+    """A session over ``snap`` with this cycle's plugins built and opened, and the jobs that can
+    never run here set aside (``framework.feasibility``), before any action."""
     ssn = session.Session(snap, conf, now, on_commit)
-    return ssn, tiers.Tiers(conf, ssn, plugin_registry.PLUGINS, plugin_registry.ALWAYS)
+    plugins = tiers.Tiers(conf, ssn, plugin_registry.PLUGINS, plugin_registry.ALWAYS)
+    ssn.never_fits(feasibility.unrunnable(ssn, plugins))
+    return ssn, plugins
+
+
+def run(ssn: session.Session, plugins: tiers.Tiers) -> plan.Plan:
+    """The configured actions, in order, over an open session; then the session closed into a plan."""
+    for name in ssn.config.actions:
+        action_registry.ACTIONS[name](ssn, plugins)
+    return verdicts.close(ssn)
 
 
 def schedule(
@@ -42,6 +52,4 @@ def schedule(
     Allocates as soon as it commits (the plan still lists them): the caller may start binding
     them while the cycle goes on. It must not touch the snapshot."""
     ssn, plugins = open_session(snap, conf, now, on_commit)
-    for name in conf.actions:
-        action_registry.ACTIONS[name](ssn, plugins)
-    return verdicts.close(ssn)
+    return run(ssn, plugins)

@@ -38,9 +38,9 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     fast = ssn.config.fast_paths
     by_queue: dict[str, list[str]] = {}
     for key, info in ssn.snapshot.jobs.items():
-        if ssn.phase[key] == "Pending" and not enqueue_on:
+        if ssn.phase[key] == "Pending" and not enqueue_on and key not in ssn.never:
             ssn.phase[key] = "Inqueue"  # Volcano: without enqueue every job counts as admitted
-        if ssn.phase[key] not in ADMITTED or info.queue not in ssn.snapshot.queues:
+        if ssn.phase[key] not in ADMITTED or info.queue not in ssn.snapshot.queues or key in ssn.never:
             continue
         if ssn.counts.pending[key] <= ssn.counts.pending_best_effort[key]:
             continue  # no pending task that asks for resources

@@ -1,17 +1,24 @@
 """enqueue: admit Pending PodGroups (Pending → Inqueue) while the cluster can hold them.
 
-Queues take turns by queue order, jobs within a queue by job order. A job is admitted when
-every plugin's ``enqueueable`` agrees: overcommit (minResources fits the overcommitted idle
-capacity minus what admitted groups still reserve), proportion (the queue is Open and within
-its real capability). Admitting one job at a time and counting it before the next is what
-stops two big gangs from each taking half the cluster.
+Queues take turns by queue order, jobs within a queue by job order. A job is admitted when it
+can run here at all (``framework.feasibility``: a gang some of whose tasks no node could ever
+hold is never admitted, so it reserves nothing) and every plugin's ``enqueueable`` agrees:
+overcommit (minResources fits the overcommitted idle capacity minus what admitted groups still
+reserve), proportion (the queue is Open and within its real capability). Admitting one job at
+a time and counting it before the next is what stops two big gangs from each taking half the
+cluster.
+
+``decide`` is the decision for one job; ``refusals`` records who said no (``never`` or the
+plugin's name) for the jobs left Pending, which ``tools.explain`` reports.
 """
 
 from __future__ import annotations
 
 from scheduler.framework import session, tiers
 
-__all__ = ["execute"]
+__all__ = ["NEVER", "decide", "execute", "why_not"]
+
+NEVER = "never"  # the refusal of a job that can never run here
 
 
 def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
@@ -26,16 +33,34 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
         candidate = by_queue[queue].pop()
         if not by_queue[queue]:
             del by_queue[queue]
-        if plugins.enqueueable(candidate):
+        refusal = decide(ssn, plugins, candidate)
+        if refusal is None:
             ssn.phase[candidate] = "Inqueue"
         else:
-            ssn.diagnostics.job_errors[candidate] = _why_not(ssn, candidate)
+            ssn.diagnostics.refusals[candidate] = refusal
+            ssn.diagnostics.job_errors[candidate] = why_not(ssn, candidate, refusal)
 
 
-def _why_not(ssn: session.Session, job: str) -> str:
-    queue = ssn.snapshot.queues[ssn.job(job).queue]
+def decide(ssn: session.Session, plugins: tiers.Tiers, job: str) -> str | None:
+    """None to admit ``job`` now, else who refuses it: ``NEVER`` or a plugin's name."""
+    if job in ssn.never:
+        return NEVER
+    return plugins.enqueue_refusal(job)
+
+
+def why_not(ssn: session.Session, job: str, refusal: str) -> str:
+    """The message of a refusal, for the PodGroup's condition."""
+    info = ssn.job(job)
+    queue = ssn.snapshot.queues[info.queue]
+    if refusal == NEVER:
+        return ssn.never[job]
     if queue.state != "Open":
         return f"queue {queue.name} is {queue.state} and takes no new PodGroups"
-    return (
-        f"PodGroup is pending: minResources {ssn.job(job).min_resources} do not fit the cluster or queue {queue.name}"
-    )
+    want = info.min_resources.human() if info.min_resources is not None else "nothing"
+    if refusal == "overcommit":
+        return (
+            f"PodGroup is pending: minResources ({want}) do not fit what the cluster has not promised yet (overcommit)"
+        )
+    if refusal == "proportion":
+        return f"PodGroup is pending: minResources ({want}) do not fit queue {queue.name}'s capability (proportion)"
+    return f"PodGroup is pending: plugin {refusal} does not admit it"

@@ -26,6 +26,7 @@ def starving(ssn: session.Session, plugins: tiers.Tiers) -> list[str]:
         key
         for key, job in ssn.snapshot.jobs.items()
         if ssn.phase[key] in ADMITTED
+        and key not in ssn.never
         and job.queue in ssn.snapshot.queues
         and key not in ssn.diagnostics.invalid
         and any(not ssn.task(t).best_effort for t in ssn.pending_tasks(key))

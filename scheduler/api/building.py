@@ -249,7 +249,13 @@ def _job(
         tasks=by_creation,
         by_priority=by_priority,
         spark=any(tasks[k].spark_role for k in members),
+        owner=_owner(meta.get("ownerReferences") or []),
     )
+
+
+def _owner(refs: list[Mapping[str, Any]]) -> tuple[str, str] | None:
+    ref = next((r for r in refs if r.get("controller")), refs[0] if refs else None)
+    return (str(ref.get("kind", "")), str(ref.get("name", ""))) if ref else None
 
 
 def _queue(obj: Obj) -> snapshot.Queue:

@@ -14,6 +14,7 @@ its boundary instead of adding comparison variants here.
 from __future__ import annotations
 
 import dataclasses
+import fractions
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -21,7 +22,7 @@ import numpy.typing as npt
 
 from bridge import quantity
 
-__all__ = ["CPU", "MEMORY", "PODS", "Resource", "from_vector", "make", "parse", "vector"]
+__all__ = ["CPU", "MEMORY", "PODS", "Resource", "from_vector", "human", "make", "parse", "vector"]
 
 CPU = "cpu"
 MEMORY = "memory"
@@ -87,6 +88,10 @@ class Resource:
     def __str__(self) -> str:
         return ", ".join(f"{name}={describe(name, value)}" for name, value in self.amounts) or "nothing"
 
+    def human(self) -> str:
+        """As a person reads it: "cpu 40, memory 64Gi, nvidia.com/gpu 1" (see ``human``)."""
+        return ", ".join(f"{name} {human(name, value)}" for name, value in self.amounts) or "nothing"
+
 
 def describe(name: str, value: int) -> str:
     """A human-readable amount for messages."""
@@ -97,6 +102,22 @@ def describe(name: str, value: int) -> str:
     if name == PODS:
         return str(value)
     return f"{value / 1000:g}"
+
+
+# Scalar resources counted in bytes (kept, like every scalar, in thousandths).
+BYTE_SCALARS = ("ephemeral-storage", "hugepages-")
+
+
+def human(name: str, value: int | float) -> str:
+    """One amount in canonical units (see the module docstring) as a person reads it: cpu "40"
+    or "500m", memory and byte-sized scalars "64Gi", other scalars "1"."""
+    amount = fractions.Fraction(round(value))
+    if name == MEMORY:
+        return quantity.format_human(amount, binary=True)
+    if name == PODS:
+        return quantity.format_human(amount)
+    binary = name.startswith(BYTE_SCALARS)
+    return quantity.format_human(amount / 1000, binary=binary)
 
 
 def make(*, cpu: int = 0, memory: int = 0, pods: int = 0, scalars: Mapping[str, int] | None = None) -> Resource:

@@ -97,6 +97,7 @@ class Job:
     tasks: tuple[str, ...]  # by creation
     by_priority: tuple[Task, ...]  # the tasks in Volcano's task order: higher priority first, then creation
     spark: bool
+    owner: tuple[str, str] | None = None  # (kind, name) of its controller ownerReference, else its first
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

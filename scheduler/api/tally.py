@@ -47,6 +47,8 @@ class Tally:
     requests: tuple[resources.Resource, ...]  # distinct requests; ``request`` indexes it
     request: Ints
     best_effort: Bools
+    shape: Ints  # distinct Task.shape, numbered here; ``shape_tasks`` indexes it
+    shape_tasks: tuple[str, ...]  # one task key per distinct shape, the first seen
     statuses: Mapping[str, snapshot.TaskStatus]  # task key → status, for a session to copy
     rows: Mapping[str, int]  # task key → node row, for tasks on a known node
     anti_affinity: bool  # some task has a pod anti-affinity term
@@ -56,7 +58,9 @@ def of(tasks: Mapping[str, snapshot.Task], jobs: Sequence[str], node_index: Mapp
     job_index = {key: i for i, key in enumerate(jobs)}
     groups: dict[tuple[str, str], int] = {}
     requests: dict[resources.Resource, int] = {}
-    job, status, group, request, best_effort = [], [], [], [], []
+    shapes: dict[int, int] = {}
+    shape_tasks: list[str] = []
+    job, status, group, request, best_effort, shape = [], [], [], [], [], []
     statuses: dict[str, snapshot.TaskStatus] = {}
     rows: dict[str, int] = {}
     anti_affinity = False
@@ -67,6 +71,10 @@ def of(tasks: Mapping[str, snapshot.Task], jobs: Sequence[str], node_index: Mapp
         group.append(groups.setdefault((task.job, task.task_name), len(groups)))
         request.append(requests.setdefault(task.request, len(requests)))
         best_effort.append(task.best_effort)
+        number = shapes.setdefault(task.shape, len(shapes))
+        if number == len(shape_tasks):
+            shape_tasks.append(key)
+        shape.append(number)
         statuses[key] = task.status
         if task.node is not None and task.node in node_index:
             rows[key] = node_index[task.node]
@@ -79,6 +87,8 @@ def of(tasks: Mapping[str, snapshot.Task], jobs: Sequence[str], node_index: Mapp
         requests=tuple(requests),
         request=np.array(request, dtype=np.intp),
         best_effort=np.array(best_effort, dtype=bool),
+        shape=np.array(shape, dtype=np.intp),
+        shape_tasks=tuple(shape_tasks),
         statuses=statuses,
         rows=rows,
         anti_affinity=anti_affinity,

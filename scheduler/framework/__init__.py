@@ -7,6 +7,7 @@
 - ``statement``: all-or-nothing groups of allocations, pipelines and evictions;
 - ``plugin``: the plugin base class and the value types its hooks return;
 - ``tiers``: how the plugins' answers combine, tier by tier;
+- ``feasibility``: which gangs can never run on this cluster's nodes (computed once per cycle);
 - ``placement``: where one task or a run of alike tasks fits (predicates, scores, caches);
 - ``ranking``: integer ranking keys for nodes and jobs;
 - ``verdicts``: closing a session into its plan's conditions, counts and events.
@@ -16,4 +17,15 @@ is handed the plugin registry, and ``config`` the known action and plugin names,
 layers above (``cycle``, ``configure``).
 """
 
-__all__ = ["config", "placement", "plugin", "ranking", "session", "state", "statement", "tiers", "verdicts"]
+__all__ = [
+    "config",
+    "feasibility",
+    "placement",
+    "plugin",
+    "ranking",
+    "session",
+    "state",
+    "statement",
+    "tiers",
+    "verdicts",
+]

@@ -74,6 +74,12 @@ class Plugin:
         """(reason, passes) per check, for the given rows."""
         return []
 
+    def static_predicate(self, task: snapshot.Task) -> list[tuple[str, Mask]]:
+        """The checks of ``predicate`` that no pod coming or going changes (selectors, taints),
+        over every node row: (what a node must do, phrased to follow "no node ...", passes).
+        They decide which tasks can never run here (``framework.feasibility``)."""
+        return []
+
     def node_score(self, task: snapshot.Task, rows: Rows, extra: Counts | None = None) -> Scores | None:
         """Scores for ``rows``; with ``extra``, as if ``extra[i]`` more copies were on ``rows[i]``."""
         return None

@@ -8,10 +8,12 @@ each job's phase, plus the named parts of :mod:`scheduler.framework.state`:
 - ``allocated`` (``Allocations``): what each job and queue holds;
 - ``holds`` (``Holds``): capacity held for Spark executors;
 - ``committed`` (``Committed``): what committed statements produced, for the plan;
-- ``diagnostics`` (``Diagnostics``): why tasks and jobs were not placed.
+- ``diagnostics`` (``Diagnostics``): why tasks and jobs were not placed;
+- ``never``: job → why it can never run here (``framework.feasibility``), empty until set up.
 
 Set-up after the constructor (the session is complete by then): ``hold``, called by the
-Spark hold plugin's ``on_session_open`` before any action. Then only
+Spark hold plugin's ``on_session_open`` before any action; ``never_fits``, called by
+``cycle.open_session`` once the plugins are open. Then only
 :mod:`scheduler.framework.statement` calls the ``apply_*``/``undo_*`` methods, which keep the
 parts in step, so every change is recorded and can be rolled back in reverse.
 """
@@ -56,12 +58,22 @@ class Session:
         self.holds = state.Holds(len(self.dims))
         self.committed = state.Committed(on_commit)
         self.diagnostics = state.Diagnostics()
+        self.never: dict[str, str] = {}
 
     def hold(self, owed: dict[str, Vector]) -> None:
         """Set-up: hold ``owed[job]`` for each job's own pods (see ``plugins.spark``)."""
         self.holds.owed = owed
         self.holds.total = sum(owed.values(), np.zeros(len(self.dims)))
         self.nodes.track_free = bool(owed)
+
+    def never_fits(self, reasons: dict[str, str]) -> None:
+        """Set-up: these jobs can never run here (job → why). One admitted earlier (Inqueue) with
+        nothing scheduled goes back to Pending, so it reserves nothing (see ``plugins.overcommit``)."""
+        self.never = reasons
+        idle = (S.PENDING, S.RELEASING)
+        for key in reasons:
+            if self.phase[key] == "Inqueue" and all(t.status in idle for t in self.snapshot.jobs[key].by_priority):
+                self.phase[key] = "Pending"
 
     # --- read helpers -------------------------------------------------------------------
     def vector(self, request: resources.Resource) -> Vector:

@@ -243,11 +243,13 @@ class Committed:
 
 class Diagnostics:
     """Why things were not placed, for the plan's conditions and pod events: ``fit_errors`` task
-    → reason, ``job_errors`` job → why the gang was not placed, ``invalid`` job → JobValid verdict."""
+    → reason, ``job_errors`` job → why the gang was not placed, ``invalid`` job → JobValid verdict,
+    ``refusals`` job → who kept it Pending (enqueue's ``never`` or a plugin's name)."""
 
-    __slots__ = ("fit_errors", "invalid", "job_errors")
+    __slots__ = ("fit_errors", "invalid", "job_errors", "refusals")
 
     def __init__(self) -> None:
         self.fit_errors: dict[str, str] = {}
         self.job_errors: dict[str, str] = {}
         self.invalid: dict[str, plan.Invalid] = {}
+        self.refusals: dict[str, str] = {}

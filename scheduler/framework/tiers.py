@@ -3,8 +3,9 @@
 - orders: keys concatenated in tier order (the first plugin that tells two apart wins),
   then creation time and uid;
 - job_ready / job_pipelined / allocatable: every opinion must agree (AND);
-- job_valid: the first Invalid wins; enqueueable: any reject rejects; overused: any yes;
-- predicates: AND; node scores: sum;
+- job_valid: the first Invalid wins; enqueueable: any reject rejects (``enqueue_refusal`` names
+  the first that does); overused: any yes;
+- predicates and static predicates: AND; node scores: sum;
 - victims: intersected within a tier; the first tier with an opinion decides, none → none.
 
 The plugins are built from a registry the caller hands in (conf name → class; the framework
@@ -53,6 +54,7 @@ class Tiers:
         # Bound methods of the plugins that override each hook, in tier order, looked up once:
         # these run per task and per job, and the base hooks only ever answer None.
         self._predicates = self._hooks("predicate")
+        self._static = self._hooks("static_predicate")
         self._scores = self._hooks("node_score")
         self._allocatable = [p for p in self.all if _overrides(p, "allocatable")]
         self._job_valid = self._hooks("job_valid")
@@ -84,7 +86,15 @@ class Tiers:
         return (*(hook(queue) or () for hook in self._queue_order), info.created, queue)
 
     def enqueueable(self, job: str) -> bool:
-        return all(r is not False for r in (hook(job) for hook in self._enqueueable))
+        return self.enqueue_refusal(job) is None
+
+    def enqueue_refusal(self, job: str) -> str | None:
+        """The name of the first plugin whose ``enqueueable`` rejects ``job`` (later ones are
+        not asked, as ``enqueueable`` short-circuits), or None when every plugin agrees."""
+        for hook in self._enqueueable:
+            if hook(job) is False:
+                return str(hook.__self__.name)
+        return None
 
     def allocatable(self, queue: str, task: snapshot.Task) -> bool:
         return all(r is not False for r in (p.allocatable(queue, task) for p in self._allocatable))
@@ -109,6 +119,9 @@ class Tiers:
 
     def predicate(self, task: snapshot.Task, rows: base.Rows) -> list[tuple[str, base.Mask]]:
         return [check for hook in self._predicates for check in hook(task, rows)]
+
+    def static_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
+        return [check for hook in self._static for check in hook(task)]
 
     def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
         total: base.Scores | None = None

@@ -8,7 +8,9 @@ some run but fewer than minMember; Inqueue once admitted; else Pending.
 
 Conditions: ``Unschedulable`` (reasons NotEnoughResources, NotEnoughTasks,
 NotEnoughPodsOfTask, plus QueueNotFound and QueueClosed for groups Volcano would ignore
-silently) with "N/M tasks in gang unschedulable: ..."; ``Scheduled`` when the gang is ready.
+silently, and NeverFits for a gang that can never run on this cluster's nodes, see
+``framework.feasibility``: it stays Pending) with "N/M tasks in gang unschedulable: ...";
+``Scheduled`` when the gang is ready.
 """
 
 from __future__ import annotations
@@ -20,10 +22,11 @@ import numpy as np
 from scheduler.api import plan, resources, snapshot, tally
 from scheduler.framework import session
 
-__all__ = ["close"]
+__all__ = ["NEVER_FITS", "close"]
 
 S = snapshot.TaskStatus
 READY_REASON = "tasks in gang are ready to be scheduled"
+NEVER_FITS = "NeverFits"  # the condition reason of a gang that can never run here
 # Snapshot status codes (``tally.STATUSES``), to read a job's per-status counts.
 _PENDING, _RUNNING, _BOUND, _ALLOCATED, _SUCCEEDED, _FAILED = (
     tally.STATUSES.index(s) for s in (S.PENDING, S.RUNNING, S.BOUND, S.ALLOCATED, S.SUCCEEDED, S.FAILED)
@@ -126,6 +129,9 @@ def _condition(
     invalid = ssn.diagnostics.invalid.get(job.key)
     if invalid is not None:
         return _unschedulable(invalid.reason, invalid.message, unready, total), "Unschedulable", invalid.message
+    never = ssn.never.get(job.key)
+    if never is not None and phase in ("Pending", "Inqueue", "Unknown"):
+        return _unschedulable(NEVER_FITS, never, unready, total), "Unschedulable", never
     if phase == "Pending":
         detail = ssn.diagnostics.job_errors.get(job.key, "PodGroup is pending: not admitted yet")
         reason = "QueueClosed" if queue.state != "Open" else "NotEnoughResources"

@@ -54,6 +54,26 @@ class Predicates(base.Plugin):
             out.append((ANTI_AFFINITY, self._anti_affinity(task.placement, rows)))
         return out
 
+    def static_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
+        placement = task.placement
+        checks = dict(self._masks.get(placement) or self._evaluate(placement))
+        out = []
+        if SELECTOR in checks:
+            out.append((_selector_phrase(placement), checks[SELECTOR]))
+        if TAINT in checks:
+            nodes = self.session.snapshot.nodes
+            refused = sorted(
+                {
+                    f"{t.key}={t.value}:{t.effect}" if t.value else f"{t.key}:{t.effect}"
+                    for i in self._tainted
+                    for t in nodes[i].taints
+                    if t.effect in BLOCKING and not any(tol.tolerates(t) for tol in placement.tolerations)
+                }
+            )
+            phrase = f"has only taints the pod tolerates (it does not tolerate {', '.join(refused)})"
+            out.append((phrase, checks[TAINT]))
+        return out
+
     def _evaluate(self, placement: podspec.Placement) -> list[tuple[str, base.Mask]]:
         nodes = self.session.snapshot.nodes
         checks: list[tuple[str, base.Mask]] = []
@@ -99,6 +119,29 @@ class Predicates(base.Plugin):
 
 def _hits(term: podspec.AntiAffinity, namespace: str, labels: Mapping[str, str]) -> bool:
     return namespace in term.namespaces and term.selector.matches(labels)
+
+
+def _selector_phrase(placement: podspec.Placement) -> str:
+    parts = []
+    if placement.node_selector:
+        parts.append("nodeSelector " + ",".join(f"{k}={v}" for k, v in placement.node_selector))
+    if placement.node_affinity:
+        terms = [" & ".join(_requirement_text(r) for r in term.requirements) for term in placement.node_affinity]
+        parts.append("node affinity " + " or ".join(terms))
+    return "matches " + " and ".join(parts)
+
+
+def _requirement_text(req: podspec.Requirement) -> str:
+    values = ",".join(req.values)
+    if req.operator == "In":
+        return f"{req.key} in ({values})"
+    if req.operator == "NotIn":
+        return f"{req.key} notin ({values})"
+    if req.operator == "Exists":
+        return req.key
+    if req.operator == "DoesNotExist":
+        return f"!{req.key}"
+    return f"{req.key} {'>' if req.operator == 'Gt' else '<'} {values}"
 
 
 def _selected(placement: podspec.Placement, labels: Mapping[str, str]) -> bool:

@@ -1,23 +1,26 @@
-"""Why a PodGroup waits: facts computed from a Snapshot with the cycle's own plugins. Pure.
+"""Why a PodGroup waits, from the very functions the cycle decides with. Pure.
 
-``explain(snapshot, config, "ns/name") -> Explanation`` answers, for the group's pending
-tasks as the cluster stands in the snapshot:
+``explain(snapshot, config, "ns/name", now) -> Explanation`` first runs the cycle itself
+(``cycle.open_session`` + ``cycle.run``, the conf's actions in order), so what it says the
+scheduler does to the group (admitted or kept Pending, by whom; pods bound; the condition) is
+what the scheduler does, not a second opinion. Then, for the detail, on a second session opened
+the same way (fast paths off) with only the enqueue action run:
 
-- how many nodes fail each predicate (not ready, cordoned, selector/affinity, taints,
-  anti-affinity, and each resource against idle capacity), per distinct task shape;
-- the best partial fit: how many pending tasks would fit right now and on which nodes,
-  placed one after another on idle resources exactly as ``allocate`` scores nodes (the queue's
-  share is reported separately, not applied);
-- the queue: deserved share (proportion's water-filling), what it holds, its share ratio;
-- the enqueue verdict for a Pending group: minResources against the overcommitted idle
-  capacity minus what admitted (Inqueue) groups still reserve, and the largest reservers;
-- what would have to free up: the requests of the tasks that do not fit, beyond minMember,
-  and the part of minResources the cluster has not got.
+- ``never``: why the gang can never run on this cluster's nodes (``framework.feasibility``,
+  the check that keeps it Pending), per task shape too;
+- the pods: how many exist of the minMember the gang needs, and, when some are missing, who
+  should create them (from the PodGroup's ownerReference: an operator, the Volcano Job
+  controller, a Spark driver);
+- per pending task shape: how many nodes each predicate and each resource refuses (the
+  plugins' own ``predicate`` hooks and the placement engine's idle capacity);
+- the best partial fit: pending tasks placed one after another on idle capacity as
+  ``allocate`` scores nodes (discarded afterwards);
+- the queue's deserved share and use; for a Pending group, the enqueue facts: which plugin
+  refused (``Tiers.enqueue_refusal``, as the action asks), overcommit's unreserved capacity
+  and the largest reservers, proportion's real capability of the queue.
 
-``render(explanation)`` turns it into the text ``vbridge explain podgroup`` prints.
-
-The session is opened as ``cycle.schedule`` opens it, with the conf's ``fast_paths`` off: the
-partial fit is the reference path's, one task after another through ``Placer.place``.
+``explain_all`` explains several groups over one run of the cycle. ``tools.workloads`` finds a
+workload's group and names who creates its pods; ``tools.report`` prints the result.
 """
 
 from __future__ import annotations
@@ -27,16 +30,16 @@ import dataclasses
 import datetime
 
 import numpy as np
-import numpy.typing as npt
 
 from scheduler import cycle, errors
-from scheduler.api import resources, snapshot
-from scheduler.framework import config, placement, session, statement, tiers
+from scheduler.actions import registry as action_registry
+from scheduler.api import plan, resources, snapshot
+from scheduler.framework import config, feasibility, placement, session, statement, tiers
 from scheduler.plugins import overcommit, proportion
+from scheduler.tools import workloads
 
-__all__ = ["Enqueue", "Explanation", "QueueShare", "Shape", "explain", "render"]
+__all__ = ["Enqueue", "Explanation", "QueueShare", "Shape", "explain", "explain_all"]
 
-Vector = npt.NDArray[np.float64]
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)  # ``now`` only matters to Spark timeouts
 
 
@@ -48,6 +51,7 @@ class Shape:
     tasks: int
     failures: tuple[tuple[str, int], ...]  # (reason, nodes), largest first
     feasible_nodes: int  # nodes where one such task fits on idle capacity right now
+    never: str | None  # why no node could ever hold one
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -64,49 +68,136 @@ class QueueShare:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Enqueue:
-    admitted: bool
+    admitted: bool  # what the enqueue action decided this cycle
+    refused_by: str | None  # "never" or the plugin that said no
+    reason: str  # the condition's message when refused, else ""
     min_resources: resources.Resource | None
-    idle: resources.Resource  # allocatable × overcommit factor − used, over all nodes
-    promised: resources.Resource  # what admitted groups still reserve
+    idle: resources.Resource  # overcommit: allocatable × factor − used, over all nodes
+    promised: resources.Resource  # what other admitted groups still reserve
     reservers: tuple[tuple[str, resources.Resource], ...]  # the largest of them, by cpu
     shortfall: resources.Resource  # minResources − (idle − promised), positive parts
+    capability: resources.Resource | None  # proportion: the queue's real capability (None: no proportion)
+    capability_shortfall: resources.Resource  # minResources + queue's use and reservations − capability
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class Explanation:
     podgroup: str
-    phase: str
+    owner: tuple[str, str] | None  # (kind, name) from the ownerReference
+    phase: str  # as the cluster has it
+    next_phase: str  # what this cycle's plan writes
+    state: str  # never | no-pods | not-admitted | invalid | waiting | placed | running | no-queue
     min_member: int
-    tasks: int
+    tasks: int  # pods that exist
     ready: int
-    pending: int
+    pending: int  # pending pods that ask for resources
+    bound_now: int  # pods the cycle binds (or pipelines) now
+    creator: str | None  # who should create the missing pods
+    never: str | None
+    condition: plan.Condition | None  # the plan's Unschedulable condition, if any
     nodes: int
     shapes: tuple[Shape, ...]
     fit: int  # pending tasks that would fit now, one after another
     needed: int  # more ready tasks minMember asks for
     fit_nodes: tuple[tuple[str, int], ...]  # (node, tasks) of that partial fit
     queue: QueueShare
-    enqueue: Enqueue | None  # None once admitted
+    enqueue: Enqueue | None  # None unless the group was Pending when the cycle began
     free_up: resources.Resource  # requests of the needed tasks that do not fit now
     verdict: str
 
 
-def explain(snap: snapshot.Snapshot, conf: config.SchedulerConfig, key: str) -> Explanation:
-    job = snap.jobs.get(key)
-    if job is None:
-        raise errors.SchedulerError(f"podgroup {key} not found")
-    ssn, plugins = cycle.open_session(snap, dataclasses.replace(conf, fast_paths=False), EPOCH)
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Facts:
+    """What the cycle decided about one group, for its state and verdict."""
+
+    queue: QueueShare
+    never: str | None
+    invalid: plan.Invalid | None
+    refusal: str | None  # who kept it Pending
+    placed: int  # pods bound or pipelined this cycle
+
+
+def explain(
+    snap: snapshot.Snapshot, conf: config.SchedulerConfig, key: str, now: datetime.datetime = EPOCH
+) -> Explanation:
+    return explain_all(snap, conf, [key], now)[0]
+
+
+def explain_all(
+    snap: snapshot.Snapshot, conf: config.SchedulerConfig, keys: list[str], now: datetime.datetime = EPOCH
+) -> list[Explanation]:
+    for key in keys:
+        if key not in snap.jobs:
+            raise errors.SchedulerError(f"podgroup {key} not found")
+    decided, decided_plugins = cycle.open_session(snap, conf, now)
+    outcome = cycle.run(decided, decided_plugins)
+    ssn, plugins = cycle.open_session(snap, dataclasses.replace(conf, fast_paths=False), now)
+    if "enqueue" in conf.actions:
+        action_registry.ACTIONS["enqueue"](ssn, plugins)
     placer = placement.Placer(ssn, plugins)
+    return [_one(decided, outcome, ssn, plugins, placer, key) for key in keys]
+
+
+def _one(
+    decided: session.Session,
+    outcome: plan.Plan,
+    ssn: session.Session,
+    plugins: tiers.Tiers,
+    placer: placement.Placer,
+    key: str,
+) -> Explanation:
+    snap, job = ssn.snapshot, ssn.job(key)
+    verdict = outcome.podgroup(key)
+    condition = next((c for c in verdict.conditions if c.type == "Unschedulable"), None)
+    placed = [p for p in (*outcome.binds(), *outcome.pipelined()) if snap.tasks[p].job == key]
     pending = [t for t in ssn.pending_tasks(key) if not ssn.task(t).best_effort]
     ready = ssn.counts.ready[key]
     needed = max(job.min_member - ready - ssn.counts.pending_best_effort[key], 0)
-    shapes = _shapes(ssn, plugins, placer, pending)
-    queue = _queue(ssn, conf, job.queue)
-    enqueue = _enqueue(ssn, conf, key) if job.phase == "Pending" else None
-    # The partial fit goes through a statement so the session sees each placement; it is
-    # thrown away afterwards (nothing here is a decision).
+    queue = _queue(ssn, plugins, job.queue)
+    enqueue = _enqueue(decided, ssn, plugins, key, verdict.phase) if job.phase == "Pending" else None
+    fit_rows, free_up = _partial_fit(ssn, placer, pending, needed)
+    fit = sum(fit_rows.values())
+    never = decided.never.get(key)
+    facts = _Facts(
+        queue, never, decided.diagnostics.invalid.get(key), decided.diagnostics.refusals.get(key), len(placed)
+    )
+    state = _state(job, verdict.phase, needed, facts)
+    missing = workloads.creator(job.owner) if len(job.tasks) < job.min_member else None
+    nodes = snap.nodes
+    return Explanation(
+        podgroup=key,
+        owner=job.owner,
+        phase=job.phase,
+        next_phase=verdict.phase,
+        state=state,
+        min_member=job.min_member,
+        tasks=len(job.tasks),
+        ready=ready,
+        pending=len(pending),
+        bound_now=len(placed),
+        creator=missing,
+        never=never,
+        condition=condition,
+        nodes=len(nodes),
+        shapes=_shapes(ssn, plugins, placer, pending),
+        fit=fit,
+        needed=needed,
+        fit_nodes=tuple(sorted(((nodes[r].name, n) for r, n in fit_rows.items()), key=lambda x: (-x[1], x[0]))),
+        queue=queue,
+        enqueue=enqueue,
+        free_up=free_up if state == "waiting" else resources.Resource(),
+        verdict=_verdict(job, state, facts, condition, missing, needed, fit),
+    )
+
+
+def _partial_fit(
+    ssn: session.Session, placer: placement.Placer, pending: list[str], needed: int
+) -> tuple[collections.Counter[int], resources.Resource]:
+    """(tasks per node row that fit now, one after another; what must free up for minMember).
+
+    Placed through a statement so the session sees each placement, then thrown away."""
     stmt = statement.Statement(ssn)
-    fit_rows: collections.Counter[int] = collections.Counter()
+    rows: collections.Counter[int] = collections.Counter()
     unfit = np.zeros(len(ssn.dims))
     for task_key in pending:
         choice = placer.place(ssn.task(task_key), pipeline=False)
@@ -114,31 +205,14 @@ def explain(snap: snapshot.Snapshot, conf: config.SchedulerConfig, key: str) -> 
             unfit += ssn.vector(ssn.task(task_key).request)
             continue
         stmt.allocate(task_key, choice[1])
-        fit_rows[choice[1]] += 1
+        rows[choice[1]] += 1
     stmt.discard()
-    fit = sum(fit_rows.values())
-    # Only the shortfall towards minMember must free up; extra members beyond it are optional.
-    missing = max(needed - fit, 0)
+    fit = sum(rows.values())
+    missing = max(needed - fit, 0)  # only the shortfall towards minMember must free up
+    if not missing:
+        return rows, resources.Resource()
     per_task = unfit / max(len(pending) - fit, 1)
-    free_up = resources.from_vector(np.ceil(per_task * missing), ssn.dims) if missing else resources.Resource()
-    nodes = snap.nodes
-    return Explanation(
-        podgroup=key,
-        phase=job.phase,
-        min_member=job.min_member,
-        tasks=len(job.tasks),
-        ready=ready,
-        pending=len(pending),
-        nodes=len(nodes),
-        shapes=shapes,
-        fit=fit,
-        needed=needed,
-        fit_nodes=tuple(sorted(((nodes[r].name, n) for r, n in fit_rows.items()), key=lambda x: (-x[1], x[0]))),
-        queue=queue,
-        enqueue=enqueue,
-        free_up=free_up,
-        verdict=_verdict(job, queue, enqueue, needed, fit, len(pending)),
-    )
+    return rows, resources.from_vector(np.ceil(per_task * missing), ssn.dims)
 
 
 def _shapes(
@@ -164,15 +238,19 @@ def _shapes(
             counts[label] += int(short.sum())
             ok &= ~short
         failures = tuple(sorted(((r, n) for r, n in counts.items() if n), key=lambda x: (-x[1], x[0])))
-        out.append(Shape(task.request, len(keys), failures, int(ok.sum())))
+        never = feasibility.task_never(ssn, plugins, task) if ssn.snapshot.nodes else None
+        out.append(Shape(task.request, len(keys), failures, int(ok.sum()), never))
     return tuple(out)
 
 
-def _queue(ssn: session.Session, conf: config.SchedulerConfig, name: str) -> QueueShare:
+def _proportion(ssn: session.Session, plugins: tiers.Tiers) -> proportion.Proportion:
+    configured = next((p for p in plugins.all if isinstance(p, proportion.Proportion)), None)
+    return configured or proportion.Proportion(config.PluginOption("proportion"), ssn)
+
+
+def _queue(ssn: session.Session, plugins: tiers.Tiers, name: str) -> QueueShare:
     info = ssn.snapshot.queues.get(name)
-    allocated = ssn.allocated.of_queue(name)
-    option = conf.plugin("proportion") or config.PluginOption("proportion")
-    plugin = proportion.Proportion(option, ssn)
+    plugin = _proportion(ssn, plugins)
     deserved = plugin.deserved.get(name, np.zeros(len(ssn.dims)))
     return QueueShare(
         name=name,
@@ -180,85 +258,96 @@ def _queue(ssn: session.Session, conf: config.SchedulerConfig, name: str) -> Que
         state=info.state if info is not None else "NotFound",
         weight=info.weight if info is not None else 0,
         deserved=resources.from_vector(deserved, ssn.dims),
-        allocated=resources.from_vector(allocated, ssn.dims),
+        allocated=resources.from_vector(ssn.allocated.of_queue(name), ssn.dims),
         share=plugin.share(name),
         overused=plugin.overused(name),
     )
 
 
-def _enqueue(ssn: session.Session, conf: config.SchedulerConfig, key: str) -> Enqueue:
+def _enqueue(decided: session.Session, ssn: session.Session, plugins: tiers.Tiers, key: str, phase: str) -> Enqueue:
+    """The enqueue decision (from the cycle) and the plugins' figures behind it (``ssn``: after
+    enqueue alone, so other groups it admitted count as reserving)."""
     job = ssn.job(key)
-    option = conf.plugin("overcommit") or config.PluginOption("overcommit")
+    option = ssn.config.plugin("overcommit") or config.PluginOption("overcommit")
     idle = overcommit.Overcommit(option, ssn).idle
     zero = np.zeros(len(ssn.dims))
     owed = {other: overcommit.promised(ssn, other) for other in ssn.snapshot.jobs if other != key}
-    promised: Vector = sum(owed.values(), zero.copy())
+    promised = sum(owed.values(), zero.copy())
     cpu = ssn.dims.index(resources.CPU)
     largest = sorted(((k, v) for k, v in owed.items() if v.any()), key=lambda kv: (-kv[1][cpu], kv[0]))[:5]
     want = ssn.vector(job.min_resources) if job.min_resources is not None else zero
     asked = want > 0
     shortfall = np.where(asked, np.maximum(want + promised - idle, 0), 0)
-    admitted = job.min_resources is None or not shortfall.any()
+    capability, over = None, zero
+    configured = next((p for p in plugins.all if isinstance(p, proportion.Proportion)), None)
+    if configured is not None and job.queue in configured.real_capability:
+        real = configured.real_capability[job.queue]
+        capability = resources.from_vector(np.where(np.isfinite(real), real, 0), ssn.dims)
+        mine = sum((owed[k] for k, j in ssn.snapshot.jobs.items() if j.queue == job.queue and k != key), zero.copy())
+        total = want + ssn.allocated.of_queue(job.queue) + mine
+        over = np.where(asked & np.isfinite(real), np.maximum(total - real, 0), 0)
+    refusal = decided.diagnostics.refusals.get(key)
     return Enqueue(
-        admitted=admitted,
+        admitted=phase != "Pending",
+        refused_by=refusal,
+        reason=decided.diagnostics.job_errors.get(key, "") if refusal else "",
         min_resources=job.min_resources,
         idle=resources.from_vector(np.maximum(idle, 0), ssn.dims),
         promised=resources.from_vector(promised, ssn.dims),
         reservers=tuple((k, resources.from_vector(v, ssn.dims)) for k, v in largest),
         shortfall=resources.from_vector(shortfall, ssn.dims),
+        capability=capability,
+        capability_shortfall=resources.from_vector(over, ssn.dims),
     )
 
 
-def _verdict(job: snapshot.Job, queue: QueueShare, enqueue: Enqueue | None, needed: int, fit: int, pending: int) -> str:
+def _state(job: snapshot.Job, phase: str, needed: int, facts: _Facts) -> str:
+    queue = facts.queue
     if not queue.exists:
+        return "no-queue"
+    if facts.never is not None:
+        return "never"
+    if facts.invalid is not None and len(job.tasks) >= job.min_member:
+        return "invalid"
+    if len(job.tasks) < job.min_member:
+        return "no-pods"
+    if phase == "Pending":
+        return "not-admitted"
+    if facts.placed:
+        return "placed"
+    return "running" if needed == 0 else "waiting"
+
+
+def _verdict(
+    job: snapshot.Job,
+    state: str,
+    facts: _Facts,
+    condition: plan.Condition | None,
+    missing: str | None,
+    needed: int,
+    fit: int,
+) -> str:
+    queue = facts.queue
+    if state == "no-queue":
         return f"queue {queue.name} does not exist"
-    if queue.state != "Open" and job.phase == "Pending":
-        return f"queue {queue.name} is {queue.state} and admits no new groups"
-    if enqueue is not None and not enqueue.admitted:
-        return f"not admitted: minResources do not fit the unreserved capacity (short {enqueue.shortfall})"
-    if needed == 0:
-        return "minMember is met; remaining members are placed as room appears" if pending else "nothing is waiting"
+    if state == "never":
+        return f"can never run here: {facts.never}"
+    if state == "invalid":
+        invalid = facts.invalid
+        assert invalid is not None
+        return f"cannot be scheduled: {invalid.message} ({invalid.reason})"
+    if state == "no-pods":
+        admitted = f"not admitted yet, {facts.refusal} says no" if facts.refusal else "the PodGroup is admitted"
+        return f"{len(job.tasks)} of {job.min_member} pods exist: {missing} ({admitted})"
+    if state == "not-admitted":
+        reason = condition.message.split(": ", 1)[-1] if condition is not None else ""
+        return f"not admitted: enqueue's {facts.refusal} says no: {reason.removeprefix('PodGroup is pending: ')}"
+    if state == "placed":
+        return f"the cycle places it now: {facts.placed} pod(s) bound or pipelined"
+    if state == "running":
+        return "minMember is met; remaining members are placed as room appears" if job.tasks else "nothing is waiting"
     if fit >= needed:
         if queue.overused:
-            return f"the tasks fit, but queue {queue.name} is at its deserved share"
-        return f"{needed} task(s) needed and {fit} fit now: the next cycle should place the gang"
-    return f"only {fit} of the {needed} task(s) minMember needs fit now: the gang waits, all or nothing"
-
-
-def render(exp: Explanation) -> str:
-    """The report ``vbridge explain podgroup`` prints."""
-    lines = [
-        f"PodGroup {exp.podgroup}: phase {exp.phase}, minMember {exp.min_member}, "
-        f"{exp.tasks} task(s): {exp.ready} ready, {exp.pending} pending",
-        f"verdict: {exp.verdict}",
-        "",
-        f"nodes ({exp.nodes}) for the pending tasks:",
-    ]
-    for shape in exp.shapes:
-        lines.append(f"  {shape.tasks} task(s) requesting {shape.request}: {shape.feasible_nodes} node(s) fit one now")
-        lines += [f"    {n} {reason}" for reason, n in shape.failures]
-    where = ", ".join(f"{node}×{n}" for node, n in exp.fit_nodes) or "nowhere"
-    lines += [
-        "",
-        f"best partial fit: {exp.fit} of {exp.pending} pending task(s) fit now ({where}); needed {exp.needed}",
-    ]
-    q = exp.queue
-    lines += [
-        "",
-        f"queue {q.name} ({q.state}, weight {q.weight}): deserved {q.deserved}; holds {q.allocated}; "
-        f"share {q.share:.2f}{' (overused)' if q.overused else ''}",
-    ]
-    if exp.enqueue is not None:
-        e = exp.enqueue
-        lines += [
-            "",
-            f"enqueue: {'admissible' if e.admitted else 'NOT admissible'}: minResources {e.min_resources or 'none'}",
-            f"  idle capacity (overcommitted): {e.idle}",
-            f"  reserved by admitted groups: {e.promised}",
-        ]
-        lines += [f"    {group}: {amount}" for group, amount in e.reservers]
-        if not e.admitted:
-            lines.append(f"  short by: {e.shortfall}")
-    if not exp.free_up.is_empty():
-        lines += ["", f"to run, at least this must free up on fitting nodes: {exp.free_up}"]
-    return "\n".join(lines)
+            return f"waits for resources: the tasks fit, but queue {queue.name} is at its deserved share"
+        return f"waits for resources: {needed} task(s) needed and {fit} fit now, but the cycle did not place them"
+    return f"waits for resources: only {fit} of the {needed} task(s) minMember needs fit now (all or nothing)"

@@ -122,7 +122,9 @@ def podgroup(
     priority_class: str | None = None,
     phase: str | None = None,
     created: str = T0,
+    owner: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
+    """A PodGroup; ``owner`` (kind, name) adds a controller ownerReference to that object."""
     spec: dict[str, Any] = {"minMember": min_member, "queue": queue}
     if min_resources is not None:
         spec["minResources"] = dict(min_resources)
@@ -130,10 +132,16 @@ def podgroup(
         spec["minTaskMember"] = dict(min_task_member)
     if priority_class is not None:
         spec["priorityClassName"] = priority_class
+    meta: dict[str, Any] = {"name": name, "namespace": namespace, "uid": f"uid-pg-{name}", "creationTimestamp": created}
+    if owner is not None:
+        kind, owner_name = owner
+        meta["ownerReferences"] = [
+            {"apiVersion": "v1", "kind": kind, "name": owner_name, "uid": f"uid-{owner_name}", "controller": True}
+        ]
     return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "PodGroup",
-        "metadata": {"name": name, "namespace": namespace, "uid": f"uid-pg-{name}", "creationTimestamp": created},
+        "metadata": meta,
         "spec": spec,
         "status": {"phase": phase} if phase else {},
     }

@@ -48,10 +48,14 @@ ANTI = {
 SCENARIOS = [
     scenarios.Scenario(id="node-selector", **one({"nodeSelector": {"zone": "b"}}), binds={"p0": "n2"}),
     scenarios.Scenario(
+        # Issue 14: no node will ever match, so the group is never admitted (it used to be
+        # Inqueue, reserving its minResources, with "2 node(s) didn't match ..." as if it waited).
         id="node-selector-unmatched",
         **one({"nodeSelector": {"zone": "c"}}),
         binds={},
-        pod_events={"p0": ("FailedScheduling", "2 node(s) didn't match Pod's node affinity/selector")},
+        phases={"pg": "Pending"},
+        conditions={"pg": ("Unschedulable", "NeverFits", "task p0: no node matches nodeSelector zone=c")},
+        pod_events={"p0": ("Unschedulable", "no node matches nodeSelector zone=c")},
     ),
     scenarios.Scenario(
         id="affinity-in", **one(affinity({"key": "zone", "operator": "In", "values": ["b"]})), binds={"p0": "n2"}
@@ -84,10 +88,12 @@ SCENARIOS = [
         binds={"p0": "n2"},
     ),
     scenarios.Scenario(
-        id="taint-noexecute-repels",
+        id="taint-noexecute-repels",  # the only node's taint is never tolerated: never admitted (issue 14)
         **one({}, nodes=[b.node("n1", taints=[{"key": "x", "effect": "NoExecute"}])]),
         binds={},
-        pod_events={"p0": ("FailedScheduling", "1 node(s) had untolerated taint")},
+        phases={"pg": "Pending"},
+        conditions={"pg": ("Unschedulable", "NeverFits", "no node has only taints the pod tolerates")},
+        pod_events={"p0": ("Unschedulable", "it does not tolerate x:NoExecute")},
     ),
     scenarios.Scenario(
         id="taint-tolerated",
@@ -116,10 +122,12 @@ SCENARIOS = [
         binds={"p0": "n2"},
     ),
     scenarios.Scenario(
-        id="extended-resource-missing",
+        id="extended-resource-missing",  # no node has any GPU: never admitted (issue 14)
         **one({}, nodes=[b.node("n1")], gpu=1),
         binds={},
-        pod_events={"p0": ("FailedScheduling", "1 Insufficient nvidia.com/gpu")},
+        phases={"pg": "Pending"},
+        conditions={"pg": ("Unschedulable", "NeverFits", "task p0 needs nvidia.com/gpu 1 but no node has any")},
+        pod_events={"p0": ("Unschedulable", "needs nvidia.com/gpu 1 but no node has any")},
     ),
     scenarios.Scenario(
         id="pods-per-node-limit",

@@ -1,0 +1,72 @@
+"""Which PodGroup a workload has, and who should create its pods. Pure.
+
+``resolve(snapshot, kind, namespace, name)`` finds the group of ``pg|podgroup``, ``tfjob``,
+``pytorchjob``, ``mpijob``, ``sparkapplication|sparkapp``, ``vcjob|job.batch.volcano.sh``: the
+PodGroup whose ownerReference is that object, else the name its controller gives the group
+(``<job>-<uid>`` for a Volcano Job, ``spark-<app>-pg`` for a SparkApplication, the job's own
+name for the Kubeflow kinds). A ``pg`` name that is no group's is tried the same ways.
+``creator(owner)`` says who creates the pods of a group owned by ``owner`` (kind, name).
+"""
+
+from __future__ import annotations
+
+from scheduler import errors
+from scheduler.api import snapshot
+
+__all__ = ["KINDS", "creator", "resolve"]
+
+# Command-line kind → the ownerReference kind of the object that owns its PodGroup.
+KINDS = {
+    "pg": "PodGroup",
+    "podgroup": "PodGroup",
+    "podgroups": "PodGroup",
+    "tfjob": "TFJob",
+    "pytorchjob": "PyTorchJob",
+    "mpijob": "MPIJob",
+    "sparkapplication": "SparkApplication",
+    "sparkapp": "SparkApplication",
+    "vcjob": "Job",
+    "job.batch.volcano.sh": "Job",
+}
+_TRAINING = "the Kubeflow training-operator has not created them"
+_CREATORS = {
+    "TFJob": _TRAINING,
+    "PyTorchJob": _TRAINING,
+    "MPIJob": "the Kubeflow training-operator (or mpi-operator) has not created them",
+    "SparkApplication": "the spark-operator has not created them (it makes the driver; the driver its executors)",
+    "Job": "the Volcano Job controller (vbridge controllers) has not created them",
+}
+
+
+def creator(owner: tuple[str, str] | None) -> str:
+    """Who should create a PodGroup's missing pods, by the kind that owns the group."""
+    if owner is None:
+        return "nothing owns this PodGroup: whoever made it creates its pods"
+    kind, name = owner
+    if kind == "Pod":
+        return f"the Spark driver {name} has not created its executors yet"
+    return _CREATORS.get(kind, f"its owner, {kind} {name}, has not created them")
+
+
+def resolve(snap: snapshot.Snapshot, kind: str, namespace: str, name: str) -> str:
+    """The key of the PodGroup of the workload ``kind/name`` in ``namespace``."""
+    owner_kind = KINDS.get(kind.lower())
+    if owner_kind is None:
+        raise errors.SchedulerError(f"unknown kind {kind!r}; one of {', '.join(sorted(KINDS))}")
+    here = {k: j for k, j in snap.jobs.items() if j.namespace == namespace}
+    if owner_kind == "PodGroup":
+        if f"{namespace}/{name}" in here:
+            return f"{namespace}/{name}"
+        owned = [k for k, j in here.items() if j.owner is not None and j.owner[1] == name]
+        conventional = [f"{namespace}/spark-{name}-pg"]
+    else:
+        owned = [k for k, j in here.items() if j.owner == (owner_kind, name)]
+        conventional = [f"{namespace}/{name}"] if owner_kind != "SparkApplication" else []
+        conventional += [f"{namespace}/spark-{name}-pg"] if owner_kind == "SparkApplication" else []
+    if owner_kind in ("Job", "PodGroup"):  # a Volcano Job's group is <job>-<uid>
+        owned += [k for k, j in here.items() if j.owner is None and j.name.startswith(f"{name}-") and k not in owned]
+    found = sorted(owned) or [k for k in conventional if k in here]
+    if not found:
+        what = "podgroup" if owner_kind == "PodGroup" else f"no PodGroup for {kind}"
+        raise errors.SchedulerError(f"{what} {namespace}/{name} not found")
+    return found[0]
