@@ -23,11 +23,8 @@ simulated nodes for the workloads, and the built kube-scheduler for the chart's 
 from __future__ import annotations
 
 import copy
-import dataclasses
 import datetime
 import os
-import pathlib
-import subprocess
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -37,88 +34,44 @@ import yaml
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.support import apiserver, helminstall, kubescheduler, netns, runtimesim, upstream
+from tests.support import apiserver, helmbed, helminstall, kubescheduler, netns, runtimesim, upstream
 from vbridge.localcluster import binaries
 from vbridge.nodesim import nodes
 
 pytestmark = pytest.mark.integration
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-CHART = ROOT / "charts" / "volcano-bridge"
-NS, RELEASE, WORK = "volcano-bridge", "vb", "work"
-RUNTIME_NODES = tuple(f"sim-run-{i}" for i in range(4))
-PLAIN_NODES = tuple(f"sim-node-{i}" for i in range(3))
-TAINT = ("sim.vbridge.io/runtime", "process", "NoSchedule")
-COMPONENTS = ("webhook", "controllers", "scheduler")
-VC, KF = ("batch.volcano.sh", "v1alpha1"), ("kubeflow.org", "v1")
-QUEUES = ("scheduling.volcano.sh", "v1beta1")
-KEPT_CRDS = {"jobs.batch.volcano.sh", "podgroups.scheduling.volcano.sh", "queues.scheduling.volcano.sh"}
-
-
-def _values() -> dict[str, Any]:
-    """Our image, on the runtime nodes, and never two pods of a component on one node.
-
-    The anti-affinity is for the test bed: the runtime's pods of one node share the node's
-    network namespace, so two webhook pods there would both bind 0.0.0.0:9443 (the second
-    crash-loops, and its readiness probe is answered by the first).
-    """
-    out: dict[str, Any] = {"image": {"repository": "localhost/volcano-bridge", "tag": "dev"}}
-    for component in COMPONENTS:
-        selector = {"app.kubernetes.io/instance": RELEASE, "app.kubernetes.io/component": component}
-        term = {"topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchLabels": selector}}
-        out[component] = {
-            "nodeSelector": {"sim.vbridge.io/runtime": "process"},
-            "tolerations": [{"key": TAINT[0], "operator": "Equal", "value": TAINT[1], "effect": TAINT[2]}],
-            "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
-        }
-    return out
-
-
-@dataclasses.dataclass
-class Bed:
-    lc: helminstall.BareCluster
-    bins: binaries.Binaries
-    api: k8s.ApiClient
-    sim: runtimesim.RuntimeSimThread
-    helm: helminstall.Helm
-    keeper: helminstall.LogKeeper
-    values: pathlib.Path
-    notes: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-    def kubectl(self, *args: str) -> str:
-        return apiserver.kubectl(self.bins, self.lc, *args)
 
 
 @pytest.fixture(scope="module")
-def bed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bed]:
+def bed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[helmbed.Bed]:
     if os.geteuid() != 0:
         pytest.skip("network and mount namespaces need root")
     if "helm" not in bins.extras:
         pytest.skip("helm not built (tools/build-binaries.sh)")
     work = tmp_path_factory.mktemp("helm-bed")
-    lc = helminstall.BareCluster(work / "cluster", bins=bins, audited=(NS,))
+    lc = helminstall.BareCluster(work / "cluster", bins=bins, audited=(helmbed.NS,))
     nets: list[netns.NodeNetwork] = []
     started: list[Any] = []
     lc.start()
     try:
         upstream.install(lc, "training-operator")  # the TFJob CRD: a user's cluster with the training-operator
-        nets = [netns.NodeNetwork.create(str(i)) for i in range(len(RUNTIME_NODES))]
-        specs = [nodes.NodeSpec(n, cpu="4", memory="16Gi", taints=(TAINT,)) for n in RUNTIME_NODES]
-        specs += [nodes.NodeSpec(n, cpu="8", memory="32Gi") for n in PLAIN_NODES]
+        nets = [netns.NodeNetwork.create(str(i)) for i in range(len(helmbed.RUNTIME_NODES))]
+        specs = [nodes.NodeSpec(n, cpu="4", memory="16Gi", taints=(helmbed.TAINT,)) for n in helmbed.RUNTIME_NODES]
+        specs += [nodes.NodeSpec(n, cpu="8", memory="32Gi") for n in helmbed.PLAIN_NODES]
         sim = runtimesim.RuntimeSimThread(
             lc.kubeconfig,
             specs,
             workdir=work / "kubelet",
-            nets={n: net.node_net() for n, net in zip(RUNTIME_NODES, nets, strict=True)},
+            nets={n: net.node_net() for n, net in zip(helmbed.RUNTIME_NODES, nets, strict=True)},
         ).start()
         started.append(sim)
         started.append(kubescheduler.start(lc, bins))
         keeper = helminstall.LogKeeper(work / "kubelet", work / "pod-logs").start()
         started.append(keeper)
         values = work / "values.yaml"
-        values.write_text(yaml.safe_dump(_values()))
+        values.write_text(yaml.safe_dump(helmbed.values()))
         api = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
         try:
-            yield Bed(lc, bins, api, sim, helminstall.Helm(bins.path("helm"), lc), keeper, values)
+            yield helmbed.Bed(lc, bins, api, sim, helminstall.Helm(bins.path("helm"), lc), keeper, values)
         finally:
             api.close()
     finally:
@@ -132,206 +85,98 @@ def bed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> It
 # -- reading the cluster -------------------------------------------------------------------
 
 
-def _ready(pod: k8s.V1Pod) -> bool:
-    return any(c.type == "Ready" and c.status == "True" for c in pod.status.conditions or [])
-
-
-def _chart_pods(bed: Bed) -> list[k8s.V1Pod]:
-    items: list[k8s.V1Pod] = k8s.CoreV1Api(bed.api).list_namespaced_pod(NS).items
-    return items
-
-
-def _all_ready(bed: Bed, replicas: dict[str, int]) -> list[k8s.V1Pod] | None:
-    """Every Deployment rolled out and Available with its replicas, and only its pods, all Ready."""
-    for component, want in replicas.items():
-        d = k8s.AppsV1Api(bed.api).read_namespaced_deployment(f"{RELEASE}-{component}", NS)
-        s = d.status
-        if not (
-            s.observed_generation == d.metadata.generation
-            and s.updated_replicas == want
-            and s.ready_replicas == want
-            and s.available_replicas == want
-            and (s.replicas or 0) == want
-        ):
-            return None
-    pods = _chart_pods(bed)
-    live = [p for p in pods if p.metadata.deletion_timestamp is None]
-    if len(pods) != sum(replicas.values()) or not all(_ready(p) for p in live):
-        return None
-    return pods
-
-
-def _custom(bed: Bed, group: tuple[str, str], plural: str, ns: str | None = None) -> list[dict[str, Any]]:
-    api = k8s.CustomObjectsApi(bed.api)
-    out = (
-        api.list_namespaced_custom_object(*group, ns, plural) if ns else api.list_cluster_custom_object(*group, plural)
-    )
-    items: list[dict[str, Any]] = out["items"]
-    return items
-
-
-def _custom_resources(bed: Bed) -> dict[str, str]:
-    """kind/ns/name → uid of every Queue, PodGroup, Volcano Job and TFJob."""
-    out = {}
-    for kind, group, plural in (
-        ("Queue", QUEUES, "queues"),
-        ("PodGroup", apiserver.PG, "podgroups"),
-        ("Job", VC, "jobs"),
-        ("TFJob", KF, "tfjobs"),
-    ):
-        for o in _custom(bed, group, plural):
-            meta = o["metadata"]
-            out[f"{kind}/{meta.get('namespace', '')}/{meta['name']}"] = meta["uid"]
-    return out
-
-
-def _vcjob(bed: Bed, name: str) -> dict[str, Any]:
-    out: dict[str, Any] = k8s.CustomObjectsApi(bed.api).get_namespaced_custom_object(*VC, WORK, "jobs", name)
-    return out
-
-
-def _phase(bed: Bed, name: str) -> str:
-    return str(((_vcjob(bed, name).get("status") or {}).get("state") or {}).get("phase", ""))
-
-
-def _podgroup(bed: Bed, name: str) -> dict[str, Any] | None:
-    try:
-        out: dict[str, Any] = k8s.CustomObjectsApi(bed.api).get_namespaced_custom_object(
-            *apiserver.PG, WORK, "podgroups", name
-        )
-        return out
-    except k8s.ApiException as exc:
-        if exc.status == 404:
-            return None
-        raise
-
-
-def _scheduler_leader(bed: Bed) -> str:
-    """The holder of the scheduler's Lease (``<hostname>_<pid>``: the runtime gives no pod its own hostname)."""
-    lease = k8s.CoordinationV1Api(bed.api).read_namespaced_lease("volcano-scheduler", NS)
-    return str(lease.spec.holder_identity or "")
-
-
-def _bound(bed: Bed, selector: str, count: int) -> list[k8s.V1Pod] | None:
-    pods = k8s.CoreV1Api(bed.api).list_namespaced_pod(WORK, label_selector=selector).items
-    if len(pods) != count or not all(p.spec.node_name and p.status.phase == "Running" for p in pods):
-        return None
-    return list(pods)
-
-
-def _diagnose(bed: Bed) -> str:
-    """What the chart's pods are doing: their status, the namespace's events, their output."""
-    lines = []
-    for p in _chart_pods(bed):
-        states = [(c.name, c.ready, c.restart_count, c.state.to_dict()) for c in p.status.container_statuses or []]
-        lines.append(f"pod {p.metadata.name} on {p.spec.node_name} {p.status.phase} {states}")
-    for e in k8s.CoreV1Api(bed.api).list_namespaced_event(NS).items[-40:]:
-        lines.append(f"event {e.involved_object.kind}/{e.involved_object.name} {e.reason}: {e.message}")
-    for name, text in bed.keeper.logs().items():
-        lines.append(f"--- {name}\n" + "\n".join(text.splitlines()[-15:]))
-    return "\n".join(lines)
-
-
-def _eventually_diagnosed(bed: Bed, probe: Any, timeout: float, what: str) -> Any:
-    try:
-        return apiserver.eventually(probe, timeout, what)
-    except AssertionError:
-        print(_diagnose(bed))
-        raise
-
-
 # -- the steps -------------------------------------------------------------------------------
 
 
 @pytest.mark.timeout(300)
-def test_install_runs_every_pod_ready_under_restricted_pod_security(bed: Bed) -> None:
+def test_install_runs_every_pod_ready_under_restricted_pod_security(bed: helmbed.Bed) -> None:
     core = k8s.CoreV1Api(bed.api)
     labels = {
         "pod-security.kubernetes.io/enforce": "restricted",
         "pod-security.kubernetes.io/enforce-version": "latest",
     }
-    core.create_namespace({"metadata": {"name": NS, "labels": labels}})
+    core.create_namespace({"metadata": {"name": helmbed.NS, "labels": labels}})
     started = time.monotonic()
-    out = bed.helm("install", RELEASE, str(CHART), "-n", NS, "--create-namespace", "-f", str(bed.values))
+    out = bed.helm(
+        "install", helmbed.RELEASE, str(helmbed.CHART), "-n", helmbed.NS, "--create-namespace", "-f", str(bed.values)
+    )
     helm_took = time.monotonic() - started
     replicas = {"webhook": 2, "controllers": 2, "scheduler": 2}
-    pods = _eventually_diagnosed(
-        bed, lambda: _all_ready(bed, replicas), 90, "every Deployment Available, every pod Ready"
+    pods = helmbed.eventually_diagnosed(
+        bed, lambda: helmbed.all_ready(bed, replicas), 90, "every Deployment Available, every pod Ready"
     )
     took = time.monotonic() - started
     bed.notes["install"] = (helm_took, took)
     print(f"\nhelm install returned after {helm_took:.1f} s; every pod Ready {took:.1f} s after it started")
     print(out.splitlines()[0] if out else "")
 
-    runtime_ips = {ip for n in RUNTIME_NODES for ip in bed.sim.runtime.config.nodes[n].pod_ips}  # type: ignore[union-attr]
+    runtime_ips = {ip for n in helmbed.RUNTIME_NODES for ip in bed.sim.runtime.config.nodes[n].pod_ips}  # type: ignore[union-attr]
     for p in pods:
-        assert p.spec.node_name in RUNTIME_NODES and p.status.pod_ip in runtime_ips, p.metadata.name
+        assert p.spec.node_name in helmbed.RUNTIME_NODES and p.status.pod_ip in runtime_ips, p.metadata.name
         assert p.spec.scheduler_name == "default-scheduler"
         assert all(s.ready and s.restart_count == 0 for s in p.status.container_statuses), p.status.container_statuses
         assert (
             p.spec.security_context.run_as_non_root and p.spec.security_context.seccomp_profile.type == "RuntimeDefault"
         )
     # each component's two pods on two nodes
-    for component in COMPONENTS:
+    for component in helmbed.COMPONENTS:
         placed = [p.spec.node_name for p in pods if f"-{component}-" in p.metadata.name]
         assert len(set(placed)) == len(placed) == 2, (component, placed)
 
     # The controllers' leader made the serving certificate and injected its CA.
-    secret = core.read_namespaced_secret(f"{RELEASE}-webhook-tls", NS)
+    secret = core.read_namespaced_secret(f"{helmbed.RELEASE}-webhook-tls", helmbed.NS)
     assert secret.type == "kubernetes.io/tls" and {"tls.crt", "tls.key", "ca.crt"} <= set(secret.data)
-    config = k8s.AdmissionregistrationV1Api(bed.api).read_mutating_webhook_configuration(RELEASE)
+    config = k8s.AdmissionregistrationV1Api(bed.api).read_mutating_webhook_configuration(helmbed.RELEASE)
     assert config.webhooks and all(w.client_config.ca_bundle == secret.data["ca.crt"] for w in config.webhooks)
-    assert all(w.client_config.service.name == f"{RELEASE}-webhook" for w in config.webhooks)
+    assert all(w.client_config.service.name == f"{helmbed.RELEASE}-webhook" for w in config.webhooks)
     # The webhook Service has both webhook pods as ready endpoints (how the apiserver reaches them).
     webhook_ips = sorted(p.status.pod_ip for p in pods if "-webhook-" in p.metadata.name)
     slices = (
         k8s.DiscoveryV1Api(bed.api)
-        .list_namespaced_endpoint_slice(NS, label_selector=f"kubernetes.io/service-name={RELEASE}-webhook")
+        .list_namespaced_endpoint_slice(
+            helmbed.NS, label_selector=f"kubernetes.io/service-name={helmbed.RELEASE}-webhook"
+        )
         .items
     )
     ready = sorted(a for s in slices for ep in s.endpoints or [] if ep.conditions.ready for a in ep.addresses)
     assert ready == webhook_ips
     # The default Queue, from the post-install hook.
-    queue = k8s.CustomObjectsApi(bed.api).get_cluster_custom_object(*QUEUES, "queues", "default")
+    queue = k8s.CustomObjectsApi(bed.api).get_cluster_custom_object(*helmbed.QUEUES, "queues", "default")
     assert queue["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
 
 
-def _mpi_job() -> dict[str, Any]:
-    body: dict[str, Any] = yaml.safe_load((ROOT / "examples" / "volcano-job-mpi.yaml").read_text())
-    master = body["spec"]["tasks"][0]
-    assert master["name"] == "mpimaster"
-    master["template"].setdefault("metadata", {})["annotations"] = {"sim.vbridge.io/run-seconds": "3"}
-    return body
-
-
 @pytest.mark.timeout(240)
-def test_examples_are_admitted_grouped_and_gang_scheduled_by_the_installed_chart(bed: Bed) -> None:
+def test_examples_are_admitted_grouped_and_gang_scheduled_by_the_installed_chart(bed: helmbed.Bed) -> None:
     core = k8s.CoreV1Api(bed.api)
-    core.create_namespace({"metadata": {"name": WORK}})
+    core.create_namespace({"metadata": {"name": helmbed.WORK}})
     custom = k8s.CustomObjectsApi(bed.api)
 
     # A Volcano Job: the webhook (through the chart's Service) defaults it.
     job = apiserver.eventually(
-        lambda: custom.create_namespaced_custom_object(*VC, WORK, "jobs", _mpi_job()), 30, "the webhook to admit"
+        lambda: custom.create_namespaced_custom_object(*helmbed.VC, helmbed.WORK, "jobs", helmbed.mpi_job()),
+        30,
+        "the webhook to admit",
     )
     assert job["spec"]["queue"] == "default" and job["spec"]["maxRetry"] == 3
     group_name = f"lm-mpi-job-{job['metadata']['uid']}"
-    group = apiserver.eventually(lambda: _podgroup(bed, group_name), 30, "the Volcano Job's PodGroup")
+    group = apiserver.eventually(lambda: helmbed.podgroup(bed, group_name), 30, "the Volcano Job's PodGroup")
     assert group["spec"]["minMember"] == 3
-    pods = apiserver.eventually(lambda: _bound(bed, "volcano.sh/job-name=lm-mpi-job", 3), 60, "the MPI gang to run")
-    assert all(p.spec.node_name in PLAIN_NODES and p.spec.scheduler_name == "volcano" for p in pods)
-    leader = apiserver.eventually(lambda: _scheduler_leader(bed), 10, "the scheduler's Lease holder")
+    pods = apiserver.eventually(
+        lambda: helmbed.bound(bed, "volcano.sh/job-name=lm-mpi-job", 3), 60, "the MPI gang to run"
+    )
+    assert all(p.spec.node_name in helmbed.PLAIN_NODES and p.spec.scheduler_name == "volcano" for p in pods)
+    leader = apiserver.eventually(lambda: helmbed.scheduler_leader(bed), 10, "the scheduler's Lease holder")
     print(f"\nthe MPI gang bound to {sorted(p.spec.node_name for p in pods)}; scheduler leader: {leader}")
-    apiserver.eventually(lambda: _phase(bed, "lm-mpi-job") == "Completed", 60, "the Volcano Job Completed")
+    apiserver.eventually(lambda: helmbed.phase(bed, "lm-mpi-job") == "Completed", 60, "the Volcano Job Completed")
 
     # A TFJob: the webhook stamps its templates, the controllers make its PodGroup; its pods (made
     # here from the stamped templates, as the training-operator does) are bound as one gang.
-    tf: dict[str, Any] = yaml.safe_load((ROOT / "examples" / "tfjob-v1.yaml").read_text())
-    tf = custom.create_namespaced_custom_object(*KF, WORK, "tfjobs", tf)
+    tf: dict[str, Any] = yaml.safe_load((helmbed.ROOT / "examples" / "tfjob-v1.yaml").read_text())
+    tf = custom.create_namespaced_custom_object(*helmbed.KF, helmbed.WORK, "tfjobs", tf)
     for role, spec in tf["spec"]["tfReplicaSpecs"].items():
         assert spec["template"]["metadata"]["annotations"]["scheduling.k8s.io/group-name"] == "example-job", role
         assert spec["template"]["spec"]["schedulerName"] == "volcano"
-    group = apiserver.eventually(lambda: _podgroup(bed, "example-job"), 30, "the TFJob's PodGroup")
+    group = apiserver.eventually(lambda: helmbed.podgroup(bed, "example-job"), 30, "the TFJob's PodGroup")
     assert group["spec"]["minMember"] == 4
     owner = {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "name": "example-job", "uid": tf["metadata"]["uid"]}
     for role, spec in tf["spec"]["tfReplicaSpecs"].items():
@@ -345,14 +190,14 @@ def test_examples_are_admitted_grouped_and_gang_scheduled_by_the_installed_chart
                 "training.kubeflow.org/replica-index": str(i),
             }
             meta["ownerReferences"] = [{**owner, "controller": True, "blockOwnerDeletion": True}]
-            core.create_namespaced_pod(WORK, template)
+            core.create_namespaced_pod(helmbed.WORK, template)
     tf_pods = apiserver.eventually(
-        lambda: _bound(bed, "training.kubeflow.org/job-name=example-job", 4), 60, "the TFJob's gang to run"
+        lambda: helmbed.bound(bed, "training.kubeflow.org/job-name=example-job", 4), 60, "the TFJob's gang to run"
     )
-    assert all(p.spec.node_name in PLAIN_NODES for p in tf_pods)
+    assert all(p.spec.node_name in helmbed.PLAIN_NODES for p in tf_pods)
     # A Queue of a user's, to be kept across upgrade and uninstall.
     custom.create_cluster_custom_object(
-        *QUEUES,
+        *helmbed.QUEUES,
         "queues",
         {
             "apiVersion": "scheduling.volcano.sh/v1beta1",
@@ -364,27 +209,29 @@ def test_examples_are_admitted_grouped_and_gang_scheduled_by_the_installed_chart
 
 
 @pytest.mark.timeout(300)
-def test_upgrade_with_changed_values_rolls_and_keeps_every_custom_resource(bed: Bed) -> None:
-    before = _custom_resources(bed)
+def test_upgrade_with_changed_values_rolls_and_keeps_every_custom_resource(bed: helmbed.Bed) -> None:
+    before = helmbed.custom_resources(bed)
     assert {"Queue//default", "Queue//team-a", "Job/work/lm-mpi-job", "TFJob/work/example-job"} <= set(before)
     assert "PodGroup/work/example-job" in before
-    old_scheduler = {p.metadata.name for p in _chart_pods(bed) if "-scheduler-" in p.metadata.name}
+    old_scheduler = {p.metadata.name for p in helmbed.chart_pods(bed) if "-scheduler-" in p.metadata.name}
     started = time.monotonic()
     bed.helm(
-        "upgrade", RELEASE, str(CHART), "-n", NS, "-f", str(bed.values),
+        "upgrade", helmbed.RELEASE, str(helmbed.CHART), "-n", helmbed.NS, "-f", str(bed.values),
         "--set", "webhook.replicas=3", "--set-json", "scheduler.period=0.5",
     )  # fmt: skip
     replicas = {"webhook": 3, "controllers": 2, "scheduler": 2}
-    pods = _eventually_diagnosed(bed, lambda: _all_ready(bed, replicas), 180, "the upgrade rolled out, every pod Ready")
+    pods = helmbed.eventually_diagnosed(
+        bed, lambda: helmbed.all_ready(bed, replicas), 180, "the upgrade rolled out, every pod Ready"
+    )
     took = time.monotonic() - started
     bed.notes["upgrade"] = took
     print(f"\nhelm upgrade to every pod Ready: {took:.1f} s")
     for p in pods:
-        assert all(c.restart_count == 0 for c in p.status.container_statuses), (p.metadata.name, _diagnose(bed))
+        assert all(c.restart_count == 0 for c in p.status.container_statuses), (p.metadata.name, helmbed.diagnose(bed))
     scheduler = [p for p in pods if "-scheduler-" in p.metadata.name]
     assert not ({p.metadata.name for p in scheduler} & old_scheduler), "the scheduler pods rolled"
     assert all("--period=0.5" in p.spec.containers[0].args for p in scheduler)
-    assert _custom_resources(bed) == before  # same objects, same uids
+    assert helmbed.custom_resources(bed) == before  # same objects, same uids
     # The webhook still admits (three endpoints now) and the new scheduler leader still binds.
     small = {
         "apiVersion": "batch.volcano.sh/v1alpha1",
@@ -405,36 +252,38 @@ def test_upgrade_with_changed_values_rolls_and_keeps_every_custom_resource(bed: 
         },
     }
     job = apiserver.eventually(
-        lambda: k8s.CustomObjectsApi(bed.api).create_namespaced_custom_object(*VC, WORK, "jobs", small),
+        lambda: k8s.CustomObjectsApi(bed.api).create_namespaced_custom_object(*helmbed.VC, helmbed.WORK, "jobs", small),
         30,
         "the webhook to admit after the upgrade",
     )
     assert job["spec"]["queue"] == "default" and job["spec"]["schedulerName"] == "volcano"
-    apiserver.eventually(lambda: _phase(bed, "after-upgrade") == "Completed", 60, "the new Job Completed")
+    apiserver.eventually(lambda: helmbed.phase(bed, "after-upgrade") == "Completed", 60, "the new Job Completed")
 
 
 @pytest.mark.timeout(60)
-def test_each_component_lacks_the_others_rights(bed: Bed) -> None:
+def test_each_component_lacks_the_others_rights(bed: helmbed.Bed) -> None:
     def can(component: str, *what: str) -> bool:
-        out = _kubectl_out(bed, "auth", "can-i", *what, f"--as=system:serviceaccount:{NS}:{RELEASE}-{component}")
+        out = helmbed.kubectl_out(
+            bed, "auth", "can-i", *what, f"--as=system:serviceaccount:{helmbed.NS}:{helmbed.RELEASE}-{component}"
+        )
         return out == "yes"
 
     matrix = {
         ("webhook", "list", "queues.scheduling.volcano.sh"): True,
-        ("webhook", "create", "pods", "-n", WORK): False,
-        ("webhook", "get", "secrets", "-n", NS): False,
-        ("webhook", "patch", "podgroups.scheduling.volcano.sh", "-n", WORK): False,
-        ("webhook", "create", "pods", "--subresource=binding", "-n", WORK): False,
-        ("controllers", "create", "pods", "-n", WORK): True,
-        ("controllers", "create", "pods", "--subresource=binding", "-n", WORK): False,
-        ("controllers", "patch", "secrets/vb-webhook-tls", "-n", NS): True,
-        ("controllers", "patch", "secrets/other", "-n", NS): False,
-        ("controllers", "delete", "secrets", "-n", WORK): False,
-        ("controllers", "create", "leases.coordination.k8s.io", "-n", WORK): False,
-        ("scheduler", "create", "pods", "--subresource=binding", "-n", WORK): True,
-        ("scheduler", "create", "pods", "-n", WORK): False,
-        ("scheduler", "create", "secrets", "-n", NS): False,
-        ("scheduler", "get", "secrets", "-n", NS): False,
+        ("webhook", "create", "pods", "-n", helmbed.WORK): False,
+        ("webhook", "get", "secrets", "-n", helmbed.NS): False,
+        ("webhook", "patch", "podgroups.scheduling.volcano.sh", "-n", helmbed.WORK): False,
+        ("webhook", "create", "pods", "--subresource=binding", "-n", helmbed.WORK): False,
+        ("controllers", "create", "pods", "-n", helmbed.WORK): True,
+        ("controllers", "create", "pods", "--subresource=binding", "-n", helmbed.WORK): False,
+        ("controllers", "patch", "secrets/vb-webhook-tls", "-n", helmbed.NS): True,
+        ("controllers", "patch", "secrets/other", "-n", helmbed.NS): False,
+        ("controllers", "delete", "secrets", "-n", helmbed.WORK): False,
+        ("controllers", "create", "leases.coordination.k8s.io", "-n", helmbed.WORK): False,
+        ("scheduler", "create", "pods", "--subresource=binding", "-n", helmbed.WORK): True,
+        ("scheduler", "create", "pods", "-n", helmbed.WORK): False,
+        ("scheduler", "create", "secrets", "-n", helmbed.NS): False,
+        ("scheduler", "get", "secrets", "-n", helmbed.NS): False,
         ("scheduler", "patch", "mutatingwebhookconfigurations.admissionregistration.k8s.io"): False,
     }
     got = {k: can(k[0], *k[1:]) for k in matrix}
@@ -442,42 +291,25 @@ def test_each_component_lacks_the_others_rights(bed: Bed) -> None:
     assert got == matrix
 
 
-def _leftovers(bed: Bed) -> dict[str, list[str]]:
-    namespaced = bed.kubectl("api-resources", "--verbs=list", "--namespaced=true", "-o", "name").split()
-    skip = {"events", "events.events.k8s.io"}
-    in_ns = bed.kubectl("get", ",".join(r for r in namespaced if r not in skip), "-n", NS, "-o", "name").split()
-    builtin = {"configmap/kube-root-ca.crt", "serviceaccount/default"}
-    cluster_wide = bed.kubectl(
-        "get",
-        "clusterroles,clusterrolebindings,mutatingwebhookconfigurations,validatingwebhookconfigurations,"
-        "customresourcedefinitions,priorityclasses",
-        "-l",
-        f"app.kubernetes.io/instance={RELEASE}",
-        "-o",
-        "name",
-    ).split()
-    return {"namespace": sorted(set(in_ns) - builtin), "cluster": sorted(cluster_wide)}
-
-
 @pytest.mark.timeout(240)
-def test_uninstall_leaves_only_the_kept_crds_and_queues(bed: Bed) -> None:
+def test_uninstall_leaves_only_the_kept_crds_and_queues(bed: helmbed.Bed) -> None:
     bed.notes["uninstall_at"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     started = time.monotonic()
-    bed.helm("uninstall", RELEASE, "-n", NS, "--wait")
-    apiserver.eventually(lambda: not _chart_pods(bed), 60, "the chart's pods gone")
+    bed.helm("uninstall", helmbed.RELEASE, "-n", helmbed.NS, "--wait")
+    apiserver.eventually(lambda: not helmbed.chart_pods(bed), 60, "the chart's pods gone")
     print(f"\nhelm uninstall to no pods: {time.monotonic() - started:.1f} s")
-    left = _leftovers(bed)
-    print(f"left in {NS}: {left['namespace']}")
+    left = helmbed.leftovers(bed)
+    print(f"left in {helmbed.NS}: {left['namespace']}")
     print(f"left cluster-wide with the release's label: {left['cluster']}")
     crds = {c.metadata.name for c in k8s.ApiextensionsV1Api(bed.api).list_custom_resource_definition().items}
-    assert crds >= KEPT_CRDS
-    queues = {q["metadata"]["name"] for q in _custom(bed, QUEUES, "queues")}
+    assert crds >= helmbed.KEPT_CRDS
+    queues = {q["metadata"]["name"] for q in helmbed.custom(bed, helmbed.QUEUES, "queues")}
     assert {"default", "team-a"} <= queues
     config = k8s.AdmissionregistrationV1Api(bed.api).list_mutating_webhook_configuration().items
     assert not config, [c.metadata.name for c in config]
     # Nothing cluster-wide with the release's labels; the CRDs stay, by their keep policy.
     assert left["cluster"] == []
-    for name in KEPT_CRDS:
+    for name in helmbed.KEPT_CRDS:
         crd = k8s.ApiextensionsV1Api(bed.api).read_custom_resource_definition(name)
         assert crd.metadata.annotations["helm.sh/resource-policy"] == "keep"
     bed.notes["leftovers"] = left
@@ -487,22 +319,22 @@ def test_uninstall_leaves_only_the_kept_crds_and_queues(bed: Bed) -> None:
     assert left["namespace"] == [
         "lease.coordination.k8s.io/volcano-bridge-controllers",
         "lease.coordination.k8s.io/volcano-scheduler",
-        f"secret/{RELEASE}-webhook-tls",
+        f"secret/{helmbed.RELEASE}-webhook-tls",
     ]
-    helm_made = bed.kubectl("get", "all,secrets,configmaps,serviceaccounts,roles,rolebindings", "-n", NS,
+    helm_made = bed.kubectl("get", "all,secrets,configmaps,serviceaccounts,roles,rolebindings", "-n", helmbed.NS,
                             "-l", "app.kubernetes.io/managed-by=Helm", "-o", "name")  # fmt: skip
     assert helm_made.split() == []
 
 
 @pytest.mark.timeout(60)
-def test_the_apiserver_answered_no_403_to_our_service_accounts(bed: Bed) -> None:
+def test_the_apiserver_answered_no_403_to_our_service_accounts(bed: helmbed.Bed) -> None:
     events = helminstall.audit_events(bed.lc)
     by_user: dict[str, int] = {}
     for e in events:
         by_user[e["user"]["username"]] = by_user.get(e["user"]["username"], 0) + 1
     print(f"\naudited requests per ServiceAccount: {by_user}")
-    for component in COMPONENTS:
-        assert by_user.get(f"system:serviceaccount:{NS}:{RELEASE}-{component}", 0) > 0, component
+    for component in helmbed.COMPONENTS:
+        assert by_user.get(f"system:serviceaccount:{helmbed.NS}:{helmbed.RELEASE}-{component}", 0) > 0, component
     # Until `helm uninstall`: not one 403. During it: helm deletes the Deployments and, at once,
     # the Roles; the replicas still shutting down read their Lease (to release it, or as standbys
     # polling it, or re-listing after a watch closed) after that, and are refused. Not pinned
@@ -511,7 +343,7 @@ def test_the_apiserver_answered_no_403_to_our_service_accounts(bed: Bed) -> None
     denied = helminstall.forbidden([e for e in events if e["requestReceivedTimestamp"] < cut])
     at_uninstall = helminstall.forbidden([e for e in events if e["requestReceivedTimestamp"] >= cut])
     print(f"403s before helm uninstall: {denied}; during it: {at_uninstall}")
-    ours = tuple(f"system:serviceaccount:{NS}:{RELEASE}-{c} " for c in ("controllers", "scheduler"))
+    ours = tuple(f"system:serviceaccount:{helmbed.NS}:{helmbed.RELEASE}-{c} " for c in ("controllers", "scheduler"))
     assert all(line.startswith(ours) for line in at_uninstall), at_uninstall
     assert denied == [], denied
     logs = bed.keeper.logs()
@@ -523,13 +355,3 @@ def test_the_apiserver_answered_no_403_to_our_service_accounts(bed: Bed) -> None
     print(f"log files kept: {len(logs)}; with 403/Forbidden: {len(flagged)}")
     assert denied == [], denied
     assert flagged == {}, flagged
-
-
-def _kubectl_out(bed: Bed, *args: str) -> str:
-    out = subprocess.run(
-        [str(bed.bins.path("kubectl")), f"--kubeconfig={bed.lc.kubeconfig}", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return out.stdout.strip()
