@@ -5,7 +5,7 @@ request was read), but no bound on the time or the bytes of a request head, nor 
 connections held open: a client that opens TLS and never finishes a handshake or its headers
 stays for ever, and httptools keeps a header it has not finished in memory, however big.
 :class:`GuardedProtocol` is uvicorn's httptools protocol with those bounds, and it runs TLS
-itself (``loop.start_tls``) so that both happen before any TLS work:
+itself (the loop's own TLS layer, put in at accept) so that both happen before any TLS work:
 
 - **connection cap**: a TCP connection beyond ``max_connections`` open ones (handshaking,
   reading, idle keep-alive) is reset at once, before its handshake; those already open go on;
@@ -22,8 +22,11 @@ import asyncio
 import dataclasses
 import logging
 import ssl
+from asyncio import sslproto
 from typing import Any, ClassVar
 
+import uvloop
+import uvloop.loop
 from uvicorn.protocols.http import httptools_impl
 
 __all__ = ["Gate", "GuardedProtocol", "Limits", "protocol_class"]
@@ -69,12 +72,13 @@ class GuardedProtocol(httptools_impl.HttpToolsProtocol):
         self._head: int | None = 0  # bytes of the request head read so far; None while a body is read
         self._tail = b""  # the last bytes of the head so far, to find a CRLFCRLF split across reads
         self._done = False  # refused, expired or answered 431: read nothing more
-        self._early: list[bytes] | None = []  # decrypted before start_tls returned; replayed then
 
     # Connection life
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:  # type: ignore[override]
-        assert isinstance(transport, asyncio.Transport)
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        if self._raw is not None:  # the second call: from the TLS layer, once the handshake is done
+            self._connected(transport)
+            return
         gate = self.gate
         if gate.open >= gate.limits.max_connections:
             gate.refused += 1
@@ -86,31 +90,40 @@ class GuardedProtocol(httptools_impl.HttpToolsProtocol):
         self._raw = transport
         self._arm()
         if gate.context is None:
-            self._early = None
-            super().connection_made(transport)
-            return
-        transport.pause_reading()  # the ClientHello is for the TLS layer start_tls puts in between
-        self.loop.create_task(self._start_tls(transport, gate.context))
+            self._connected(transport)
+        else:
+            self._start_tls(transport, gate.context)
 
-    async def _start_tls(self, raw: asyncio.Transport, context: ssl.SSLContext) -> None:
-        try:
-            tls = await self.loop.start_tls(
-                raw, self, context, server_side=True, ssl_handshake_timeout=self.gate.limits.header_timeout
-            )
-        except Exception as exc:  # a failed or aborted handshake: nothing to answer
-            log.debug("TLS handshake from %s failed: %s", _peer(raw), type(exc).__name__)
-            raw.abort()
+    def _start_tls(self, raw: asyncio.Transport, context: ssl.SSLContext) -> None:
+        """What ``loop.start_tls`` does, but now: put the TLS layer between ``raw`` and us before a
+        byte is read (start_tls would run a loop turn later, and the ClientHello reach us)."""
+        waiter = self.loop.create_future()
+        layer_class = uvloop.loop.SSLProtocol if isinstance(self.loop, uvloop.Loop) else sslproto.SSLProtocol
+        layer = layer_class(
+            self.loop,
+            self,
+            context,
+            waiter,
+            server_side=True,
+            call_connection_made=True,
+            ssl_handshake_timeout=self.gate.limits.header_timeout,
+        )
+        raw.set_protocol(layer)
+        layer.connection_made(raw)
+        waiter.add_done_callback(self._handshake_done)
+
+    def _handshake_done(self, waiter: asyncio.Future[None]) -> None:
+        failed = waiter.cancelled() or waiter.exception() is not None
+        if failed or self.transport is None:  # the layer tells the app nothing of a failed handshake
+            if not waiter.cancelled() and waiter.exception() is not None:
+                log.debug("TLS handshake from %s failed: %s", _peer(self._raw), type(waiter.exception()).__name__)
             self._release()
+
+    def _connected(self, transport: asyncio.Transport) -> None:
+        if self._done:
+            transport.abort()
             return
-        if tls is None or self._done:
-            if tls is not None:
-                tls.abort()
-            self._release()
-            return
-        super().connection_made(tls)
-        early, self._early = self._early or [], None
-        for data in early:
-            self.data_received(data)
+        super().connection_made(transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._release()
@@ -142,9 +155,6 @@ class GuardedProtocol(httptools_impl.HttpToolsProtocol):
 
     def data_received(self, data: bytes) -> None:
         if self._done:
-            return
-        if self._early is not None:  # TLS is up, connection_made not yet: the task resumes next
-            self._early.append(data)
             return
         reading_body = self._head is None and not (self.cycle is not None and self.cycle.response_complete)
         if not reading_body:
