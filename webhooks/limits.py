@@ -98,7 +98,8 @@ class GuardedProtocol(httptools_impl.HttpToolsProtocol):
         """What ``loop.start_tls`` does, but now: put the TLS layer between ``raw`` and us before a
         byte is read (start_tls would run a loop turn later, and the ClientHello reach us)."""
         waiter = self.loop.create_future()
-        layer_class = uvloop.loop.SSLProtocol if isinstance(self.loop, uvloop.Loop) else sslproto.SSLProtocol
+        uv: Any = uvloop.loop  # a compiled module: its SSLProtocol is not in the stubs
+        layer_class: Any = uv.SSLProtocol if isinstance(self.loop, uvloop.Loop) else sslproto.SSLProtocol
         layer = layer_class(
             self.loop,
             self,

@@ -88,7 +88,11 @@ class App:
             body = await _read_body(receive, send, self.settings.read_timeout)
             if body is not None:
                 review = functools.partial(
-                    admission.handle, body, registry.by_path(path), self.facts, scheduler_name=self.settings.scheduler_name
+                    admission.handle,
+                    body,
+                    registry.by_path(path),
+                    self.facts,
+                    scheduler_name=self.settings.scheduler_name,
                 )
                 if len(body) > self.settings.offloop_bytes:
                     answer = await asyncio.get_running_loop().run_in_executor(self._heavy(), review)

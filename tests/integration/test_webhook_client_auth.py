@@ -25,13 +25,16 @@ from vbridge.localcluster import binaries, certs, cluster
 
 pytestmark = pytest.mark.integration
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+CURL = ("curl", "-sS", "--max-time", "5")
 
 
 @pytest.fixture(scope="module")
 def bed(
     bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[clientauth.ClientAuthCluster, clientauth.ClientAuthBridge]]:
-    lc = clientauth.ClientAuthCluster(tmp_path_factory.mktemp("client-auth"), webhook_port=cluster.free_port(), bins=bins)
+    lc = clientauth.ClientAuthCluster(
+        tmp_path_factory.mktemp("client-auth"), webhook_port=cluster.free_port(), bins=bins
+    )
     lc.start()
     try:
         thread = clientauth.ClientAuthBridge(lc).start()
@@ -68,14 +71,16 @@ def test_a_client_without_a_certificate_is_refused_at_the_handshake(
 ) -> None:
     lc, thread = bed
     ctx = ssl.create_default_context(cafile=str(thread.serving_ca))
-    with pytest.raises((ssl.SSLError, ConnectionError)):
-        with socket.create_connection(("127.0.0.1", lc.webhook_port), timeout=5) as raw:
-            with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
-                tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-                assert not tls.recv(4096), "a client without a certificate got an answer"
-                raise ConnectionError("closed without an answer")
+    with (
+        pytest.raises((ssl.SSLError, ConnectionError)),
+        socket.create_connection(("127.0.0.1", lc.webhook_port), timeout=5) as raw,
+        ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+    ):
+        tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert not tls.recv(4096), "a client without a certificate got an answer"
+        raise ConnectionError("closed without an answer")
     curl = subprocess.run(
-        ["curl", "-sS", "--max-time", "5", "--cacert", str(thread.serving_ca), f"{thread.url}/healthz"],
+        [*CURL, "--cacert", str(thread.serving_ca), f"{thread.url}/healthz"],
         capture_output=True,
         text=True,
         check=False,
@@ -92,8 +97,16 @@ def test_a_certificate_from_another_ca_is_refused_and_the_right_one_served(
 
     def curl(pair: certs.KeyPair) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            ["curl", "-sS", "--max-time", "5", "--cacert", str(thread.serving_ca)]
-            + ["--cert", str(pair.cert), "--key", str(pair.key), f"{thread.url}/healthz"],
+            [
+                *CURL,
+                "--cacert",
+                str(thread.serving_ca),
+                "--cert",
+                str(pair.cert),
+                "--key",
+                str(pair.key),
+                thread.url + "/healthz",
+            ],
             capture_output=True,
             text=True,
             check=False,

@@ -80,7 +80,9 @@ class ClientAuthBridge(loopthread.LoopThread):
 
     def __init__(self, lc: ClientAuthCluster) -> None:
         pki = certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
-        serving = certs.issue_from(pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
+        serving = certs.issue_from(
+            pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",)
+        )
         self.url = f"https://127.0.0.1:{lc.webhook_port}"
         self.serving_ca = pki.cert
         settings = server.Settings(

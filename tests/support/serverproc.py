@@ -8,6 +8,7 @@ serves :class:`tests.support.admission.Facts` until SIGTERM.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import pathlib
 import signal
 import socket
@@ -68,10 +69,8 @@ class ServerProcess:
 async def _main(settings: server.Settings) -> None:
     task = asyncio.create_task(server.serve(server.App(support.Facts(), settings)))
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-    try:
+    with contextlib.suppress(asyncio.CancelledError):
         await task
-    except asyncio.CancelledError:
-        pass
 
 
 if __name__ == "__main__":
