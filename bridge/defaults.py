@@ -20,15 +20,21 @@ from typing import Any
 
 __all__ = [
     "BATCH_API",
+    "BODY_TIMEOUT_SECONDS",
     "CA_RENEW_BEFORE",
     "CA_VALIDITY",
     "CERT_CHECK_SECONDS",
     "CONTROLLERS_LEASE",
     "DEFAULT_QUEUE",
     "DEFAULT_QUEUES",
+    "HEADER_TIMEOUT_SECONDS",
     "HEALTH_HOST",
     "HEALTH_PORT",
+    "HEAVY_REVIEWS",
     "LEASE_SECONDS",
+    "MAX_CONNECTIONS",
+    "MAX_HEADER_BYTES",
+    "OFFLOOP_REVIEW_BYTES",
     "OVERCOMMIT_FACTOR",
     "PODGROUP_API",
     "QUEUE_API",
@@ -90,6 +96,15 @@ VCJOB_CREATE_RETRY_FIRST = 1.0  # seconds before a failed create is tried again 
 VCJOB_CREATE_RETRY_CLIENT = 5.0  # ... after a 4xx (invalid template, missing PriorityClass), doubled
 VCJOB_CREATE_RETRY_MOST = 60.0  # the longest wait between attempts
 VCJOB_EXPECT_SECONDS = 60.0  # how long a created pod the watch has not shown yet counts as present
+
+# The webhook server's own limits (webhooks.limits, webhooks.server).
+HEADER_TIMEOUT_SECONDS = 5.0  # from accept: TLS handshake and request head, else the connection is aborted
+BODY_TIMEOUT_SECONDS = 5.0  # a request body not all read by then is answered 408
+MAX_HEADER_BYTES = 64 * 1024  # a request head larger than this is answered 431
+MAX_CONNECTIONS = 256  # open connections; one more is reset at accept (the apiserver keeps a few)
+OFFLOOP_REVIEW_BYTES = 64 * 1024  # reviews with a larger body run in a worker thread, not on the event loop
+HEAVY_REVIEWS = 2  # worker threads for those: at most this many large reviews at once, the rest wait
+
 
 # Leader election: client-go's defaults (LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s).
 CONTROLLERS_LEASE = "volcano-bridge-controllers"

@@ -4,33 +4,38 @@ Routes: ``POST /mutate/<adapter>`` (AdmissionReview v1), ``GET /healthz``, ``GET
 (ready once the cluster facts are synced). Bodies are capped at 3 MiB on the bytes actually
 read, and a client that stalls mid-body gets 408 after ``read_timeout`` seconds.
 
-The certificate is reloaded while serving (:class:`CertReloader`): every ``reload_seconds`` the
-files are read again (a mounted Secret changes by a symlink swap, so their contents are what
-counts), and a new pair goes into the live SSL context, which every new connection's handshake
-uses; connections already open keep theirs. A pair that does not load (half written, key and
-certificate apart) is logged and the old one kept.
+Below the app, :mod:`webhooks.limits` caps the open connections, the time to a complete request
+head (TLS handshake included) and its size; :mod:`webhooks.tls` makes the TLS context (1.2+,
+AEAD only, optionally requiring the apiserver's client certificate) and reloads the certificate
+while serving.
+
+A review whose body is over ``offloop_bytes`` (a Volcano Job of thousands of tasks takes
+seconds of CPU) runs in one of ``heavy_reviews`` worker threads, so the event loop keeps
+answering health checks and small reviews meanwhile; the rest wait for a thread. The facts it
+reads are swapped whole by the watch loops, so a thread reads a consistent map.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
+import functools
 import logging
 import pathlib
 import ssl
-import tempfile
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from typing import Any
 
 import uvicorn
 
-from bridge import defaults
+from bridge import defaults, errors
 from bridge import facts as facts_mod
 from bridge.adapters import registry
-from webhooks import admission, reviews
+from webhooks import admission, limits, reviews, tls
 
-__all__ = ["App", "CertReloader", "Settings", "serve", "server"]
+__all__ = ["App", "Settings", "serve", "server"]
 
 log = logging.getLogger(__name__)
 
@@ -48,15 +53,27 @@ class Settings:
     certfile: pathlib.Path | None = None
     keyfile: pathlib.Path | None = None
     scheduler_name: str = defaults.SCHEDULER_NAME
-    read_timeout: float = 5.0
+    read_timeout: float = defaults.BODY_TIMEOUT_SECONDS
     reload_seconds: float = defaults.TLS_RELOAD_SECONDS
+    client_ca: pathlib.Path | None = None  # require a client certificate signed by this CA
+    header_timeout: float = defaults.HEADER_TIMEOUT_SECONDS
+    max_header_bytes: int = defaults.MAX_HEADER_BYTES
+    max_connections: int = defaults.MAX_CONNECTIONS
+    offloop_bytes: int = defaults.OFFLOOP_REVIEW_BYTES
+    heavy_reviews: int = defaults.HEAVY_REVIEWS
+
+    @property
+    def limits(self) -> limits.Limits:
+        return limits.Limits(self.header_timeout, self.max_header_bytes, self.max_connections)
 
 
 class App:
     def __init__(self, facts: facts_mod.View, settings: Settings) -> None:
         self.facts = facts
         self.settings = settings
-        self.reloader: CertReloader | None = None  # set by ``serve`` once listening over TLS
+        self.reloader: tls.CertReloader | None = None  # set by ``serve`` once listening over TLS
+        self.gate: limits.Gate | None = None  # set by ``server``: the connection counts
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":  # uvicorn runs with lifespan="off": no lifespan scope arrives
@@ -70,12 +87,33 @@ class App:
         elif method == "POST" and path.startswith("/mutate/"):
             body = await _read_body(receive, send, self.settings.read_timeout)
             if body is not None:
-                answer = admission.handle(
-                    body, registry.by_path(path), self.facts, scheduler_name=self.settings.scheduler_name
+                review = functools.partial(
+                    admission.handle,
+                    body,
+                    registry.by_path(path),
+                    self.facts,
+                    scheduler_name=self.settings.scheduler_name,
                 )
+                if len(body) > self.settings.offloop_bytes:
+                    answer = await asyncio.get_running_loop().run_in_executor(self._heavy(), review)
+                else:
+                    answer = review()
                 await _reply(send, 200, answer)
         else:
             await _reply(send, 404, b'{"error":"not found"}')
+
+    def _heavy(self) -> concurrent.futures.ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                max_workers=self.settings.heavy_reviews, thread_name_prefix="vbridge-review"
+            )
+        return self._pool
+
+    def close(self) -> None:
+        """Let the worker threads go once the reviews they run are done."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
 
 
 async def _read_body(receive: Receive, send: Send, timeout: float) -> bytes | None:
@@ -135,75 +173,26 @@ class _Server(uvicorn.Server):
 
 
 def server(app: App) -> uvicorn.Server:
+    """The uvicorn server of ``app``: TLS (when a certificate is set) and limits are in its protocol."""
     s = app.settings
+    context = None
+    if s.certfile and s.keyfile:
+        context = tls.server_context(s.certfile, s.keyfile, client_ca=s.client_ca)
+    elif s.client_ca:
+        raise errors.ConfigError("a client CA needs TLS: give the serving certificate and key too")
+    app.gate = limits.Gate(s.limits, context)
     config = uvicorn.Config(
         app,
         host=s.host,
         port=s.port,
-        ssl_certfile=str(s.certfile) if s.certfile else None,
-        ssl_keyfile=str(s.keyfile) if s.keyfile else None,
         loop="uvloop",
-        http="httptools",
+        http=limits.protocol_class(app.gate),  # TLS is started there, after the connection cap
         log_level="warning",
         access_log=False,
         lifespan="off",
         timeout_keep_alive=60,
-        h11_max_incomplete_event_size=reviews.MAX_BODY,
     )
     return _Server(config)
-
-
-class CertReloader:
-    """Loads the pair at ``certfile``/``keyfile`` into ``context`` whenever their contents change."""
-
-    def __init__(self, context: ssl.SSLContext, certfile: pathlib.Path, keyfile: pathlib.Path) -> None:
-        self.context = context
-        self.certfile = certfile
-        self.keyfile = keyfile
-        self.reloads = 0  # pairs loaded since the server started (the first check counts one)
-        self._loaded: tuple[bytes, bytes] | None = None
-        self._rejected: tuple[bytes, bytes] | None = None
-
-    def _read(self) -> tuple[bytes, bytes] | None:
-        try:
-            return self.certfile.read_bytes(), self.keyfile.read_bytes()
-        except OSError as exc:
-            log.warning("cannot read the TLS pair (%s); serving the one loaded before", exc)
-            return None
-
-    def check(self) -> bool:
-        """Load the pair on disk if it is new and sound; True if it was loaded."""
-        pair = self._read()
-        if pair is None or pair in (self._loaded, self._rejected):
-            return False
-        try:
-            _load_pair(self.context, pair)
-        except (ssl.SSLError, OSError, ValueError) as exc:
-            log.warning("the new TLS pair in %s does not load (%s); serving the one loaded before", self.certfile, exc)
-            self._rejected = pair
-            return False
-        if self._loaded is not None:
-            log.info("loaded the new TLS pair of %s", self.certfile)
-        self._loaded, self._rejected = pair, None
-        self.reloads += 1
-        return True
-
-    async def run(self, period: float) -> None:
-        while True:
-            self.check()
-            await asyncio.sleep(period)
-
-
-def _load_pair(context: ssl.SSLContext, pair: tuple[bytes, bytes]) -> None:
-    """Into ``context``, but only once a scratch context loaded the same bytes: a pair that fails
-    half-way must not leave the live context with a certificate and a key that do not match."""
-    with tempfile.TemporaryDirectory(prefix="vbridge-tls-") as folder:
-        cert, key = pathlib.Path(folder) / "tls.crt", pathlib.Path(folder) / "tls.key"
-        cert.write_bytes(pair[0])
-        key.touch(mode=0o600)
-        key.write_bytes(pair[1])
-        ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER).load_cert_chain(cert, key)
-        context.load_cert_chain(cert, key)
 
 
 async def serve(app: App, *, started: asyncio.Event | None = None) -> None:
@@ -215,8 +204,9 @@ async def serve(app: App, *, started: asyncio.Event | None = None) -> None:
         while not srv.started and not task.done():
             await asyncio.sleep(0.01)
         s = app.settings
-        if srv.started and s.certfile and s.keyfile and isinstance(srv.config.ssl, ssl.SSLContext):
-            reloader = CertReloader(srv.config.ssl, s.certfile, s.keyfile)
+        context = app.gate.context if app.gate is not None else None
+        if srv.started and s.certfile and s.keyfile and isinstance(context, ssl.SSLContext):
+            reloader = tls.CertReloader(context, s.certfile, s.keyfile)
             app.reloader = reloader
             reloading = asyncio.create_task(reloader.run(s.reload_seconds))
         if started is not None:
@@ -229,6 +219,7 @@ async def serve(app: App, *, started: asyncio.Event | None = None) -> None:
                 await asyncio.shield(task)
         raise
     finally:
+        app.close()
         if reloading is not None:
             reloading.cancel()
             await asyncio.gather(reloading, return_exceptions=True)

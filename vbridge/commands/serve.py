@@ -25,7 +25,7 @@ from vbridge import runtime
 from vbridge.commands import connecting
 from webhooks import server
 
-__all__ = ["add_parser", "bridge", "main"]
+__all__ = ["add_parser", "bridge", "main", "settings"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -35,7 +35,36 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--port", type=int, default=9443)
     p.add_argument("--tls-cert", required=True, help="serving certificate (e.g. mounted from cert-manager)")
     p.add_argument("--tls-key", required=True)
+    p.add_argument(
+        "--client-ca",
+        help="require a client certificate signed by this CA: the apiserver's admission client certificate "
+        "(its --admission-control-config-file kubeconfig for this webhook); without one the handshake fails",
+    )
     p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
+    p.add_argument(
+        "--header-timeout",
+        type=float,
+        default=defaults.HEADER_TIMEOUT_SECONDS,
+        help="seconds from accept to a complete request head, TLS handshake included (default %(default)s)",
+    )
+    p.add_argument(
+        "--max-header-bytes",
+        type=int,
+        default=defaults.MAX_HEADER_BYTES,
+        help="larger request heads are answered 431 (default %(default)s)",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,
+        default=defaults.MAX_CONNECTIONS,
+        help="open connections; more are reset at accept (default %(default)s)",
+    )
+    p.add_argument(
+        "--review-threads",
+        type=int,
+        default=defaults.HEAVY_REVIEWS,
+        help=f"worker threads for reviews over {defaults.OFFLOOP_REVIEW_BYTES} bytes (default %(default)s)",
+    )
     p.add_argument(
         "--templates",
         default=os.environ.get("VBRIDGE_TEMPLATES", str(runtime.TEMPLATES)),
@@ -56,20 +85,37 @@ def main(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
-    for path in (args.tls_cert, args.tls_key):
-        if not pathlib.Path(path).exists():
+    # uvloop: the admission path is latency-bound; it roughly halves the event loop's overhead.
+    uvloop.run(_run(conn, settings(args), pathlib.Path(args.templates), reconcile=not args.webhook_only))
+    return 0
+
+
+def settings(args: argparse.Namespace) -> server.Settings:
+    """The server's settings from the flags; a file that is missing or a limit that is not positive is refused."""
+    for path in (args.tls_cert, args.tls_key, args.client_ca):
+        if path is not None and not pathlib.Path(path).exists():
             raise errors.ConfigError(f"TLS file {path} does not exist")
-    settings = server.Settings(
+    for flag, value in (
+        ("--header-timeout", args.header_timeout),
+        ("--max-header-bytes", args.max_header_bytes),
+        ("--max-connections", args.max_connections),
+        ("--review-threads", args.review_threads),
+    ):
+        if value <= 0:
+            raise errors.ConfigError(f"{flag} must be positive, got {value}")
+    return server.Settings(
         host=args.host,
         port=args.port,
         certfile=pathlib.Path(args.tls_cert),
         keyfile=pathlib.Path(args.tls_key),
         scheduler_name=args.scheduler_name,
         reload_seconds=args.tls_reload_seconds,
+        client_ca=pathlib.Path(args.client_ca) if args.client_ca else None,
+        header_timeout=args.header_timeout,
+        max_header_bytes=args.max_header_bytes,
+        max_connections=args.max_connections,
+        heavy_reviews=args.review_threads,
     )
-    # uvloop: the admission path is latency-bound; it roughly halves the event loop's overhead.
-    uvloop.run(_run(conn, settings, pathlib.Path(args.templates), reconcile=not args.webhook_only))
-    return 0
 
 
 def bridge(
