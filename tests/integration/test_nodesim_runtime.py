@@ -1,7 +1,7 @@
 """Simulated nodes that run the pods of our image for real (``vbridge.nodesim.runtime``).
 
 On a control plane of its own (whose apiserver reaches webhook Services through their
-endpoints, as every LocalCluster's does), a runtime node with its own network namespace
+endpoints: ``endpoint_routing``), a runtime node with its own network namespace
 (``tests/support/netns.py``) runs ``vbridge serve`` from a Pod: its volumes (a Secret with the
 serving certificate, a ConfigMap, the service-account token), its env, its readiness probe.
 The apiserver reaches it through a Service, as the webhook the Helm chart registers.
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture(scope="module")
 def routed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[cluster.LocalCluster]:
-    lc = cluster.LocalCluster(tmp_path_factory.mktemp("routed"), bins=bins)
+    lc = cluster.LocalCluster(tmp_path_factory.mktemp("routed"), bins=bins, endpoint_routing=True)
     lc.start()
     try:
         yield lc

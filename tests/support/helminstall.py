@@ -32,7 +32,7 @@ class BareCluster(cluster.LocalCluster):
     """No CRDs, no Queues; the apiserver audits the ServiceAccounts of ``audited`` namespaces."""
 
     def __init__(self, *args: Any, audited: tuple[str, ...] = (), **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, endpoint_routing=True, **kwargs)
         self.audited = audited
         self.audit_log = self.workdir / "logs" / "audit.log"
 

@@ -70,8 +70,13 @@ class LocalCluster:
         ports: Ports = Ports(),
         extra_crds: tuple[pathlib.Path, ...] = (),
         start_timeout: float = 60.0,
+        endpoint_routing: bool = False,
     ) -> None:
         self._own_workdir = workdir is None
+        # True: the apiserver reaches webhook (and aggregated API) Services through their
+        # endpoints (--enable-aggregator-routing), as pods of a Service need with no kube-proxy
+        # here; False keeps the ClusterIP/ExternalName resolution the operators' webhooks use.
+        self.endpoint_routing = endpoint_routing
         self.workdir = workdir or pathlib.Path(tempfile.mkdtemp(prefix="vbridge-cluster-"))
         self.bins = bins
         self.ports = ports
@@ -145,9 +150,7 @@ class LocalCluster:
                 "--service-cluster-ip-range=10.0.0.0/24",
                 "--authorization-mode=RBAC",
                 "--endpoint-reconciler-type=none",
-                # Webhook (and aggregated API) Services are reached through their endpoints: there
-                # is no kube-proxy on the test bed, so a ClusterIP would lead nowhere.
-                "--enable-aggregator-routing=true",
+                f"--enable-aggregator-routing={'true' if self.endpoint_routing else 'false'}",
                 "--allow-privileged=true",
                 "--disable-admission-plugins=ServiceAccount",
                 f"--service-account-issuer={self.server}/",
