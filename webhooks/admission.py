@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import traceback
 from collections.abc import Mapping
 
 from bridge import defaults, errors, patching
@@ -27,7 +28,9 @@ def answer_error(uid: str, exc: Exception, *, adapter: base.Adapter | None, api_
     """
     if isinstance(exc, errors.InvalidObjectError):
         return reviews.deny(uid, code=exc.code, message=f"volcano-bridge: {exc}", api_version=api_version)
-    log.exception("admission failed unexpectedly")
+    # Where it failed, not what it said: an exception's text may quote the object under review.
+    where = "".join(traceback.format_tb(exc.__traceback__)[-3:]).rstrip()
+    log.error("admission failed unexpectedly: %s\n%s", type(exc).__name__, where)
     message = f"volcano-bridge internal error: {type(exc).__name__}: {exc}"
     if adapter is not None and adapter.registration.failure_policy == "Ignore":
         return reviews.allow(uid, warnings=(message + " (admitted without gang scheduling)",), api_version=api_version)

@@ -40,7 +40,8 @@ def _error(status: int, reason: str, body: bytes) -> errors.ApiError:
         parsed = _loads(body)
         if not isinstance(parsed, dict):
             raise ValueError
-        return errors.ApiError(status, parsed.get("reason", ""), parsed.get("message", body.decode(errors="replace")))
+        message = parsed.get("message", body[:500].decode(errors="replace"))  # never a whole object
+        return errors.ApiError(status, parsed.get("reason", ""), message)
     except ValueError:
         return errors.ApiError(status, reason, body[:500].decode(errors="replace"))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import logging
 from typing import Any
 
 import hypothesis
@@ -132,6 +133,15 @@ def test_a_bug_never_blocks_pods() -> None:
     out = json.loads(admission.handle(raw, broken, support.Facts()))["response"]
     assert out["allowed"] is True and "patch" not in out
     assert out["warnings"] == ["volcano-bridge internal error: KeyError: 'boom' (admitted without gang scheduling)"]
+
+
+def test_a_bugs_log_line_says_where_not_what_the_object_held(caplog: pytest.LogCaptureFixture) -> None:
+    secret = "tok-3f9c2d7e1b"
+    broken = Broken(_by_path("/mutate/spark-apache-org-pod").registration, KeyError(f"env value {secret}"))
+    with caplog.at_level(logging.DEBUG):
+        admission.handle(review(spark.submit_pod("driver"), kind=POD), broken, support.Facts())
+    assert "admission failed unexpectedly: KeyError" in caplog.text and "in admit" in caplog.text
+    assert secret not in caplog.text
 
 
 @pytest.mark.parametrize(
