@@ -5,7 +5,9 @@ root on a tmpfs at ``root``: each top-level entry of the host's ``/`` bind-mount
 copied), so the host's tools and our virtualenv are there; each volume bind-mounted at its
 ``mountPath`` (read-only where asked). A ``mountPath`` whose folder is missing on the host is
 made without touching the host: at the top level in the tmpfs, deeper under an overlay of its
-nearest existing ancestor (upper and work folders in ``scratch``). Then it ``exec``s
+nearest existing ancestor (upper and work folders in ``scratch``). Host paths in ``keep`` (the
+interpreter and the source the process runs from) that a volume would hide (an ``emptyDir`` at
+``/tmp`` over a checkout under ``/tmp``) are bound again on top of it. Then it ``exec``s
 ``chroot`` into that root with the container's working directory, ``PATH`` and argv (the
 script itself runs with the system's ``PATH``).
 """
@@ -60,6 +62,7 @@ def script(
     path: str = "/usr/local/bin:/usr/bin:/bin",
     exists: Callable[[str], bool],
     realpath: Callable[[str], str],
+    keep: Sequence[str] = (),
 ) -> str:
     q = shlex.quote
     lines = ["set -e", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", f"mount -t tmpfs -o mode=755 tmpfs {q(root)}"]
@@ -93,6 +96,9 @@ def script(
     for b, dst in sorted(resolved, key=lambda pair: _depth(pair[1])):
         ro = " -o ro" if b.read_only else ""
         lines.append(f"mount --bind{ro} {q(b.src)} {q(root + dst)}")
+    for path in sorted(set(keep), key=_depth):
+        if any(path == dst or path.startswith(dst.rstrip("/") + "/") for _, dst in resolved):
+            lines.append(f"mkdir -p {q(root + path)} && mount --rbind {q(path)} {q(root + path)}")
     command = " ".join(q(a) for a in argv)
     lines.append(f"exec chroot {q(root)} /usr/bin/env --chdir={q(workdir)} -- PATH={q(path)} {command}")
     return "\n".join(lines) + "\n"

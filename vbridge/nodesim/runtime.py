@@ -43,6 +43,11 @@ __all__ = ["Config", "NodeNet", "Runtime", "repository"]
 
 log = logging.getLogger(__name__)
 _BIN = str(pathlib.Path(sys.executable).parent)
+# What the process runs from, kept visible under any volume: the virtualenv, the interpreter it
+# was made from, and the checkout an editable install points into.
+_KEEP = tuple(
+    os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, str(pathlib.Path(__file__).resolve().parents[2]))
+)
 
 
 def _now() -> str:
@@ -192,6 +197,7 @@ class _Pod:
             path=env.get("PATH", cfg.path),
             exists=os.path.exists,
             realpath=os.path.realpath,
+            keep=_KEEP,
         )
         outer = ["/usr/bin/unshare", "--mount", "--", "/bin/sh", "-c", script]
         if self.net.netns:

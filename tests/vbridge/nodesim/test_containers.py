@@ -104,3 +104,22 @@ def test_rootfs_script_makes_missing_mount_points_without_touching_the_host() ->
     assert "mount --bind -o ro /v/tls /r/tls" in script and "mount --bind /v/data /r/data" in script
     assert script.index("mount --bind -o ro /v/tls /r/tls") > script.index(overlays[-1])
     assert script[-1] == "exec chroot /r /usr/bin/env --chdir=/w -- PATH=/venv/bin:/usr/bin vbridge serve '--x=a b'"
+
+
+def test_rootfs_script_keeps_the_interpreter_and_checkout_visible_under_a_volume() -> None:
+    """The chart mounts an emptyDir at /tmp; a checkout (and its virtualenv) under /tmp must stay."""
+    script = rootfs.script(
+        root="/r",
+        scratch="/s",
+        entries=[rootfs.Entry("tmp", "dir"), rootfs.Entry("opt", "dir")],
+        binds=[rootfs.Bind("/v/tmp", "/tmp")],
+        argv=["vbridge"],
+        exists={"/", "/tmp", "/opt"}.__contains__,
+        realpath=lambda p: p,
+        keep=["/tmp/ci/.venv", "/opt/python", "/tmp/ci"],
+    ).splitlines()
+    volume = script.index("mount --bind /v/tmp /r/tmp")
+    checkout = script.index("mkdir -p /r/tmp/ci && mount --rbind /tmp/ci /r/tmp/ci")
+    venv = script.index("mkdir -p /r/tmp/ci/.venv && mount --rbind /tmp/ci/.venv /r/tmp/ci/.venv")
+    assert volume < checkout < venv < len(script) - 1
+    assert not any("/opt/python" in line for line in script)  # no volume hides it: nothing to do
