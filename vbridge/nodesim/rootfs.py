@@ -96,9 +96,9 @@ def script(
     for b, dst in sorted(resolved, key=lambda pair: _depth(pair[1])):
         ro = " -o ro" if b.read_only else ""
         lines.append(f"mount --bind{ro} {q(b.src)} {q(root + dst)}")
-    for path in sorted(set(keep), key=_depth):
-        if any(path == dst or path.startswith(dst.rstrip("/") + "/") for _, dst in resolved):
-            lines.append(f"mkdir -p {q(root + path)} && mount --rbind {q(path)} {q(root + path)}")
+    for kept_path in sorted(set(keep), key=_depth):
+        if any(kept_path == dst or kept_path.startswith(dst.rstrip("/") + "/") for _, dst in resolved):
+            lines.append(f"mkdir -p {q(root + kept_path)} && mount --rbind {q(kept_path)} {q(root + kept_path)}")
     command = " ".join(q(a) for a in argv)
     lines.append(f"exec chroot {q(root)} /usr/bin/env --chdir={q(workdir)} -- PATH={q(path)} {command}")
     return "\n".join(lines) + "\n"

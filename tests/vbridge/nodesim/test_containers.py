@@ -123,3 +123,4 @@ def test_rootfs_script_keeps_the_interpreter_and_checkout_visible_under_a_volume
     venv = script.index("mkdir -p /r/tmp/ci/.venv && mount --rbind /tmp/ci/.venv /r/tmp/ci/.venv")
     assert volume < checkout < venv < len(script) - 1
     assert not any("/opt/python" in line for line in script)  # no volume hides it: nothing to do
+    assert script[-1] == "exec chroot /r /usr/bin/env --chdir=/ -- PATH=/usr/local/bin:/usr/bin:/bin vbridge"
