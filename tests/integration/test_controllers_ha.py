@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from tests.builders import kubeflow as kf
 from tests.support import apiserver, ctlproc, upstream
@@ -31,22 +30,15 @@ LEASE_SECONDS, RENEW_SECONDS, RETRY_SECONDS = 4.0, 3.0, 0.5
 
 @pytest.fixture(scope="module")
 def lc(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[cluster.LocalCluster]:
-    own = cluster.LocalCluster(tmp_path_factory.mktemp("ha-cluster"), bins=bins)
-    own.start()
-    upstream.install(own, "training-operator")
-    try:
+    with apiserver.started(cluster.LocalCluster(tmp_path_factory.mktemp("ha-cluster"), bins=bins)) as own:
+        upstream.install(own, "training-operator")
         yield own
-    finally:
-        own.stop()
 
 
 @pytest.fixture(scope="module")
 def api(lc: cluster.LocalCluster) -> Iterator[k8s.ApiClient]:
-    out = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
-    try:
+    with apiserver.client_of(lc) as out:
         yield out
-    finally:
-        out.close()
 
 
 def start(lc: cluster.LocalCluster, name: str, lease: str, logs: pathlib.Path) -> tuple[ctlproc.Proc, str]:

@@ -7,12 +7,14 @@ exception the probe raises is not retried: it fails the wait at once.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 from kubernetes import client as k8s
+from kubernetes import config as k8s_config
 
 from vbridge.localcluster import binaries, cluster
 
@@ -59,3 +61,23 @@ def gone(read: Callable[[], object]) -> bool:
     except k8s.ApiException as exc:
         return exc.status == 404
     return False
+
+
+@contextlib.contextmanager
+def started(lc: cluster.LocalCluster) -> Iterator[cluster.LocalCluster]:
+    """A control plane of a test's own, stopped however the test ends."""
+    lc.start()
+    try:
+        yield lc
+    finally:
+        lc.stop()
+
+
+@contextlib.contextmanager
+def client_of(lc: cluster.LocalCluster) -> Iterator[k8s.ApiClient]:
+    """A kubernetes client on ``lc``'s admin kubeconfig, closed afterwards."""
+    api = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
+    try:
+        yield api
+    finally:
+        api.close()

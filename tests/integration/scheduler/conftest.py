@@ -13,7 +13,6 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from scheduler import configure
 from scheduler.io import binder
@@ -24,21 +23,14 @@ from vbridge.nodesim import nodes
 
 @pytest.fixture(scope="package")
 def lc(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[cluster.LocalCluster]:
-    own = cluster.LocalCluster(tmp_path_factory.mktemp("sched-cluster"), bins=bins)
-    own.start()
-    try:
+    with apiserver.started(cluster.LocalCluster(tmp_path_factory.mktemp("sched-cluster"), bins=bins)) as own:
         yield own
-    finally:
-        own.stop()
 
 
 @pytest.fixture(scope="package")
 def api(lc: cluster.LocalCluster) -> Iterator[k8s.ApiClient]:
-    out = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
-    try:
+    with apiserver.client_of(lc) as out:
         yield out
-    finally:
-        out.close()
 
 
 @pytest.fixture
