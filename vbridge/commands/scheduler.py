@@ -20,7 +20,7 @@ from typing import Any
 import uvloop
 
 from bridge import defaults, errors
-from bridge.k8s import client, kubeconfigs
+from bridge.k8s import client, kubeconfigs, owners
 from scheduler import configure
 from scheduler.framework import config
 from scheduler.io import loop
@@ -83,7 +83,8 @@ async def _run(args: argparse.Namespace, conf: config.SchedulerConfig, conn: kub
     # Watches and lists on one client; binds and status writes on another, with a connection for
     # each bind the binder keeps in flight (64), so long watches never hold a bind back.
     async with client.Client(conn, connections=16) as api, client.Client(conn, connections=64) as writer:
-        elector = leasing.elector(api, args, name=args.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX)
+        lease_name = args.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX
+        elector = leasing.elector(api, args, name=lease_name, owner=owners.from_token(conn.token))
         sched = loop.Scheduler(
             api,
             conf,
