@@ -99,7 +99,7 @@ def _job_kind_rules() -> str:
         if reg.generic_reconciler and reg.plural not in groups.setdefault(reg.group, []):
             groups[reg.group].append(reg.plural)
     rules = [
-        {"apiGroups": [g], "resources": plurals, "verbs": ["get", "list", "watch"]} for g, plurals in groups.items()
+        {"apiGroups": [g], "resources": plurals, "verbs": ["list", "watch"]} for g, plurals in groups.items()
     ]
     return _TPL_HEADER + '{{- define "vbridge.jobKindRules" -}}\n' + _dump(rules) + "{{- end }}\n"
 

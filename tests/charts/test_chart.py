@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from bridge import defaults
 from bridge.adapters import registry
 from tests.support import helmchart, kubeschemas
 from vbridge import chartgen
@@ -100,8 +101,8 @@ def test_kubeconform_schemas_are_strict(
     deployment["spec"]["template"]["spec"]["containers"][0]["runAsNonRoot"] = True  # belongs in securityContext
     service = copy.deepcopy(rendered.one("Service", "vb-webhook"))
     service["spec"]["ports"][0]["port"] = "443"
-    queue = copy.deepcopy(rendered.one("Queue", "default"))
-    queue["spec"]["weigth"] = 1
+    [queue] = [q for q in defaults.default_queue_objects() if q["metadata"]["name"] == defaults.DEFAULT_QUEUE]
+    queue["spec"]["weigth"] = 1  # a Queue as a user applies it beside the chart
     for broken in (deployment, service, queue):
         manifest = tmp_path / f"{broken['kind']}.yaml"
         manifest.write_text(yaml.safe_dump(broken))

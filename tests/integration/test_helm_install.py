@@ -17,7 +17,10 @@ simulated nodes for the workloads, and the built kube-scheduler for the chart's 
 4. ``helm uninstall``: what is left is listed and checked;
 5. least privilege: the apiserver answered no 403 to our ServiceAccounts during the whole run
    (audit log), their processes logged no Forbidden, and ``kubectl auth can-i`` shows each
-   component lacks the others' rights.
+   component lacks the others' rights;
+6. and the chart grants nothing more: every verb of every rule bound to our ServiceAccounts was
+   used by a request of the run (audit log), except the ones in ``NOT_EXERCISED``, each with the
+   code path that needs it and that this run does not take.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import yaml
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.support import apiserver, helmbed, helminstall, kubescheduler, netns, runtimesim, upstream
+from tests.support import apiserver, helmbed, helminstall, kubescheduler, netns, privileges, runtimesim, upstream
 from vbridge.localcluster import binaries
 from vbridge.nodesim import nodes
 
@@ -53,7 +56,8 @@ def bed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> It
     started: list[Any] = []
     lc.start()
     try:
-        upstream.install(lc, "training-operator")  # the TFJob CRD: a user's cluster with the training-operator
+        # A user's cluster with the operators' CRDs: TFJob/PyTorchJob, MPIJob v2, SparkApplication.
+        upstream.install(lc, "training-operator", "mpi-operator", "spark-operator")
         nets = [netns.NodeNetwork.create(str(i)) for i in range(len(helmbed.RUNTIME_NODES))]
         specs = [nodes.NodeSpec(n, cpu="4", memory="16Gi", taints=(helmbed.TAINT,)) for n in helmbed.RUNTIME_NODES]
         specs += [nodes.NodeSpec(n, cpu="8", memory="32Gi") for n in helmbed.PLAIN_NODES]
@@ -301,6 +305,7 @@ def test_each_component_lacks_the_others_rights(bed: helmbed.Bed) -> None:
 @pytest.mark.timeout(240)
 def test_uninstall_leaves_only_the_kept_crds_and_queues(bed: helmbed.Bed) -> None:
     bed.notes["logs_before_uninstall"] = bed.keeper.logs()  # what shutting down after it logs is not pinned
+    bed.notes["manifest"] = bed.helm("get", "manifest", helmbed.RELEASE, "-n", helmbed.NS)
     bed.notes["uninstall_at"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     started = time.monotonic()
     bed.helm("uninstall", helmbed.RELEASE, "-n", helmbed.NS, "--wait")
@@ -359,3 +364,17 @@ def test_the_apiserver_answered_no_403_to_our_service_accounts(bed: helmbed.Bed)
     print(f"log files kept: {len(logs)}; with 403/Forbidden: {len(flagged)}")
     assert denied == [], denied
     assert flagged == {}, flagged
+
+
+@pytest.mark.timeout(60)
+def test_every_granted_verb_was_used_or_has_a_named_code_path(bed: helmbed.Bed) -> None:
+    cut = bed.notes["uninstall_at"]
+    events = [e for e in helminstall.audit_events(bed.lc) if e["requestReceivedTimestamp"] < cut]
+    rows = privileges.table(bed.notes["manifest"], events, namespace=helmbed.NS, prefix=f"{helmbed.RELEASE}-")
+    print("\ngranted verb (component, group, resource, verb): requests in the run")
+    for key, n in sorted(rows.items()):
+        print(f"  {key}: {n}{'  (' + privileges.NOT_EXERCISED[key] + ')' if key in privileges.NOT_EXERCISED else ''}")
+    assert {k[0] for k in rows} == set(helmbed.COMPONENTS)
+    unused = {k for k, n in rows.items() if n == 0}
+    assert unused - privileges.NOT_EXERCISED.keys() == set(), "granted, never used, no code path named"
+    assert privileges.NOT_EXERCISED.keys() <= rows.keys(), "a named grant the chart no longer has"
