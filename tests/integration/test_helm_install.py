@@ -37,6 +37,7 @@ import yaml
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
+from tests.builders import spark
 from tests.support import apiserver, helmbed, helminstall, kubescheduler, netns, privileges, runtimesim, upstream
 from vbridge.localcluster import binaries
 from vbridge.nodesim import nodes
@@ -206,6 +207,26 @@ def test_examples_are_admitted_grouped_and_gang_scheduled_by_the_installed_chart
         lambda: helmbed.bound(bed, "training.kubeflow.org/job-name=example-job", 4), 60, "the TFJob's gang to run"
     )
     assert all(p.spec.node_name in helmbed.PLAIN_NODES for p in tf_pods)
+
+    # A spark-submit driver (its pod and conf ConfigMap as spark-submit makes them): gated by the
+    # webhook; the controllers read its conf, make its PodGroup and lift the gate; then it is bound.
+    drv = spark.submit_pod("driver")
+    drv["metadata"]["namespace"] = helmbed.WORK
+    conf = drv["spec"]["volumes"][0]["configMap"]["name"]
+    properties = "spark.executor.instances=2\nspark.executor.cores=1\nspark.executor.memory=512m\n"
+    core.create_namespaced_config_map(
+        helmbed.WORK, {"metadata": {"name": conf}, "data": {"spark.properties": properties}}
+    )
+    created = core.create_namespaced_pod(helmbed.WORK, drv)
+    assert [g.name for g in created.spec.scheduling_gates or []] == ["vbridge.io/podgroup"]
+    [bound_driver] = apiserver.eventually(
+        lambda: helmbed.bound(bed, "spark-role=driver", 1), 60, "the spark-submit driver bound"
+    )
+    assert not bound_driver.spec.scheduling_gates
+    group = helmbed.podgroup(bed, bound_driver.metadata.annotations["scheduling.k8s.io/group-name"])
+    assert group is not None and group["spec"]["minMember"] == 1  # the driver; then its executors join
+    assert group["spec"]["minResources"]["cpu"] == "3"  # the driver's 1 and its executors' 2, reserved
+
     # A Queue of a user's, to be kept across upgrade and uninstall.
     custom.create_cluster_custom_object(
         *helmbed.QUEUES,
