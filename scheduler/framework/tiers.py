@@ -123,6 +123,11 @@ class Tiers:
         plugin = next((p for p in self.all if p.name == refusal), None)
         return plugin.enqueue_message(job) if plugin is not None else None
 
+    def refuser_job_valid(self, job: str, refusal: str) -> base.Invalid | None:
+        """The ``job_valid`` verdict of the plugin named ``refusal`` (which kept ``job`` Pending)."""
+        plugin = next((p for p in self.all if p.name == refusal), None)
+        return plugin.job_valid(job) if plugin is not None else None
+
     def preemptive(self, queue: str, task: snapshot.Task) -> bool:
         return all(r is not False for r in (hook(queue, task) for hook in self._preemptive))
 

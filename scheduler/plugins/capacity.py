@@ -127,7 +127,7 @@ class Capacity(base.Plugin):
         )
         where = "its own" if node == queue else f"its ancestor {self.tree.label(node)}'s"
         path = "/".join(self.tree.label(n) for n in self.tree.path(queue))
-        return f"{what} of queue {queue} would exceed {where} capability ({figures}; capacity, tree {path})"
+        return f"{what} of queue {queue} would exceed {where} real capability ({figures}; capacity, tree {path})"
 
     # --- hooks --------------------------------------------------------------------------------
     def job_valid(self, job: str) -> base.Invalid | None:
