@@ -103,15 +103,17 @@ class Capacity(base.Plugin):
         return None
 
     def limiting(self, queue: str, want: Vector, reserved: bool) -> tuple[str, Vector, Vector] | None:
-        """The first level, from the queue up, where ``want`` more (plus, when ``reserved``, what
-        admitted groups still reserve) would pass the real capability: (node, use, real)."""
+        """The highest level, from the queue up, where ``want`` more (plus, when ``reserved``, what
+        admitted groups still reserve) would pass the real capability: (node, use, real). The
+        highest, since a level's real capability bounds every one below it: that is the cause."""
         asked = want > 0
+        found = None
         for node in self.chain.get(queue, ()):
             use = self.allocated(node) + (self._reserved(node) if reserved else 0)
             real = self.levels[node].real
             if np.any(use[asked] + want[asked] > real[asked] + EPS):
-                return node, use, real
-        return None
+                found = node, use, real
+        return found
 
     def _describe(self, queue: str, want: Vector, reserved: bool, what: str) -> str | None:
         found = self.limiting(queue, want, reserved)
