@@ -72,13 +72,14 @@ def levels(
         for n, q in spec.items()
     }
     pool: dict[str, Vector] = {queuetree.ROOT: total}
+    countable = np.array([d != resources.PODS for d in dims], dtype=bool)
     for node in order:  # parents first: a weighted child's part comes from its parent's pool
         below = tree.children.get(node, ())
         weighted = [c for c in below if c in tree.weights and not stated[c]] if not flat else []
         left = np.maximum(pool[node] - sum((deserved[c] for c in below if stated[c]), zero), 0)
         weight = sum(tree.weights[c] for c in weighted)
-        for child in weighted:
-            deserved[child] = left * (tree.weights[child] / weight)
+        for child in weighted:  # pods are no share of anything: a weight gives resources only
+            deserved[child] = np.where(countable, left * (tree.weights[child] / weight), 0)
             stated[child] = True
         for child in below:
             pool[child] = deserved[child] if stated[child] else pool[node]
