@@ -39,7 +39,11 @@ def render(queues: Sequence[Mapping[str, Any]], nodes: Sequence[Mapping[str, Any
     }
     zero = np.zeros(len(dims))
     rows = [["QUEUE", "STATE", "ALLOCATED", "DESERVED", "CAPABILITY"]]
-    for node in tree.nodes:
+    order, todo = [], [queuetree.ROOT]
+    while todo:  # depth first, so each level's children follow it
+        order.append(todo.pop())
+        todo.extend(reversed(tree.children.get(order[-1], ())))
+    for node in order:
         depth = len(tree.path(node)) - 1
         allocated = sum((held.get(leaf, zero) for leaf in tree.leaves_under(node)), zero)
         level = figures[node]

@@ -57,3 +57,14 @@ def test_the_annotation_form_names_its_levels_and_gives_them_their_weighted_shar
     assert row(text, "eng")[1:5] == ["cpu", "2", "cpu", "20,"]  # all of the cluster's 20 cpu: eng is alone
     assert row(text, "eng-prod")[2:8] == ["cpu", "2", "cpu", "15,", "memory", "12Gi"]  # 3 of 4 of eng's
     assert not queuetree.is_tree([b.queue("default")])
+
+
+def test_each_level_is_followed_by_its_own_children() -> None:
+    queues = [
+        b.queue(n, annotations={"volcano.sh/hierarchy": p}) for n, p in (("a1", "a/x"), ("b1", "b/y"), ("a2", "a/z"))
+    ]
+    names = [
+        line.split()[0] if line.split()[0] != "-" else line.split()[1]
+        for line in queuetree.render(queues, NODES).splitlines()[1:]
+    ]
+    assert names == ["root", "a", "a1", "a2", "b", "b1"]
