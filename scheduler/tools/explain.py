@@ -346,8 +346,8 @@ def _state(job: snapshot.Job, phase: str, needed: int, facts: _Facts) -> str:
         return "no-queue"
     if facts.never is not None:
         return "never"
-    if facts.invalid is not None and len(job.tasks) >= job.min_member:
-        return "invalid"
+    if facts.invalid is not None and len(job.tasks) >= job.min_member and phase != "Pending":
+        return "invalid"  # a Pending group refused as invalid (capacity: not a leaf) is not admitted
     if len(job.tasks) < job.min_member:
         return "no-pods"
     if phase == "Pending":

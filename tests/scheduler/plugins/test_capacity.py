@@ -218,18 +218,35 @@ RECLAIMS = [
         evictions=frozenset({"y3", "y2"}),
         pipelined={"c0": "n1", "c1": "n1"},
     ),
-    *(
-        scenarios.Scenario(
-            id=f"ancestor-reclaim-level-{level}",
-            nodes=[b.node("n1", cpu="2", memory="2Gi")],
-            pods=ANCESTOR_PODS,
-            podgroups=ANCESTOR_GROUPS,
-            queues=ANCESTOR_TREE,
-            conf=conf(actions="enqueue, allocate, reclaim", level=level, victims_first=True),
-            evictions=frozenset({"victim"}) if evicted else frozenset(),
-            pipelined={"reclaimer": "n1"} if evicted else {},
-        )
-        for level, evicted in ((0, True), (1, True), (2, False))
+    scenarios.Scenario(  # leaf-level deserved checks only (case5)
+        id="ancestor-reclaim-level-0",
+        nodes=[b.node("n1", cpu="2", memory="2Gi")],
+        pods=ANCESTOR_PODS,
+        podgroups=ANCESTOR_GROUPS,
+        queues=ANCESTOR_TREE,
+        conf=conf(actions="enqueue, allocate, reclaim", level=0, victims_first=True),
+        evictions=frozenset({"victim"}),
+        pipelined={"reclaimer": "n1"},
+    ),
+    scenarios.Scenario(  # parent-b is above its deserved too (case6)
+        id="ancestor-reclaim-level-1",
+        nodes=[b.node("n1", cpu="2", memory="2Gi")],
+        pods=ANCESTOR_PODS,
+        podgroups=ANCESTOR_GROUPS,
+        queues=ANCESTOR_TREE,
+        conf=conf(actions="enqueue, allocate, reclaim", level=1, victims_first=True),
+        evictions=frozenset({"victim"}),
+        pipelined={"reclaimer": "n1"},
+    ),
+    scenarios.Scenario(  # grand-b is within its deserved (case7)
+        id="ancestor-reclaim-level-2",
+        nodes=[b.node("n1", cpu="2", memory="2Gi")],
+        pods=ANCESTOR_PODS,
+        podgroups=ANCESTOR_GROUPS,
+        queues=ANCESTOR_TREE,
+        conf=conf(actions="enqueue, allocate, reclaim", level=2, victims_first=True),
+        evictions=frozenset(),
+        pipelined={},
     ),
 ]
 
