@@ -196,6 +196,18 @@ ANCESTOR_PODS = [
     b.pod("reclaimer", group="r", cpu="2", memory="2Gi", created=LATER),
 ]
 ANCESTOR_GROUPS = [b.podgroup("v", queue="queue-b", phase="Running"), b.podgroup("r", queue="queue-a", created=LATER)]
+RECLAIMED, PIPELINED = frozenset({"victim"}), {"reclaimer": "n1"}
+
+
+def ancestor_case(level: int) -> dict[str, Any]:
+    return {
+        "nodes": [b.node("n1", cpu="2", memory="2Gi")],
+        "pods": ANCESTOR_PODS,
+        "podgroups": ANCESTOR_GROUPS,
+        "queues": ANCESTOR_TREE,
+        "conf": conf(actions="enqueue, allocate, reclaim", level=level, victims_first=True),
+    }
+
 
 RECLAIMS = [
     scenarios.Scenario(
@@ -218,36 +230,11 @@ RECLAIMS = [
         evictions=frozenset({"y3", "y2"}),
         pipelined={"c0": "n1", "c1": "n1"},
     ),
-    scenarios.Scenario(  # leaf-level deserved checks only (case5)
-        id="ancestor-reclaim-level-0",
-        nodes=[b.node("n1", cpu="2", memory="2Gi")],
-        pods=ANCESTOR_PODS,
-        podgroups=ANCESTOR_GROUPS,
-        queues=ANCESTOR_TREE,
-        conf=conf(actions="enqueue, allocate, reclaim", level=0, victims_first=True),
-        evictions=frozenset({"victim"}),
-        pipelined={"reclaimer": "n1"},
-    ),
-    scenarios.Scenario(  # parent-b is above its deserved too (case6)
-        id="ancestor-reclaim-level-1",
-        nodes=[b.node("n1", cpu="2", memory="2Gi")],
-        pods=ANCESTOR_PODS,
-        podgroups=ANCESTOR_GROUPS,
-        queues=ANCESTOR_TREE,
-        conf=conf(actions="enqueue, allocate, reclaim", level=1, victims_first=True),
-        evictions=frozenset({"victim"}),
-        pipelined={"reclaimer": "n1"},
-    ),
-    scenarios.Scenario(  # grand-b is within its deserved (case7)
-        id="ancestor-reclaim-level-2",
-        nodes=[b.node("n1", cpu="2", memory="2Gi")],
-        pods=ANCESTOR_PODS,
-        podgroups=ANCESTOR_GROUPS,
-        queues=ANCESTOR_TREE,
-        conf=conf(actions="enqueue, allocate, reclaim", level=2, victims_first=True),
-        evictions=frozenset(),
-        pipelined={},
-    ),
+    # Volcano's case5: leaf-level checks only; case6: parent-b is above its deserved too;
+    # case7: grand-b, two levels up, is within its deserved, so nothing is reclaimed.
+    scenarios.Scenario(id="ancestor-reclaim-level-0", **ancestor_case(0), evictions=RECLAIMED, pipelined=PIPELINED),
+    scenarios.Scenario(id="ancestor-reclaim-level-1", **ancestor_case(1), evictions=RECLAIMED, pipelined=PIPELINED),
+    scenarios.Scenario(id="ancestor-reclaim-level-2", **ancestor_case(2), evictions=frozenset(), pipelined={}),
 ]
 
 FLAT_CONF = (
