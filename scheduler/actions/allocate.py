@@ -15,6 +15,11 @@ Two fast paths make the same plan in fewer steps: a gang's identical tasks place
 batch (``Placer.place_many``), and a run of one-task jobs alike placed together
 (``_allocate_lone_tasks``) when one queue is left. ``SchedulerConfig.fast_paths`` false turns
 both off: the reference path, job by job and task by task, that equivalence tests compare with.
+
+A plugin that ``interleaves`` (capacity: a queue may go past its deserved share up to its
+capability, so shares come from taking turns) makes every turn Volcano's: a ready job places
+one task and goes back in line (``_interleaved_turn``), and queue keys are recomputed every turn
+when one plugin's keys are shared across queues (``shared_queue_order``).
 """
 
 from __future__ import annotations
@@ -55,6 +60,8 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     # a turn only allocates to the served queue: keep the keys and recompute the served one.
     order = {queue: plugins.queue_order(queue) for queue in by_queue}
     while by_queue:
+        if plugins.shared_queue_order:  # keys move with other queues' allocations too (a queue tree)
+            order = {queue: plugins.queue_order(queue) for queue in by_queue}
         queue = min(by_queue, key=order.__getitem__)
         jobs = by_queue[queue]
         if plugins.overused(queue):
@@ -74,6 +81,11 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
             del jobs[len(jobs) - (lone - 1) :]  # the run's other jobs, from the end of the list
             if not jobs:
                 by_queue.pop(queue, None)
+        elif not lone and plugins.interleaves:
+            if _interleaved_turn(ssn, plugins, placer, job):  # ready with tasks left: back in line
+                jobs = by_queue.setdefault(queue, jobs)
+                jobs.append(job)
+                jobs.sort(key=plugins.job_order, reverse=True)
         elif not lone:
             allocate_job(ssn, plugins, placer, job)
         order[queue] = plugins.queue_order(queue)
@@ -120,6 +132,40 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
         stmt.commit()
     elif not plugins.job_pipelined(job):
         stmt.discard()
+
+
+def _interleaved_turn(ssn: session.Session, plugins: tiers.Tiers, placer: placement.Placer, job: str) -> bool:
+    """One turn of ``job`` as Volcano's allocate takes it: its tasks one by one until the job is
+    ready, then the turn ends (a ready job gets one task a turn); the statement is committed when
+    the job is ready, as in ``allocate_job``. True when the turn ended with tasks left to place."""
+    info = ssn.job(job)
+    stmt = statement.Statement(ssn)
+    failed: dict[int, str] = {}
+    todo = [task for run in _runs(ssn, job) for task in run]
+    yielded = False
+    for i, task in enumerate(todo):
+        if task.shape in failed:
+            ssn.diagnostics.fit_errors[task.key] = failed[task.shape]
+            continue
+        choice = placer.place(task)
+        reason = placer.explain(task) if choice is None else blocked(ssn, plugins, info.queue, task)
+        if choice is None or reason:
+            failed[task.shape] = ssn.diagnostics.fit_errors[task.key] = reason
+            continue
+        kind, row = choice
+        if kind == placement.ALLOCATE:
+            stmt.allocate(task.key, row)
+        else:
+            stmt.pipeline(task.key, row)
+        if i + 1 < len(todo) and plugins.job_ready(job):
+            yielded = True
+            break
+    if plugins.job_ready(job):
+        stmt.commit()
+        return yielded
+    if not plugins.job_pipelined(job):
+        stmt.discard()
+    return False
 
 
 def _lone_task(ssn: session.Session, job: str) -> snapshot.Task | None:
@@ -193,7 +239,7 @@ def _runs(ssn: session.Session, job: str) -> list[list[snapshot.Task]]:
 def blocked(ssn: session.Session, plugins: tiers.Tiers, queue: str, task: snapshot.Task) -> str:
     """Why the task may not take resources regardless of nodes, or "" if it may."""
     if not plugins.allocatable(queue, task):
-        return f"queue {queue} would exceed its deserved share"
+        return plugins.allocatable_refusal(queue, task) or f"queue {queue} would exceed its deserved share"
     held = ssn.holds.against(task.job)
     if ssn.holds.owed and held.any():
         req = ssn.vector(task.request)

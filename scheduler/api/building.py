@@ -261,6 +261,7 @@ def _owner(refs: list[Mapping[str, Any]]) -> tuple[str, str] | None:
 def _queue(obj: Obj) -> snapshot.Queue:
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
     capability, deserved = spec.get("capability"), spec.get("deserved")
+    annotations = _meta(obj).get("annotations") or {}
     return snapshot.Queue(
         name=_meta(obj).get("name", ""),
         weight=int(spec.get("weight", 1)),
@@ -271,6 +272,9 @@ def _queue(obj: Obj) -> snapshot.Queue:
         state=status.get("state") or spec.get("state") or "Open",
         priority=int(spec.get("priority", 0)),
         created=_meta(obj).get("creationTimestamp", ""),
+        parent=spec.get("parent") or None,
+        hierarchy=annotations.get(keys.HIERARCHY) or None,
+        hierarchy_weights=annotations.get(keys.HIERARCHY_WEIGHTS) or None,
     )
 
 

@@ -111,6 +111,9 @@ class Queue:
     state: str  # Open | Closed | Closing | Unknown
     priority: int
     created: str
+    parent: str | None = None  # spec.parent: its place in the queue tree (``api.queuetree``)
+    hierarchy: str | None = None  # Volcano's older form: the annotation volcano.sh/hierarchy ("root/eng/prod")
+    hierarchy_weights: str | None = None  # ... and volcano.sh/hierarchy-weights ("1/2/8")
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

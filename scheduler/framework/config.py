@@ -50,6 +50,7 @@ class Known:
 class PluginOption:
     name: str
     arguments: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    hierarchy: bool = False  # the plugin's ``enableHierarchy: true`` (capacity: the queue tree)
 
     def number(self, key: str, default: float) -> float:
         """A numeric argument; Volcano's conf often quotes numbers, so strings are accepted."""
@@ -143,6 +144,7 @@ def _tiers(raw: Any, known: Known) -> tuple[tuple[tuple[PluginOption, ...], ...]
             if name not in known.plugins:
                 unsupported.append(name)
                 continue
-            options.append(PluginOption(name, dict((plugin or {}).get("arguments") or {})))
+            arguments = dict((plugin or {}).get("arguments") or {})
+            options.append(PluginOption(name, arguments, (plugin or {}).get("enableHierarchy") is True))
         tiers.append(tuple(options))
     return tuple(tiers), tuple(unsupported)

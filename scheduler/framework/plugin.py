@@ -14,6 +14,12 @@ more copies of the task already sat on ``rows[i]`` (from the row's idle resource
 all a copy changes), and predicates may depend on pods placed this cycle only through pod
 anti-affinity (such tasks are not batched). A plugin that overrides ``allocatable`` must also
 override ``allocatable_count``; until it does, its queues simply take the one-by-one path.
+
+Two class attributes tell ``actions.allocate`` how a plugin's answers move: ``shared_queue_order``
+(a queue's order key also changes when other queues allocate, as in a queue tree, so every key
+is recomputed each turn) and ``interleaves`` (a ready job yields its turn after each further
+task, as Volcano's allocate does, so queues take turns pod by pod; for plugins whose
+``allocatable`` lets a queue go past its share).
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ Invalid = plan.Invalid  # why a job cannot be scheduled at all (gang's JobValid)
 
 class Plugin:
     name = ""
+    shared_queue_order = False
+    interleaves = False
 
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
         self.option = option
@@ -94,6 +102,23 @@ class Plugin:
         return None
 
     def allocatable(self, queue: str, task: snapshot.Task) -> bool | None:
+        return None
+
+    def allocatable_message(self, queue: str, task: snapshot.Task) -> str | None:
+        """Why ``allocatable`` says no (for the pod's event), or None for the default wording."""
+        return None
+
+    def enqueue_message(self, job: str) -> str | None:
+        """Why ``enqueueable`` says no (for the PodGroup's condition), or None for the default wording."""
+        return None
+
+    def preemptive(self, queue: str, task: snapshot.Task) -> bool | None:
+        """Volcano's PreemptiveFn: may ``queue`` reclaim for ``task``? A plugin without it is asked
+        ``allocatable`` instead."""
+        return None
+
+    def victim_queue_order(self, queue: str, preemptor_queue: str) -> tuple[Any, ...] | None:
+        """Volcano's VictimQueueOrderFn, as a sort key: victims of lower keys are evicted first."""
         return None
 
     def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int | None:

@@ -6,7 +6,10 @@
 - job_valid: the first Invalid wins; enqueueable: any reject rejects (``enqueue_refusal`` names
   the first that does); overused: any yes;
 - predicates and static predicates: AND; node scores: sum;
-- victims: intersected within a tier; the first tier with an opinion decides, none → none.
+- victims: intersected within a tier; the first tier with an opinion decides, none → none;
+- preemptive: AND of the plugins' ``preemptive``, or of ``allocatable`` for a plugin without it;
+- victim queue order: keys concatenated in tier order (``orders_victims``: some plugin has one);
+- ``shared_queue_order``, ``interleaves``: any plugin's.
 
 The plugins are built from a registry the caller hands in (conf name → class; the framework
 imports no plugin): first ``always``, the plugins every session has whatever the conf says,
@@ -64,6 +67,15 @@ class Tiers:
         self._queue_order = self._hooks("queue_order")
         self._enqueueable = self._hooks("enqueueable")
         self._overused = self._hooks("overused")
+        self._preemptive = [
+            p.preemptive if _overrides(p, "preemptive") else p.allocatable
+            for p in self.all
+            if _overrides(p, "preemptive") or _overrides(p, "allocatable")
+        ]
+        self._victim_queue_order = self._hooks("victim_queue_order")
+        self.orders_victims = bool(self._victim_queue_order)
+        self.shared_queue_order = any(p.shared_queue_order for p in self.all)
+        self.interleaves = any(p.interleaves for p in self.all)
 
     def _hooks(self, name: str) -> list[Any]:
         return [getattr(p, name) for p in self.all if _overrides(p, name)]
@@ -98,6 +110,29 @@ class Tiers:
 
     def allocatable(self, queue: str, task: snapshot.Task) -> bool:
         return all(r is not False for r in (p.allocatable(queue, task) for p in self._allocatable))
+
+    def allocatable_refusal(self, queue: str, task: snapshot.Task) -> str | None:
+        """The message of the first plugin whose ``allocatable`` rejects ``task``, if it has one."""
+        for plugin in self._allocatable:
+            if plugin.allocatable(queue, task) is False:
+                return plugin.allocatable_message(queue, task)
+        return None
+
+    def enqueue_message(self, job: str, refusal: str) -> str | None:
+        """The message of the plugin named ``refusal`` for rejecting ``job``, if it has one."""
+        plugin = next((p for p in self.all if p.name == refusal), None)
+        return plugin.enqueue_message(job) if plugin is not None else None
+
+    def refuser_job_valid(self, job: str, refusal: str) -> base.Invalid | None:
+        """The ``job_valid`` verdict of the plugin named ``refusal`` (which kept ``job`` Pending)."""
+        plugin = next((p for p in self.all if p.name == refusal), None)
+        return plugin.job_valid(job) if plugin is not None else None
+
+    def preemptive(self, queue: str, task: snapshot.Task) -> bool:
+        return all(r is not False for r in (hook(queue, task) for hook in self._preemptive))
+
+    def victim_queue_order(self, queue: str, preemptor_queue: str) -> tuple[Any, ...]:
+        return tuple(k for hook in self._victim_queue_order for k in hook(queue, preemptor_queue) or ())
 
     def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int:
         """How many of ``count`` identical allocations in a row ``allocatable`` would allow.

@@ -8,8 +8,10 @@ is the Spark hold, a plugin every session opens.
 """
 
 __all__ = [
+    "capacity",
     "conformance",
     "gang",
+    "levels",
     "nodeorder",
     "overcommit",
     "predicates",

@@ -12,7 +12,17 @@
 from __future__ import annotations
 
 from scheduler.framework import plugin
-from scheduler.plugins import conformance, gang, nodeorder, overcommit, predicates, priority, proportion, spark
+from scheduler.plugins import (
+    capacity,
+    conformance,
+    gang,
+    nodeorder,
+    overcommit,
+    predicates,
+    priority,
+    proportion,
+    spark,
+)
 
 __all__ = ["ALWAYS", "PLUGINS"]
 
@@ -27,6 +37,7 @@ PLUGINS: dict[str, type[plugin.Plugin]] = {
         proportion.Proportion,
         nodeorder.NodeOrder,
         nodeorder.BinPack,
+        capacity.Capacity,
     )
 }
 ALWAYS: tuple[type[plugin.Plugin], ...] = (spark.SparkHold,)

@@ -156,8 +156,12 @@ def queue(
     deserved: Mapping[str, str] | None = None,
     reclaimable: bool | None = None,
     state: str | None = None,
+    parent: str | None = None,
+    annotations: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {"weight": weight}
+    if parent is not None:
+        spec["parent"] = parent
     if capability is not None:
         spec["capability"] = dict(capability)
     if guarantee is not None:
@@ -169,7 +173,7 @@ def queue(
     return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "Queue",
-        "metadata": {"name": name, "creationTimestamp": T0},
+        "metadata": {"name": name, "creationTimestamp": T0, "annotations": dict(annotations or {})},
         "spec": spec,
         "status": {"state": state} if state else {},
     }

@@ -4,7 +4,8 @@
 ``ResumeJob``; the Job controller carries the command out and removes the annotation (vcctl
 creates a ``bus.volcano.sh`` Command object instead; an annotation needs no extra CRD and is
 as visible). ``queue open``/``queue close`` write the queue's ``status.state``, which admission
-reads: a Closed queue takes no new jobs.
+reads: a Closed queue takes no new jobs. ``queue list`` adds the queue tree, when there is one,
+with each level's allocated and deserved (``queuetree``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 from bridge import defaults
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, paths
-from vbridge.commands import connecting
+from vbridge.commands import connecting, queuetree
 
 __all__ = ["add_parsers", "job_rows", "queue_rows", "table"]
 
@@ -128,7 +129,11 @@ def cmd_queue(args: argparse.Namespace) -> int:
         base = paths.resource(QUEUES, "queues")
         if args.verb == "list":
             items = (await api.request("GET", base)).get("items", [])
-            return table(["NAME", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING"], queue_rows(items))
+            flat = table(["NAME", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING"], queue_rows(items))
+            if not queuetree.is_tree(items):
+                return flat
+            nodes = (await api.request("GET", paths.resource("v1", "nodes"))).get("items", [])
+            return f"{flat}\n\n{queuetree.render(items, nodes)}"
         if args.verb == "create":
             spec: dict[str, Any] = {"weight": args.weight, "reclaimable": True}
             body = {"apiVersion": QUEUES, "kind": "Queue", "metadata": {"name": args.name}, "spec": spec}
