@@ -98,9 +98,7 @@ def _job_kind_rules() -> str:
         reg = adapter.registration
         if reg.generic_reconciler and reg.plural not in groups.setdefault(reg.group, []):
             groups[reg.group].append(reg.plural)
-    rules = [
-        {"apiGroups": [g], "resources": plurals, "verbs": ["list", "watch"]} for g, plurals in groups.items()
-    ]
+    rules = [{"apiGroups": [g], "resources": plurals, "verbs": ["list", "watch"]} for g, plurals in groups.items()]
     return _TPL_HEADER + '{{- define "vbridge.jobKindRules" -}}\n' + _dump(rules) + "{{- end }}\n"
 
 
