@@ -25,7 +25,6 @@ simulated nodes for the workloads, and the built kube-scheduler for the chart's 
 
 from __future__ import annotations
 
-import copy
 import datetime
 import os
 import time
@@ -190,19 +189,8 @@ def test_examples_are_admitted_grouped_and_gang_scheduled_by_the_installed_chart
         assert spec["template"]["spec"]["schedulerName"] == "volcano"
     group = apiserver.eventually(lambda: helmbed.podgroup(bed, "example-job"), 30, "the TFJob's PodGroup")
     assert group["spec"]["minMember"] == 4
-    owner = {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "name": "example-job", "uid": tf["metadata"]["uid"]}
-    for role, spec in tf["spec"]["tfReplicaSpecs"].items():
-        for i in range(spec["replicas"]):
-            template = copy.deepcopy(spec["template"])
-            meta = template["metadata"]
-            meta["name"] = f"example-job-{role.lower()}-{i}"
-            meta["labels"] = {
-                "training.kubeflow.org/job-name": "example-job",
-                "training.kubeflow.org/replica-type": role.lower(),
-                "training.kubeflow.org/replica-index": str(i),
-            }
-            meta["ownerReferences"] = [{**owner, "controller": True, "blockOwnerDeletion": True}]
-            core.create_namespaced_pod(helmbed.WORK, template)
+    for pod in helmbed.tfjob_pods(tf):
+        core.create_namespaced_pod(helmbed.WORK, pod)
     tf_pods = apiserver.eventually(
         lambda: helmbed.bound(bed, "training.kubeflow.org/job-name=example-job", 4), 60, "the TFJob's gang to run"
     )
