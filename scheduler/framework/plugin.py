@@ -18,8 +18,8 @@ override ``allocatable_count``; until it does, its queues simply take the one-by
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +43,9 @@ Invalid = plan.Invalid  # why a job cannot be scheduled at all (gang's JobValid)
 
 class Plugin:
     name = ""
+    # Volcano switches (``config.ENABLE_KEYS``) this plugin does not carry out when on, with why:
+    # ``scheduler.configure`` refuses a conf that turns one on, naming the plugin and the switch.
+    refused: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
         self.option = option

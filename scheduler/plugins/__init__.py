@@ -9,6 +9,7 @@ is the Spark hold, a plugin every session opens.
 
 __all__ = [
     "conformance",
+    "drf",
     "gang",
     "nodeorder",
     "overcommit",

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from scheduler.framework import plugin
-from scheduler.plugins import conformance, gang, nodeorder, overcommit, predicates, priority, proportion, spark
+from scheduler.plugins import conformance, drf, gang, nodeorder, overcommit, predicates, priority, proportion, spark
 
 __all__ = ["ALWAYS", "PLUGINS"]
 
@@ -25,6 +25,7 @@ PLUGINS: dict[str, type[plugin.Plugin]] = {
         overcommit.Overcommit,
         predicates.Predicates,
         proportion.Proportion,
+        drf.Drf,
         nodeorder.NodeOrder,
         nodeorder.BinPack,
     )
