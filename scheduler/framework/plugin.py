@@ -24,8 +24,8 @@ task, as Volcano's allocate does, so queues take turns pod by pod; for plugins w
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -51,6 +51,9 @@ class Plugin:
     name = ""
     shared_queue_order = False
     interleaves = False
+    # Volcano switches (``config.ENABLE_KEYS``) this plugin does not carry out when on, with why:
+    # ``scheduler.configure`` refuses a conf that turns one on, naming the plugin and the switch.
+    refused: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
         self.option = option

@@ -9,7 +9,9 @@ each job's phase, plus the named parts of :mod:`scheduler.framework.state`:
 - ``holds`` (``Holds``): capacity held for Spark executors;
 - ``committed`` (``Committed``): what committed statements produced, for the plan;
 - ``diagnostics`` (``Diagnostics``): why tasks and jobs were not placed;
-- ``never``: job → why it can never run here (``framework.feasibility``), empty until set up.
+- ``never``: job → why it can never run here (``framework.feasibility``), empty until set up;
+- ``touched``: jobs whose allocation or pipelined tasks changed this cycle (a plugin that
+  computes per-job values once at open recomputes only these).
 
 Set-up after the constructor (the session is complete by then): ``hold``, called by the
 Spark hold plugin's ``on_session_open`` before any action; ``never_fits``, called by
@@ -59,6 +61,7 @@ class Session:
         self.committed = state.Committed(on_commit)
         self.diagnostics = state.Diagnostics()
         self.never: dict[str, str] = {}
+        self.touched: set[str] = set()
 
     def hold(self, owed: dict[str, Vector]) -> None:
         """Set-up: hold ``owed[job]`` for each job's own pods (see ``plugins.spark``)."""
@@ -180,6 +183,7 @@ class Session:
         self.nodes.take(row, vec, idle=False)
         self.status[key] = S.PIPELINED
         self.row[key] = row
+        self.touched.add(task.job)
         self.counts.pending[task.job] -= 1
         self.counts.count(task, pipelined=1)
         self.nodes.add_label(row, task)
@@ -216,4 +220,5 @@ class Session:
         self._charge(task, vec)
 
     def _charge(self, task: snapshot.Task, vec: Vector) -> None:
+        self.touched.add(task.job)
         self.allocated.charge(task.job, self.snapshot.jobs[task.job].queue, vec)

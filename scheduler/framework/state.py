@@ -174,6 +174,11 @@ class Allocations:
         for i, info in enumerate(snap.jobs.values()):
             self.queue_jobs.setdefault(info.queue, []).append(i)
 
+    @property
+    def matrix(self) -> Matrix:
+        """One row per job, in ``snapshot.columns.jobs`` order: the rows ``job`` maps to."""
+        return self._matrix
+
     def of_queue(self, queue: str) -> Vector:
         vec = self.queue.get(queue)
         if vec is None:

@@ -11,11 +11,15 @@
 - victim queue order: keys concatenated in tier order (``orders_victims``: some plugin has one);
 - ``shared_queue_order``, ``interleaves``: any plugin's.
 
+A plugin entry's Volcano switch set to false (``enableJobOrder: false``, ``enablePreemptable:
+false``, … in ``PluginOption.enabled``) leaves that plugin out of the hooks it names (``SWITCHES``).
+
 The plugins are built from a registry the caller hands in (conf name → class; the framework
 imports no plugin): first ``always``, the plugins every session has whatever the conf says,
 each opened (``on_session_open``) at once; then the configured tiers' plugins, opened in tier
-order once all are built. Names the registry lacks are skipped (the conf already reported them
-as unsupported). ``always`` plugins take part in no tier: they only set the session up.
+order once all are built. Names the registry lacks are skipped (``scheduler.configure`` refuses
+a conf that names one, so only a conf parsed against another registry has any). ``always``
+plugins take part in no tier: they only set the session up.
 """
 
 from __future__ import annotations
@@ -29,12 +33,31 @@ from scheduler.api import snapshot
 from scheduler.framework import config, session
 from scheduler.framework import plugin as base
 
-__all__ = ["Registry", "Tiers"]
+__all__ = ["SWITCHES", "Registry", "Tiers"]
 
 Registry = Mapping[str, type[base.Plugin]]
 
 
+# Volcano's switch for each hook (``victims`` has one per action); job_valid has none.
+SWITCHES = {
+    "job_order": "enableJobOrder",
+    "job_ready": "enableJobReady",
+    "job_pipelined": "enableJobPipelined",
+    "queue_order": "enableQueueOrder",
+    "predicate": "enablePredicate",
+    "static_predicate": "enablePredicate",
+    "node_score": "enableNodeOrder",
+    "enqueueable": "enableJobEnqueued",
+    "overused": "enabledOverused",
+    "allocatable": "enabledAllocatable",
+    "preempt": "enablePreemptable",
+    "reclaim": "enableReclaimable",
+}
+
+
 def _overrides(plugin: base.Plugin, hook: str) -> bool:
+    if hook in SWITCHES and not plugin.option.switched_on(SWITCHES[hook]):
+        return False
     return getattr(type(plugin), hook) is not getattr(base.Plugin, hook)
 
 
@@ -172,6 +195,8 @@ class Tiers:
         for tier in self.tiers:
             chosen: list[snapshot.Task] | None = None
             for plugin in tier:
+                if not plugin.option.switched_on(SWITCHES.get(action, "")):
+                    continue
                 allowed = plugin.victims(preemptor, chosen if chosen is not None else candidates, action=action)
                 if allowed is not None:
                     chosen = allowed

@@ -19,6 +19,7 @@ import collections
 
 import numpy as np
 
+from bridge import bus
 from scheduler.api import plan, resources, snapshot, tally
 from scheduler.framework import session
 
@@ -158,7 +159,7 @@ def _queues(ssn: session.Session, groups: list[plan.PodGroupVerdict]) -> tuple[p
     out = []
     for name, info in sorted(snap.queues.items()):
         c = counts[name]
-        state = "Closed" if info.state == "Closing" and not sum(c.values()) else info.state
+        state = bus.queue_state(info.state, bus.SYNC_QUEUE, sum(c.values()))  # Closing until drained
         allocated = resources.from_vector(ssn.allocated.of_queue(name), ssn.dims)
         out.append(
             plan.QueueVerdict(

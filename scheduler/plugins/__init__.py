@@ -10,6 +10,7 @@ is the Spark hold, a plugin every session opens.
 __all__ = [
     "capacity",
     "conformance",
+    "drf",
     "gang",
     "levels",
     "nodeorder",

@@ -15,6 +15,7 @@ from scheduler.framework import plugin
 from scheduler.plugins import (
     capacity,
     conformance,
+    drf,
     gang,
     nodeorder,
     overcommit,
@@ -35,6 +36,7 @@ PLUGINS: dict[str, type[plugin.Plugin]] = {
         overcommit.Overcommit,
         predicates.Predicates,
         proportion.Proportion,
+        drf.Drf,
         nodeorder.NodeOrder,
         nodeorder.BinPack,
         capacity.Capacity,

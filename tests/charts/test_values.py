@@ -16,7 +16,12 @@ from tests.support import helmchart
 COMBOS = sorted(helmchart.COMBOS)
 VALUES = yaml.safe_load((helmchart.CHART / "values.yaml").read_text())
 README = (helmchart.CHART.parent / "README.md").read_text()
-VOLCANO_CRDS = {"podgroups.scheduling.volcano.sh", "queues.scheduling.volcano.sh", "jobs.batch.volcano.sh"}
+VOLCANO_CRDS = {
+    "podgroups.scheduling.volcano.sh",
+    "queues.scheduling.volcano.sh",
+    "jobs.batch.volcano.sh",
+    "commands.bus.volcano.sh",
+}
 COMPONENTS = ("webhook", "controllers", "scheduler")
 
 
@@ -65,7 +70,8 @@ def test_external_volcano_renders_no_scheduler_no_crds_and_no_vcjobs(helm: pathl
     assert "--no-vcjobs" in _args(rendered, "controllers")
     assert f"--scheduler-name={defaults.SCHEDULER_NAME}" in _args(rendered, "webhook")
     rules = rendered.one("ClusterRole", "vb-controllers")["rules"]
-    assert not any("batch.volcano.sh" in r["apiGroups"] or "secrets" in r["resources"] for r in rules)
+    assert not any({"batch.volcano.sh", "bus.volcano.sh"} & set(r["apiGroups"]) for r in rules)
+    assert not any({"secrets", "queues/status"} & set(r["resources"]) for r in rules)
     # secrets only in the release namespace: the certificate Secret by name, and create (no name possible)
     assert [r["verbs"] for r in _role(rendered) if "resourceNames" not in r] == [["create"]]
 
@@ -121,6 +127,8 @@ def test_least_privilege_per_component(helm: pathlib.Path, ca_file: pathlib.Path
     assert not any(res == "secrets" for _, res, _ in webhook | scheduler)
     assert any(res == "secrets" for _, res, _ in controllers)
     assert ("coordination.k8s.io", "leases", "update") in controllers & scheduler
+    # vcctl's Commands: the controllers carry them out and delete them; they never make one.
+    assert {v for g, res, v in controllers if res == "commands"} == {"get", "list", "watch", "delete"}
     cluster_wide = [r for c in COMPONENTS for r in rendered.one("ClusterRole", f"vb-{c}")["rules"]]
     assert not any("leases" in r["resources"] for r in cluster_wide)  # a Role: the release namespace only
     for grants in (webhook, controllers, scheduler):

@@ -32,7 +32,7 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bridge import defaults, errors, podgroups
+from bridge import bus, defaults, errors, podgroups
 from bridge.adapters.vcjob import creation, lifecycle, names, plugins, podgroup, pods, spec
 from bridge.k8s import client, events, paths, watching
 from vbridge.controllers import podgroup_io, vcjob_cache, vcjob_create
@@ -41,7 +41,7 @@ __all__ = ["COMMANDS", "VcJobController", "merge_patch", "new_keypair"]
 
 log = logging.getLogger(__name__)
 JOBS = names.API_VERSION
-COMMANDS = ("AbortJob", "ResumeJob", "RestartJob", "TerminateJob", "CompleteJob")
+COMMANDS = bus.JOB_ACTIONS
 Obj = dict[str, Any]
 
 

@@ -37,7 +37,8 @@ TASK_INDEX = "volcano.sh/task-index"
 JOB_VERSION = "volcano.sh/job-version"
 JOB_RETRY_COUNT = "volcano.sh/job-retry-count"
 # Ours: a one-shot command (AbortJob, ResumeJob) for the controller, removed once carried out.
-# Volcano uses a bus.volcano.sh Command object; an annotation needs no extra CRD.
+# ``vbridge job`` sets it; a bus.volcano.sh Command (vcctl) is turned into it
+# (vbridge.controllers.commands), so both take one path.
 COMMAND = "vbridge.io/job-command"
 
 
