@@ -92,6 +92,9 @@ def queue_spec(name: str, spec: Any, *, known: Collection[str] | None = None) ->
     weight = spec.get("weight")
     if weight is not None and (not isinstance(weight, int) or isinstance(weight, bool) or weight < 1):
         raise errors.InvalidObjectError(f"spec.weight must be a positive integer, got {_shown(weight)}")
+    priority = spec.get("priority")
+    if priority is not None:
+        _count(priority, "spec.priority")
     capability = resource_list(spec.get("capability"), "spec.capability")
     deserved = resource_list(spec.get("deserved"), "spec.deserved")
     guarantee_spec = spec.get("guarantee")
