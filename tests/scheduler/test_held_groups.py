@@ -32,86 +32,108 @@ def _group(name: str, **spec: Any) -> dict[str, Any]:
     return body
 
 
-def _held(id: str, group: dict[str, Any], reason: str, text: str, queues: list[dict[str, Any]]) -> scenarios.Scenario:
-    """The group ``bad`` (one pod) is held with ``reason``; the sane gang beside it is bound."""
-    return scenarios.Scenario(
-        id=id,
-        nodes=NODES,
-        pods=[*SANE, b.pod("bad-0", group="bad")],
-        podgroups=[SANE_GROUP, group],
-        queues=[b.queue(), *queues],
-        binds={"sane-0": "*", "sane-1": "*"},
-        phases={"bad": "Pending", "sane": "Running"},
-        conditions={"bad": ("Unschedulable", reason, text)},
-        pod_events={"bad-0": ("Unschedulable", text)},
-    )
+def _held(id: str, group: dict[str, Any], reason: str, text: str, queues: list[dict[str, Any]]) -> dict[str, Any]:
+    """A scenario's fields: the group ``bad`` (one pod) is held with ``reason``; the sane gang beside it is bound."""
+    return {
+        "id": id,
+        "nodes": NODES,
+        "pods": [*SANE, b.pod("bad-0", group="bad")],
+        "podgroups": [SANE_GROUP, group],
+        "queues": [b.queue(), *queues],
+        "binds": {"sane-0": "*", "sane-1": "*"},
+        "phases": {"bad": "Pending", "sane": "Running"},
+        "conditions": {"bad": ("Unschedulable", reason, text)},
+        "pod_events": {"bad-0": ("Unschedulable", text)},
+    }
 
 
 SCENARIOS = [
-    _held(
-        "queue-that-does-not-admit-the-namespace",
-        b.podgroup("bad", queue="finance"),
-        "QueueNotAllowed",
-        "queue 'finance' does not admit namespace 'ns'; queues open to namespace 'ns': default",
-        [_restricted("finance", "finance-*")],
+    scenarios.Scenario(
+        **_held(
+            "queue-that-does-not-admit-the-namespace",
+            b.podgroup("bad", queue="finance"),
+            "QueueNotAllowed",
+            "queue 'finance' does not admit namespace 'ns'; queues open to namespace 'ns': default",
+            [_restricted("finance", "finance-*")],
+        )
     ),
-    _held(
-        "negative-min-resources",
-        b.podgroup("bad", min_resources={"cpu": "-4"}),
-        "InvalidPodGroup",
-        "spec.minResources.cpu must not be negative",
-        [],
+    scenarios.Scenario(
+        **_held(
+            "negative-min-resources",
+            b.podgroup("bad", min_resources={"cpu": "-4"}),
+            "InvalidPodGroup",
+            "spec.minResources.cpu must not be negative",
+            [],
+        )
     ),
-    _held(
-        "malformed-min-resources",
-        b.podgroup("bad", min_resources={"cpu": "lots"}),
-        "InvalidPodGroup",
-        "spec.minResources.cpu is not a quantity",
-        [],
+    scenarios.Scenario(
+        **_held(
+            "malformed-min-resources",
+            b.podgroup("bad", min_resources={"cpu": "lots"}),
+            "InvalidPodGroup",
+            "spec.minResources.cpu is not a quantity",
+            [],
+        )
     ),
-    _held(
-        "min-resources-not-a-map",
-        _group("bad", minResources=["cpu"]),
-        "InvalidPodGroup",
-        "spec.minResources must map resource names to quantities",
-        [],
+    scenarios.Scenario(
+        **_held(
+            "min-resources-not-a-map",
+            _group("bad", minResources=["cpu"]),
+            "InvalidPodGroup",
+            "spec.minResources must map resource names to quantities",
+            [],
+        )
     ),
-    _held(
-        "negative-min-task-member",
-        b.podgroup("bad", min_task_member={"worker": -1}),
-        "InvalidPodGroup",
-        "spec.minTaskMember.worker must be a non-negative integer",
-        [],
+    scenarios.Scenario(
+        **_held(
+            "negative-min-task-member",
+            b.podgroup("bad", min_task_member={"worker": -1}),
+            "InvalidPodGroup",
+            "spec.minTaskMember.worker must be a non-negative integer",
+            [],
+        )
     ),
-    _held("min-member-a-string", _group("bad", minMember="3"), "InvalidPodGroup", "spec.minMember", []),
-    _held("queue-a-number", _group("bad", queue=7), "InvalidPodGroup", "spec.queue must be a queue name", []),
-    _held(
-        "queue-with-negative-capability",
-        b.podgroup("bad", queue="neg"),
-        "QueueInvalid",
-        "queue neg cannot be used: spec.capability.cpu must not be negative",
-        [b.queue("neg", capability={"cpu": "-1"})],
+    scenarios.Scenario(
+        **_held("min-member-a-string", _group("bad", minMember="3"), "InvalidPodGroup", "spec.minMember", [])
     ),
-    _held(
-        "queue-with-guarantee-above-capability",
-        b.podgroup("bad", queue="over"),
-        "QueueInvalid",
-        "spec.guarantee cpu 8 is above the capability 2",
-        [b.queue("over", capability={"cpu": "2"}, guarantee={"cpu": "8"})],
+    scenarios.Scenario(
+        **_held("queue-a-number", _group("bad", queue=7), "InvalidPodGroup", "spec.queue must be a queue name", [])
     ),
-    _held(
-        "queue-with-a-malformed-capability",
-        b.podgroup("bad", queue="odd"),
-        "QueueInvalid",
-        "spec.capability.cpu is not a quantity",
-        [b.queue("odd", capability={"cpu": "many"})],
+    scenarios.Scenario(
+        **_held(
+            "queue-with-negative-capability",
+            b.podgroup("bad", queue="neg"),
+            "QueueInvalid",
+            "queue neg cannot be used: spec.capability.cpu must not be negative",
+            [b.queue("neg", capability={"cpu": "-1"})],
+        )
     ),
-    _held(
-        "queue-with-zero-weight",
-        b.podgroup("bad", queue="light"),
-        "QueueInvalid",
-        "spec.weight must be a positive integer, got 0",
-        [b.queue("light", weight=0)],
+    scenarios.Scenario(
+        **_held(
+            "queue-with-guarantee-above-capability",
+            b.podgroup("bad", queue="over"),
+            "QueueInvalid",
+            "spec.guarantee cpu 8 is above the capability 2",
+            [b.queue("over", capability={"cpu": "2"}, guarantee={"cpu": "8"})],
+        )
+    ),
+    scenarios.Scenario(
+        **_held(
+            "queue-with-a-malformed-capability",
+            b.podgroup("bad", queue="odd"),
+            "QueueInvalid",
+            "spec.capability.cpu is not a quantity",
+            [b.queue("odd", capability={"cpu": "many"})],
+        )
+    ),
+    scenarios.Scenario(
+        **_held(
+            "queue-with-zero-weight",
+            b.podgroup("bad", queue="light"),
+            "QueueInvalid",
+            "spec.weight must be a positive integer, got 0",
+            [b.queue("light", weight=0)],
+        )
     ),
     scenarios.Scenario(
         id="an-admitted-group-whose-queue-turned-foreign-reserves-nothing-and-goes-back-to-pending",
