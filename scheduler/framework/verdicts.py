@@ -8,7 +8,8 @@ some run but fewer than minMember; Inqueue once admitted; else Pending.
 
 Conditions: ``Unschedulable`` (reasons NotEnoughResources, NotEnoughTasks,
 NotEnoughPodsOfTask, plus QueueNotFound and QueueClosed for groups Volcano would ignore
-silently, and NeverFits for a gang that can never run on this cluster's nodes, see
+silently, InvalidPodGroup, QueueInvalid and QueueNotAllowed for groups the snapshot holds
+(``snapshot.Job.held``), and NeverFits for a gang that can never run on this cluster's nodes, see
 ``framework.feasibility``: it stays Pending) with "N/M tasks in gang unschedulable: ...";
 ``Scheduled`` when the gang is ready.
 """
@@ -127,6 +128,9 @@ def _condition(
     if queue is None:
         detail = f"queue {job.queue} not found"
         return _unschedulable("QueueNotFound", detail, unready, total), "Unschedulable", detail
+    if job.held is not None:
+        reason, detail = job.held
+        return _unschedulable(reason, detail, unready, total), "Unschedulable", detail
     invalid = ssn.diagnostics.invalid.get(job.key)
     if invalid is not None:
         return _unschedulable(invalid.reason, invalid.message, unready, total), "Unschedulable", invalid.message

@@ -344,6 +344,8 @@ def _state(job: snapshot.Job, phase: str, needed: int, facts: _Facts) -> str:
     queue = facts.queue
     if not queue.exists:
         return "no-queue"
+    if job.held is not None:  # the snapshot holds it: an unsound spec, a queue it may not use
+        return "invalid"
     if facts.never is not None:
         return "never"
     if facts.invalid is not None and len(job.tasks) >= job.min_member and phase != "Pending":
@@ -372,6 +374,8 @@ def _verdict(
     if state == "never":
         return f"can never run here: {facts.never}"
     if state == "invalid":
+        if job.held is not None:
+            return f"cannot be scheduled: {job.held[1]} ({job.held[0]})"
         invalid = facts.invalid
         assert invalid is not None
         return f"cannot be scheduled: {invalid.message} ({invalid.reason})"

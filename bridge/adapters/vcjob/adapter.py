@@ -27,6 +27,7 @@ class VolcanoJobAdapter:
         plural="jobs",
         failure_policy="Fail",
         why="an unchecked Job could sit in a closed or missing queue forever; Volcano denies it too",
+        operations=("CREATE", "UPDATE"),
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
@@ -37,11 +38,15 @@ class VolcanoJobAdapter:
         warnings = spec.validate(desired)
         field = desired["spec"].get("queue")
         # The CRD defaults queue to "default"; like Volcano's podgroup mutation, that value yields
-        # to a queue named on the job or its namespace.
-        desired["spec"]["queue"] = ctx.queue(
-            field=None if field == "default" else field, annotations=meta.get("annotations")
-        )
+        # to a queue named on the job or its namespace, when the job is made. Afterwards (UPDATE)
+        # the field is the queue: an annotation changed later moves nothing.
+        yields = field == "default" and ctx.admitted_queue is None
+        desired["spec"]["queue"] = ctx.queue(field=None if yields else field, annotations=meta.get("annotations"))
         return base.Admission(desired=desired, warnings=tuple(warnings))
+
+    def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
+        """The field: admission wrote the resolved queue there."""
+        return str((obj.get("spec") or {}).get("queue") or "default")
 
     def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
         """``<job>-<uid>`` as the controller makes it; None before the job exists (no uid)."""

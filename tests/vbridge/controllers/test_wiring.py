@@ -28,11 +28,13 @@ def test_generic_reconcilers_for_registered_job_kinds_and_the_own_controllers() 
     assert not any(isinstance(r, vcjobs.VcJobController | commands.CommandController) for r in beside_volcano)
 
 
-def test_volcano_jobs_and_pods_have_no_generic_reconciler() -> None:
+def test_volcano_jobs_pods_and_the_scheduling_kinds_have_no_generic_reconciler() -> None:
     assert {a.registration.name for a in registry.ADAPTERS if not a.registration.generic_reconciler} == {
         "batch.volcano.sh/job",
         "spark.apache.org/pod",
         "kubeflow.org/pod",
+        "scheduling.volcano.sh/podgroup",  # judged at admission, held by the scheduler: nothing to reconcile
+        "scheduling.volcano.sh/queue",
     }
 
 
