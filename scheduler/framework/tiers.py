@@ -5,7 +5,8 @@
 - job_ready / job_pipelined / allocatable: every opinion must agree (AND);
 - job_valid: the first Invalid wins; enqueueable: any reject rejects (``enqueue_refusal`` names
   the first that does); overused: any yes;
-- predicates and static predicates: AND; node scores: sum;
+- predicates, static and domain predicates: AND; node and domain scores: sum; topological: any
+  (and only the plugins that say a task is topological are asked for its domain hooks);
 - victims: intersected within a tier; the first tier with an opinion decides, none → none.
 
 The plugins are built from a registry the caller hands in (conf name → class; the framework
@@ -56,6 +57,7 @@ class Tiers:
         self._predicates = self._hooks("predicate")
         self._static = self._hooks("static_predicate")
         self._scores = self._hooks("node_score")
+        self._topological = [p for p in self.all if _overrides(p, "topological")]
         self._allocatable = [p for p in self.all if _overrides(p, "allocatable")]
         self._job_valid = self._hooks("job_valid")
         self._job_ready = self._hooks("job_ready")
@@ -122,6 +124,20 @@ class Tiers:
 
     def static_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
         return [check for hook in self._static for check in hook(task)]
+
+    def topological(self, task: snapshot.Task) -> bool:
+        return any(p.topological(task) for p in self._topological)
+
+    def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
+        return [check for p in self._topological if p.topological(task) for check in p.domain_predicate(task)]
+
+    def domain_score(self, task: snapshot.Task, feasible: base.Mask) -> base.Scores | None:
+        total: base.Scores | None = None
+        for plugin in self._topological:
+            score = plugin.domain_score(task, feasible) if plugin.topological(task) else None
+            if score is not None:
+                total = score if total is None else total + score
+        return total
 
     def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
         total: base.Scores | None = None
