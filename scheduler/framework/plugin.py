@@ -90,7 +90,8 @@ class Plugin:
 
     def topological(self, task: snapshot.Task) -> bool:
         """Whether this plugin's ``domain_predicate`` or ``domain_score`` has anything to say on
-        ``task`` (then it is placed one at a time, see the module docstring)."""
+        ``task`` (then it is placed one at a time, see the module docstring). Asked only for a
+        task with pod terms of its own or matching a term some pod holds (``Topology.held``)."""
         return False
 
     def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, Mask]]:

@@ -25,7 +25,9 @@ such term: then every call returns at once and nothing is kept.
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +45,10 @@ REQUIRED_ANTI = "required-anti-affinity"
 REQUIRED_AFFINITY = "required-affinity"
 PREFERRED_AFFINITY = "preferred-affinity"
 PREFERRED_ANTI = "preferred-anti-affinity"
+
+
+_NO_HELD: Mapping[str, list[tuple[podspec.PodTerm, Count]]] = types.MappingProxyType({})
+_NO_COUNTS: list[tuple[_Key, Count]] = []  # shared, never changed
 
 
 @dataclasses.dataclass(slots=True)
@@ -65,6 +71,7 @@ class Topology:
         cols = snap.columns
         self.active = bool(cols.constrained or snap.placed_terms)
         self._ids: dict[str, tuple[Ids, int]] = {}
+        self._identity: set[str] = set()  # keys whose domains are the rows themselves
         self._counts: dict[_Key, Count] = {}
         self._by_label: dict[tuple[str, str], list[tuple[_Key, Count]]] = {}
         self._unindexed: list[tuple[_Key, Count]] = []
@@ -72,7 +79,8 @@ class Topology:
         self._held_by_label: dict[tuple[str, str], list[tuple[str, podspec.PodTerm]]] = {}
         self._held_unindexed: list[tuple[str, podspec.PodTerm]] = []
         self._memo: dict[str, list[tuple[_Key, Count]]] = {}  # task key → the counts it is in
-        self._held_memo: dict[str, dict[str, list[tuple[podspec.PodTerm, Count]]]] = {}
+        self._own: dict[int, list[Count]] = {}  # Task.shape → the held counts of its own terms
+        self._held_memo: dict[str, Mapping[str, list[tuple[podspec.PodTerm, Count]]]] = {}
         self._placed: dict[str, int] = {}  # tasks placed this cycle → row
         self._evicted: set[str] = set()
         self._pods_by_label: dict[tuple[str, str], list[int]] = {}
@@ -104,7 +112,15 @@ class Topology:
             size = len(values)
             ids = np.array([size if v is None else values[v] for v in raw], dtype=np.intp)
             found = self._ids[key] = (ids, size)
+            if size == len(raw) and bool((ids == np.arange(size)).all()):
+                self._identity.add(key)  # one domain per row, in row order (the hostname)
         return found
+
+    def per_row(self, values: npt.NDArray[Any], key: str) -> npt.NDArray[Any]:
+        """``values`` per domain of ``key`` (size + 1 entries) spread over the rows: each row's own domain's."""
+        if key in self._identity:
+            return values[:-1]
+        return values.take(self.ids(key)[0])
 
     def domain(self, count: Count, key: str) -> Array:
         """``count`` per domain of ``key`` (size + 1 entries, the last always 0); kept up to date."""
@@ -134,15 +150,16 @@ class Topology:
         """Role → the terms some pod holds in that role that match ``task``, with their holders."""
         found = self._held_memo.get(task.key)
         if found is None:
-            found = {}
+            matched: dict[str, list[tuple[podspec.PodTerm, Count]]] = {}
             if self.active:
-                candidates = list(self._held_unindexed)
-                for label in task.labels.items():
-                    candidates += self._held_by_label.get(label, ())
+                by_label = self._held_by_label
+                candidates = [hit for label in task.labels.items() for hit in by_label.get(label, ())]
+                candidates += self._held_unindexed
                 for role, term in dict.fromkeys(candidates):
                     if term.pods.matches(task.namespace, task.labels):
-                        found.setdefault(role, []).append((term, self._held[(role, term)]))
-            self._held_memo[task.key] = found
+                        matched.setdefault(role, []).append((term, self._held[(role, term)]))
+            # Shared when empty: most tasks match no term, and keeping nothing for them spares the GC.
+            found = self._held_memo[task.key] = matched or _NO_HELD
         return found
 
     # --- changes, from Session.apply_*/undo_* ------------------------------------------
@@ -156,8 +173,12 @@ class Topology:
         for _, count in self._of(task):
             self._bump(count, row, delta)
         if task.placement.pod_terms:
-            for role, term in _held_terms(task.placement):
-                self._bump(self._held_count(role, term), row, delta)
+            own = self._own.get(task.shape)
+            if own is None:
+                own = [self._held_count(role, term) for role, term in _held_terms(task.placement)]
+                self._own[task.shape] = own
+            for count in own:
+                self._bump(count, row, delta)
 
     def drop(self, row: int, task: snapshot.Task) -> None:
         self.add(row, task, -1)
@@ -235,11 +256,11 @@ class Topology:
     def _of(self, task: snapshot.Task) -> list[tuple[_Key, Count]]:
         found = self._memo.get(task.key)
         if found is None:
-            candidates = list(self._unindexed)
-            for label in task.labels.items():
-                candidates += self._by_label.get(label, ())
-            found = [(k, c) for k, c in dict(candidates).items() if _matches(k, task)]
-            self._memo[task.key] = found
+            by_label = self._by_label
+            candidates = [hit for label in task.labels.items() for hit in by_label.get(label, ())]
+            candidates += self._unindexed
+            found = [(k, c) for k, c in dict(candidates).items() if _matches(k, task)] if candidates else _NO_COUNTS
+            self._memo[task.key] = found or _NO_COUNTS
         return found
 
     def _bump(self, count: Count, row: int, delta: int) -> None:

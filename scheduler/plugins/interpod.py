@@ -1,7 +1,7 @@
 """Pod affinity and anti-affinity, as kube-scheduler's InterPodAffinity plugin: filter and score. Pure.
 
-Not a plugin of its own (Volcano has none): ``predicates`` asks ``checks`` and ``nodeorder``
-asks ``score``, over every node row, from the session's ``topology`` counts (pods placed this
+Not a plugin of its own (Volcano has none): ``predicates`` asks ``InterPod.checks`` and
+``nodeorder`` asks ``InterPod.score``, over every node row, from the session's ``topology`` counts (pods placed this
 cycle included, so a gang's earlier members count for its later ones).
 
 Filter, for a pod P on a node N (each check a reason of its own, in kube-scheduler's order):
@@ -27,10 +27,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.api import podspec, snapshot
-from scheduler.framework import topology
+from scheduler.api import snapshot
+from scheduler.framework import session, topology
 
-__all__ = ["AFFINITY", "ANTI_AFFINITY", "EXISTING_ANTI_AFFINITY", "checks", "score", "topological"]
+__all__ = ["AFFINITY", "ANTI_AFFINITY", "EXISTING_ANTI_AFFINITY", "InterPod"]
 
 AFFINITY = "node(s) didn't match pod affinity rules"
 ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
@@ -39,91 +39,118 @@ HARD_WEIGHT = 1  # kube-scheduler's hardPodAffinityWeight default
 
 Mask = npt.NDArray[np.bool_]
 Scores = npt.NDArray[np.float64]
-
-
-def topological(topo: topology.Topology, task: snapshot.Task, *, scores: bool) -> bool:
-    """Whether ``checks`` (``scores`` false) or ``score`` (true) has anything to say on ``task``."""
-    if not topo.active:
-        return False
-    placement, held = task.placement, topo.held(task)
-    if scores:
-        own = placement.preferred_affinity or placement.preferred_anti_affinity
-        return bool(own) or any(r in held for r in (topology.REQUIRED_AFFINITY, *_PREFERRED))
-    return bool(placement.affinity or placement.anti_affinity) or topology.REQUIRED_ANTI in held
-
-
+Counted = list[tuple[str, topology.Count, float]]  # (topology key, count, weight)
 _PREFERRED = (topology.PREFERRED_AFFINITY, topology.PREFERRED_ANTI)
 
 
-def checks(topo: topology.Topology, task: snapshot.Task) -> list[tuple[str, Mask]]:
-    placement = task.placement
-    out = []
-    if placement.affinity:
-        out.append((AFFINITY, _affinity(topo, task)))
-    if placement.anti_affinity:
-        ok = np.ones(len(topo.snapshot.nodes), dtype=bool)
-        for term in placement.anti_affinity:
-            ok &= _per_row(topo, topo.count((term.pods,)), term.topology_key) == 0
-        out.append((ANTI_AFFINITY, ok))
-    held = topo.held(task).get(topology.REQUIRED_ANTI)
-    if held:
-        ok = np.ones(len(topo.snapshot.nodes), dtype=bool)
-        for term, holders in held:
-            ok &= _per_row(topo, holders, term.topology_key) == 0
-        out.append((EXISTING_ANTI_AFFINITY, ok))
-    return out
+class InterPod:
+    """The filter and the score over one session; the counts a task's own terms read are
+    looked up once per task shape (the terms are part of it), held terms once per task."""
 
+    def __init__(self, ssn: session.Session) -> None:
+        self.topo = ssn.topology
+        self.rows = len(ssn.snapshot.nodes)
+        self._own: dict[tuple[int, str], Counted] = {}
 
-def _affinity(topo: topology.Topology, task: snapshot.Task) -> Mask:
-    terms = task.placement.affinity
-    count = topo.count(tuple(t.pods for t in terms))
-    ok = np.ones(len(topo.snapshot.nodes), dtype=bool)
-    anywhere = False
-    for term in terms:
-        per_row = _per_row(topo, count, term.topology_key)
-        ok &= per_row > 0
-        anywhere = anywhere or bool(topo.domain(count, term.topology_key).any())
-    if not anywhere and all(t.pods.matches(task.namespace, task.labels) for t in terms):
-        ok[:] = True  # the first of its kind (nodes without the keys are refused statically)
-    else:
-        ok |= ~_all_keys(topo, terms)  # refused statically, not counted twice
-    return ok
+    def topological(self, task: snapshot.Task, *, scores: bool) -> bool:
+        """Whether ``checks`` (``scores`` false) or ``score`` (true) has anything to say on ``task``."""
+        if not self.topo.active:
+            return False
+        placement, held = task.placement, self.topo.held(task)
+        if scores:
+            own = placement.preferred_affinity or placement.preferred_anti_affinity
+            return bool(own) or any(r in held for r in (topology.REQUIRED_AFFINITY, *_PREFERRED))
+        return bool(placement.affinity or placement.anti_affinity) or topology.REQUIRED_ANTI in held
 
+    def checks(self, task: snapshot.Task) -> list[tuple[str, Mask]]:
+        placement = task.placement
+        out = []
+        if placement.affinity:
+            out.append((AFFINITY, self._affinity(task)))
+        if placement.anti_affinity:
+            out.append((ANTI_AFFINITY, self._none_near(self._counted(task, "anti"))))
+        held = self.topo.held(task).get(topology.REQUIRED_ANTI)
+        if held:
+            out.append((EXISTING_ANTI_AFFINITY, self._none_near([(t.topology_key, c, 1.0) for t, c in held])))
+        return out
 
-def _all_keys(topo: topology.Topology, terms: tuple[podspec.PodTerm, ...]) -> Mask:
-    ok = np.ones(len(topo.snapshot.nodes), dtype=bool)
-    for term in terms:
-        ids, size = topo.ids(term.topology_key)
-        ok &= ids != size
-    return ok
+    def score(self, task: snapshot.Task, feasible: Mask, weight: float) -> Scores | None:
+        held = self.topo.held(task)
+        parts = list(self._counted(task, "preferred"))
+        parts += [(t.topology_key, c, float(HARD_WEIGHT)) for t, c in held.get(topology.REQUIRED_AFFINITY, ())]
+        parts += [(t.topology_key, c, float(t.weight)) for t, c in held.get(topology.PREFERRED_AFFINITY, ())]
+        parts += [(t.topology_key, c, -float(t.weight)) for t, c in held.get(topology.PREFERRED_ANTI, ())]
+        raw = self._weighted(parts)
+        if raw is None:
+            return None
+        low = float(raw.min(where=feasible, initial=np.inf))
+        high = float(raw.max(where=feasible, initial=-np.inf))
+        if high <= low:
+            return np.zeros(self.rows)
+        scaled: Scores = np.subtract(raw, low)  # then in place: 100 × ((s − min) / (max − min)), as Go, truncated
+        scaled /= high - low
+        scaled *= 100.0
+        np.trunc(scaled, out=scaled)
+        if weight != 1:
+            scaled *= weight
+        return scaled
 
+    def _counted(self, task: snapshot.Task, which: str) -> Counted:
+        found = self._own.get((task.shape, which))
+        if found is None:
+            placement, topo = task.placement, self.topo
+            if which == "anti":
+                found = [(t.topology_key, topo.count((t.pods,)), 1.0) for t in placement.anti_affinity]
+            elif which == "affinity":
+                count = topo.count(tuple(t.pods for t in placement.affinity))
+                found = [(key, count, 1.0) for key in dict.fromkeys(t.topology_key for t in placement.affinity)]
+            else:
+                found = [(t.topology_key, topo.count((t.pods,)), float(t.weight)) for t in placement.preferred_affinity]
+                found += [
+                    (t.topology_key, topo.count((t.pods,)), -float(t.weight)) for t in placement.preferred_anti_affinity
+                ]
+            self._own[(task.shape, which)] = found
+        return found
 
-def score(topo: topology.Topology, task: snapshot.Task, feasible: Mask, weight: float) -> Scores | None:
-    placement, held = task.placement, topo.held(task)
-    raw: Scores | None = None
-    parts: list[tuple[podspec.PodTerm, topology.Count, float]] = []
-    parts += [(t, topo.count((t.pods,)), float(t.weight)) for t in placement.preferred_affinity]
-    parts += [(t, topo.count((t.pods,)), -float(t.weight)) for t in placement.preferred_anti_affinity]
-    parts += [(t, c, float(HARD_WEIGHT)) for t, c in held.get(topology.REQUIRED_AFFINITY, ())]
-    parts += [(t, c, float(t.weight)) for t, c in held.get(topology.PREFERRED_AFFINITY, ())]
-    parts += [(t, c, -float(t.weight)) for t, c in held.get(topology.PREFERRED_ANTI, ())]
-    for term, count, sign in parts:
-        if not sign:
-            continue
-        part = sign * _per_row(topo, count, term.topology_key)
-        raw = part if raw is None else raw + part
-    if raw is None:
-        return None
-    chosen = raw[feasible]
-    low, high = float(chosen.min()), float(chosen.max())
-    if high <= low:
-        return np.zeros(len(raw))
-    scaled: Scores = np.trunc(100.0 * ((raw - low) / (high - low)))
-    return scaled if weight == 1 else weight * scaled
+    def _by_key(self, parts: Counted) -> dict[str, Scores]:
+        """Σ weight × count per domain, for each topology key."""
+        sums: dict[str, Scores] = {}
+        for key, count, weight in parts:
+            if weight:
+                part = self.topo.domain(count, key)
+                part = part if weight == 1 else weight * part
+                sums[key] = part if key not in sums else sums[key] + part
+        return sums
 
+    def _none_near(self, parts: Counted) -> Mask:
+        """Rows in whose domain (of each key) no counted pod is."""
+        ok: Mask | None = None
+        for key, sums in self._by_key(parts).items():
+            clear = self.topo.per_row(sums == 0, key)
+            ok = clear if ok is None else ok & clear
+        return np.ones(self.rows, dtype=bool) if ok is None else ok
 
-def _per_row(topo: topology.Topology, count: topology.Count, key: str) -> Scores:
-    """``count`` in each row's domain of ``key`` (0 for rows without the label)."""
-    ids, _ = topo.ids(key)
-    per_row: Scores = topo.domain(count, key).take(ids)
-    return per_row
+    def _weighted(self, parts: Counted) -> Scores | None:
+        raw: Scores | None = None
+        for key, sums in self._by_key(parts).items():
+            part = self.topo.per_row(sums, key)
+            raw = part if raw is None else raw + part
+        return raw
+
+    def _affinity(self, task: snapshot.Task) -> Mask:
+        """In every term's domain a pod matching all terms, or none anywhere and the pod matches
+        them itself (nodes without the keys are refused statically, so they pass here)."""
+        parts = self._counted(task, "affinity")
+        count = parts[0][1]
+        nowhere = not any(self.topo.domain(count, key).any() for key, _, _ in parts)
+        if nowhere and all(t.pods.matches(task.namespace, task.labels) for t in task.placement.affinity):
+            return np.ones(self.rows, dtype=bool)
+        ok: Mask | None = None
+        for key, _, _ in parts:
+            sums = self.topo.domain(count, key)
+            near = sums > 0
+            near[-1] = True  # no key: refused statically, not counted twice
+            here = self.topo.per_row(near, key)
+            ok = here if ok is None else ok & here
+        assert ok is not None
+        return ok

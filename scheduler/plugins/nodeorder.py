@@ -73,17 +73,17 @@ class NodeOrder(base.Plugin):
         self.spread = option.number("podtopologyspread.weight", 2)
         self._fractions = _Fractions(ssn)
         self._spreading = spread.Spreading(ssn)
+        self._interpod = interpod.InterPod(ssn)
 
     def topological(self, task: snapshot.Task) -> bool:
-        topo = self.session.topology
-        return bool(self.pod_affinity and interpod.topological(topo, task, scores=True)) or bool(
+        return bool(self.pod_affinity and self._interpod.topological(task, scores=True)) or bool(
             self.spread and self._spreading.topological(task, hard=False)
         )
 
     def domain_score(self, task: snapshot.Task, feasible: base.Mask) -> base.Scores | None:
         total = None
-        if self.pod_affinity and interpod.topological(self.session.topology, task, scores=True):
-            total = interpod.score(self.session.topology, task, feasible, self.pod_affinity)
+        if self.pod_affinity and self._interpod.topological(task, scores=True):
+            total = self._interpod.score(task, feasible, self.pod_affinity)
         if self.spread and self._spreading.topological(task, hard=False):
             part = self._spreading.score(task, feasible, self.spread)
             if part is not None:

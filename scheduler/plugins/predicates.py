@@ -61,6 +61,7 @@ class Predicates(base.Plugin):
         self._pod_affinity = flag(option, "predicate.PodAffinityEnable", True)
         self._spread_on = flag(option, "predicate.PodTopologySpreadEnable", True)
         self._spread = spread.Spreading(ssn)
+        self._interpod = interpod.InterPod(ssn)
 
     def predicate(self, task: snapshot.Task, rows: base.Rows) -> list[tuple[str, base.Mask]]:
         checks = self._static.get(task.shape)
@@ -72,13 +73,12 @@ class Predicates(base.Plugin):
         return [(reason, mask[rows]) for reason, mask in checks]
 
     def topological(self, task: snapshot.Task) -> bool:
-        topo = self.session.topology
-        return (self._pod_affinity and interpod.topological(topo, task, scores=False)) or (
+        return (self._pod_affinity and self._interpod.topological(task, scores=False)) or (
             self._spread_on and self._spread.topological(task, hard=True)
         )
 
     def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
-        out = interpod.checks(self.session.topology, task) if self._pod_affinity else []
+        out = self._interpod.checks(task) if self._pod_affinity else []
         if self._spread_on and self._spread.topological(task, hard=True):
             out += self._spread.checks(task)
         return out
@@ -124,8 +124,11 @@ class Predicates(base.Plugin):
                 mask[i] = placement.tolerates(nodes[i].taints)
             checks.append((TAINT, mask))
         if placement.affinity and self._pod_affinity:
-            keys = {t.topology_key for t in placement.affinity}
-            checks.append((interpod.AFFINITY, np.array([keys <= n.labels.keys() for n in nodes], dtype=bool)))
+            mask = np.ones(len(nodes), dtype=bool)
+            for key in {t.topology_key for t in placement.affinity}:
+                ids, size = self.session.topology.ids(key)
+                mask &= ids != size
+            checks.append((interpod.AFFINITY, mask))
         if self._spread_on and any(c.hard for c in placement.spread):
             checks.append((spread.MISSING, self._spread.keyed(placement, hard=True)))
         return checks
