@@ -33,7 +33,6 @@ __all__ = ["Predicates"]
 UNSCHEDULABLE = "node(s) were unschedulable"
 SELECTOR = "node(s) didn't match Pod's node affinity/selector"
 TAINT = "node(s) had untolerated taint"
-ANTI_AFFINITY = interpod.ANTI_AFFINITY
 BLOCKING = podspec.BLOCKING
 
 
