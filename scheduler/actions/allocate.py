@@ -99,6 +99,9 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
     for run in _runs(ssn, job):
         task = run[0]
         shape = task.shape
+        if any(plugins.topological(t) for t in run):
+            _allocate_topological(ssn, plugins, placer, stmt, info.queue, run)
+            continue
         if shape in failed:
             for other in run:
                 ssn.diagnostics.fit_errors[other.key] = failed[shape]
@@ -140,7 +143,7 @@ def _interleaved_turn(ssn: session.Session, plugins: tiers.Tiers, placer: placem
     the job is ready, as in ``allocate_job``. True when the turn ended with tasks left to place."""
     info = ssn.job(job)
     stmt = statement.Statement(ssn)
-    failed: dict[int, str] = {}
+    failed: dict[int, str] = {}  # a topological task's fit depends on the ones before it: not kept
     todo = [task for run in _runs(ssn, job) for task in run]
     yielded = False
     for i, task in enumerate(todo):
@@ -150,7 +153,9 @@ def _interleaved_turn(ssn: session.Session, plugins: tiers.Tiers, placer: placem
         choice = placer.place(task)
         reason = placer.explain(task) if choice is None else blocked(ssn, plugins, info.queue, task)
         if choice is None or reason:
-            failed[task.shape] = ssn.diagnostics.fit_errors[task.key] = reason
+            ssn.diagnostics.fit_errors[task.key] = reason
+            if not plugins.topological(task):
+                failed[task.shape] = reason
             continue
         kind, row = choice
         if kind == placement.ALLOCATE:
@@ -166,6 +171,29 @@ def _interleaved_turn(ssn: session.Session, plugins: tiers.Tiers, placer: placem
     if not plugins.job_pipelined(job):
         stmt.discard()
     return False
+
+
+def _allocate_topological(
+    ssn: session.Session,
+    plugins: tiers.Tiers,
+    placer: placement.Placer,
+    stmt: statement.Statement,
+    queue: str,
+    run: list[snapshot.Task],
+) -> None:
+    """Each task of the run on its own: its pod affinity and spread depend on where the ones
+    before it went (in this statement too), so neither a batch nor a failed shape is reused."""
+    for task in run:
+        choice = placer.place(task)
+        reason = placer.explain(task) if choice is None else blocked(ssn, plugins, queue, task)
+        if choice is None or reason:
+            ssn.diagnostics.fit_errors[task.key] = reason
+            continue
+        kind, row = choice
+        if kind == placement.ALLOCATE:
+            stmt.allocate(task.key, row)
+        else:
+            stmt.pipeline(task.key, row)
 
 
 def _lone_task(ssn: session.Session, job: str) -> snapshot.Task | None:
@@ -196,12 +224,12 @@ def _allocate_lone_tasks(
     if ssn.holds.owed:
         return 0
     task = _lone_task(ssn, job)
-    if task is None or task.placement.anti_affinity:
+    if task is None or plugins.topological(task):
         return 0
     run = [task]
     for other in reversed(jobs):
         more = _lone_task(ssn, other)
-        if more is None or more.shape != task.shape or len(run) == LONE_RUN:
+        if more is None or more.shape != task.shape or len(run) == LONE_RUN or plugins.topological(more):
             break
         run.append(more)
     if len(run) < 2:

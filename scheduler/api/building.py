@@ -68,7 +68,8 @@ def build(
     members: dict[str, list[str]] = {}
     stranded: list[snapshot.Stranded] = []
     occupancy: list[tuple[int, resources.Resource, bool]] = []
-    placed: list[tuple[int, str, Mapping[str, str]]] = []
+    placed: list[tuple[int, str, Mapping[str, str], bool]] = []
+    placed_terms: list[tuple[int, podspec.Placement]] = []  # placed pods with pod (anti-)affinity
     foreign: set[str] = set()  # groups named by pods of other schedulers
     for pod in pods:
         meta, spec, status = _meta(pod), pod.get("spec") or {}, pod.get("status") or {}
@@ -76,8 +77,12 @@ def build(
         node = spec.get("nodeName") or None
         request = _pod_request(spec, memo)
         if node in index and phase not in ("Succeeded", "Failed"):
-            occupancy.append((index[node], request, bool(meta.get("deletionTimestamp"))))
-            placed.append((index[node], meta.get("namespace", ""), meta.get("labels") or {}))
+            deleting = bool(meta.get("deletionTimestamp"))
+            occupancy.append((index[node], request, deleting))
+            labels = meta.get("labels") or {}
+            placed.append((index[node], meta.get("namespace", ""), labels, deleting))
+            if podspec.has_pod_terms(spec):
+                placed_terms.append((index[node], podspec.parse_placement(spec, meta.get("namespace", ""), labels)))
         group = (meta.get("annotations") or {}).get(GROUP_ANNOTATION)
         if spec.get("schedulerName", "default-scheduler") != scheduler_name:
             if group:
@@ -120,6 +125,7 @@ def build(
         jobs=jobs,
         queues=queue_map,
         placed_labels=tuple(placed),
+        placed_terms=tuple(placed_terms),
         stranded=tuple(stranded),
         columns=tally.of(tasks, list(jobs), index),
     )
@@ -205,7 +211,7 @@ def _task(
     class_name = spec.get("priorityClassName", "")
     priority = spec.get("priority")
     role = labels.get(SPARK_ROLE) or ("executor" if SPARK_APP in labels else None)
-    placement = podspec.parse_placement(spec, namespace)
+    placement = podspec.parse_placement(spec, namespace, labels)
     shape = shapes.setdefault((request, placement), len(shapes))
     return snapshot.Task(
         key=key,

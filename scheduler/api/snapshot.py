@@ -140,7 +140,8 @@ class Snapshot:
     tasks: Mapping[str, Task]
     jobs: Mapping[str, Job]
     queues: Mapping[str, Queue]
-    placed_labels: tuple[tuple[int, str, Mapping[str, str]], ...]  # (node row, namespace, labels)
+    placed_labels: tuple[tuple[int, str, Mapping[str, str], bool], ...]  # (node row, namespace, labels, deleting)
+    placed_terms: tuple[tuple[int, podspec.Placement], ...]  # (node row, placement) of those with pod terms
     stranded: tuple[Stranded, ...]
     columns: tally.Tally  # the tasks as arrays, for counting per job in bulk
 

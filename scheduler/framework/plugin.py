@@ -11,9 +11,13 @@ relies on this to refresh just the rows that changed.
 Batched placement (``placement.Placer.place_many``) places a gang's identical pods in one go,
 so two more rules hold: ``node_score(task, rows, extra)`` scores each row as if ``extra[i]``
 more copies of the task already sat on ``rows[i]`` (from the row's idle resources, which is
-all a copy changes), and predicates may depend on pods placed this cycle only through pod
-anti-affinity (such tasks are not batched). A plugin that overrides ``allocatable`` must also
-override ``allocatable_count``; until it does, its queues simply take the one-by-one path.
+all a copy changes), and ``predicate`` and ``node_score`` never depend on pods placed this
+cycle. What does (pod affinity, anti-affinity, topology spread: a pod placed on one row changes
+every row of its topology domain) goes in the domain hooks instead: a task for which some
+plugin's ``topological`` is true is placed one at a time, and each time ``domain_predicate``
+and ``domain_score`` answer over every row, from the session's ``topology`` counts. A plugin
+that overrides ``allocatable`` must also override ``allocatable_count``; until it does, its
+queues simply take the one-by-one path.
 
 Two class attributes tell ``actions.allocate`` how a plugin's answers move: ``shared_queue_order``
 (a queue's order key also changes when other queues allocate, as in a queue tree, so every key
@@ -93,6 +97,21 @@ class Plugin:
 
     def node_score(self, task: snapshot.Task, rows: Rows, extra: Counts | None = None) -> Scores | None:
         """Scores for ``rows``; with ``extra``, as if ``extra[i]`` more copies were on ``rows[i]``."""
+        return None
+
+    def topological(self, task: snapshot.Task) -> bool:
+        """Whether this plugin's ``domain_predicate`` or ``domain_score`` has anything to say on
+        ``task`` (then it is placed one at a time, see the module docstring). Asked only for a
+        task with pod terms of its own or matching a term some pod holds (``Topology.held``)."""
+        return False
+
+    def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, Mask]]:
+        """(reason, passes) per check that depends on the pods in each row's topology domains, over every row."""
+        return []
+
+    def domain_score(self, task: snapshot.Task, feasible: Mask) -> Scores | None:
+        """Scores over every row that depend on the pods in its topology domains; ``feasible``:
+        the rows that pass every check, over which scores are normalised (kube-scheduler's NormalizeScore)."""
         return None
 
     def victims(

@@ -4,6 +4,8 @@ A ``Session`` is the snapshot and the conf, where each task stands (``status``, 
 each job's phase, plus the named parts of :mod:`scheduler.framework.state`:
 
 - ``nodes`` (``NodeState``): idle and future-idle per node row, which rows changed;
+- ``topology`` (``topology.Topology``): pods per row and topology domain that pod affinity,
+  anti-affinity and topology spread count;
 - ``counts`` (``Counts``): ready, pipelined, valid, pending tasks per job and task name;
 - ``allocated`` (``Allocations``): what each job and queue holds;
 - ``holds`` (``Holds``): capacity held for Spark executors;
@@ -29,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import plan, resources, snapshot
-from scheduler.framework import config, state
+from scheduler.framework import config, state, topology
 
 __all__ = ["Session"]
 
@@ -55,6 +57,7 @@ class Session:
         self.phase: dict[str, str] = {key: job.phase for key, job in snap.jobs.items()}
         self._vectors: dict[resources.Resource, Vector] = {}
         self.nodes = state.NodeState(snap)
+        self.topology = topology.Topology(snap)
         self.counts = state.Counts(cols)
         self.allocated = state.Allocations(snap, self.vector)
         self.holds = state.Holds(len(self.dims))
@@ -116,7 +119,7 @@ class Session:
         if task.best_effort:  # gang counted it as ready while pending; now it is allocated
             counts.best_effort(task, -1)
         self._charge(task, vec)
-        self.nodes.add_label(row, task)
+        self.topology.add(row, task)
         return self.holds.consume(task.job, vec)
 
     def apply_allocate_many(self, batch: list[snapshot.Task], rows: list[int]) -> None:
@@ -138,10 +141,9 @@ class Session:
         else:
             for name in names:
                 counts.task_ready[(first.job, name)] += 1
-        if nodes.track_labels:
-            added = nodes.added_on_row
+        if self.topology.active:
             for task, row in zip(batch, rows, strict=True):
-                added.setdefault(row, []).append(task)
+                self.topology.add(row, task)
         counts.ready[first.job] += len(keys)
         counts.pending[first.job] -= len(keys)
         self._charge(first, vec * len(keys))
@@ -157,7 +159,7 @@ class Session:
             status[task.key] = S.PENDING
             del placed[task.key]
             task_ready[(task.job, task.task_name)] -= 1
-            nodes.drop_label(row, task)
+            self.topology.drop(row, task)
         counts.ready[first.job] -= len(batch)
         counts.pending[first.job] += len(batch)
         self._charge(first, vec * -len(batch))
@@ -174,7 +176,7 @@ class Session:
         if task.best_effort:
             counts.best_effort(task, +1)
         self._charge(task, -vec)
-        self.nodes.drop_label(row, task)
+        self.topology.drop(row, task)
         self.holds.restore(task.job, hold_before)
 
     def apply_pipeline(self, key: str, row: int) -> Vector | None:
@@ -186,7 +188,7 @@ class Session:
         self.touched.add(task.job)
         self.counts.pending[task.job] -= 1
         self.counts.count(task, pipelined=1)
-        self.nodes.add_label(row, task)
+        self.topology.add(row, task)
         return self.holds.consume(task.job, vec)
 
     def undo_pipeline(self, key: str, row: int, hold_before: Vector | None) -> None:
@@ -196,7 +198,7 @@ class Session:
         del self.row[key]
         self.counts.pending[task.job] += 1
         self.counts.count(task, pipelined=-1)
-        self.nodes.drop_label(row, task)
+        self.topology.drop(row, task)
         self.holds.restore(task.job, hold_before)
 
     def apply_evict(self, key: str) -> S:
@@ -204,6 +206,7 @@ class Session:
         before = self.status[key]
         vec = self.vector(task.request)
         self.nodes.release(self.row[key], vec)  # its resources become releasing
+        self.topology.evict(self.row[key], task)
         self.status[key] = S.RELEASING
         if before in snapshot.READY:
             self.counts.count(task, ready=-1)
@@ -214,6 +217,7 @@ class Session:
         task = self.snapshot.tasks[key]
         vec = self.vector(task.request)
         self.nodes.release(self.row[key], -vec)
+        self.topology.unevict(self.row[key], task)
         self.status[key] = before
         if before in snapshot.READY:
             self.counts.count(task, ready=1)

@@ -5,7 +5,8 @@
 - job_ready / job_pipelined / allocatable: every opinion must agree (AND);
 - job_valid: the first Invalid wins; enqueueable: any reject rejects (``enqueue_refusal`` names
   the first that does); overused: any yes;
-- predicates and static predicates: AND; node scores: sum;
+- predicates, static and domain predicates: AND; node and domain scores: sum; topological: any
+  (and only the plugins that say a task is topological are asked for its domain hooks);
 - victims: intersected within a tier; the first tier with an opinion decides, none → none;
 - preemptive: AND of the plugins' ``preemptive``, or of ``allocatable`` for a plugin without it;
 - victim queue order: keys concatenated in tier order (``orders_victims``: some plugin has one);
@@ -36,6 +37,7 @@ from scheduler.framework import plugin as base
 __all__ = ["SWITCHES", "Registry", "Tiers"]
 
 Registry = Mapping[str, type[base.Plugin]]
+_NONE: list[base.Plugin] = []  # shared, never changed: what most tasks get from ``_domain_plugins``
 
 
 # Volcano's switch for each hook (``victims`` has one per action); job_valid has none.
@@ -82,6 +84,8 @@ class Tiers:
         self._predicates = self._hooks("predicate")
         self._static = self._hooks("static_predicate")
         self._scores = self._hooks("node_score")
+        self._topological = [p for p in self.all if _overrides(p, "topological")]
+        self._topological_for: dict[str, list[base.Plugin]] = {}
         self._allocatable = [p for p in self.all if _overrides(p, "allocatable")]
         self._job_valid = self._hooks("job_valid")
         self._job_ready = self._hooks("job_ready")
@@ -180,6 +184,32 @@ class Tiers:
 
     def static_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
         return [check for hook in self._static for check in hook(task)]
+
+    def topological(self, task: snapshot.Task) -> bool:
+        topo = self.session.topology
+        if not (self._topological and topo.active) or not (task.placement.pod_terms or topo.held(task)):
+            return False  # no term of its own, none held that matches it: no domain hook cares
+        return bool(self._domain_plugins(task))
+
+    def _domain_plugins(self, task: snapshot.Task) -> list[base.Plugin]:
+        """The plugins whose ``topological`` holds for ``task`` (asked once per task and cycle:
+        the answer depends on the task's own terms and the terms the session's pods hold)."""
+        found = self._topological_for.get(task.key)
+        if found is None:
+            found = [p for p in self._topological if p.topological(task)] or _NONE
+            self._topological_for[task.key] = found
+        return found
+
+    def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
+        return [check for p in self._domain_plugins(task) for check in p.domain_predicate(task)]
+
+    def domain_score(self, task: snapshot.Task, feasible: base.Mask) -> base.Scores | None:
+        total: base.Scores | None = None
+        for plugin in self._domain_plugins(task):
+            score = plugin.domain_score(task, feasible)
+            if score is not None:
+                total = score if total is None else total + score
+        return total
 
     def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
         total: base.Scores | None = None

@@ -12,7 +12,8 @@ the same way (fast paths off) with only the enqueue action run:
   should create them (from the PodGroup's ownerReference: an operator, the Volcano Job
   controller, a Spark driver);
 - per pending task shape: how many nodes each predicate and each resource refuses (the
-  plugins' own ``predicate`` hooks and the placement engine's idle capacity);
+  plugins' own ``predicate`` and ``domain_predicate`` hooks, so pod affinity, anti-affinity
+  and topology spread are named too, and the placement engine's idle capacity);
 - the best partial fit: pending tasks placed one after another on idle capacity as
   ``allocate`` scores nodes (discarded afterwards);
 - the queue's deserved share and use (with capacity: at each level of the queue tree, and the
@@ -231,7 +232,7 @@ def _shapes(
         counts: collections.Counter[str] = collections.Counter()
         counts[placement.NOT_READY] = int((~placer.ready).sum())
         ok = placer.ready.copy()
-        for reason, mask in plugins.predicate(task, placer.rows):
+        for reason, mask in placer.checks(task):  # pod affinity and topology spread included
             counts[reason] += int((~mask).sum())
             ok &= mask
         req = ssn.vector(task.request)

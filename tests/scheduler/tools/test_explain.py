@@ -84,6 +84,32 @@ CASES = [
         verdict="only 1 of the 2 task(s)",
     ),
     Case(
+        # The spread predicate is named: zone a holds a matching pod already, zone b has no room.
+        id="topology-spread-counted-as-a-predicate",
+        nodes=[
+            b.node("a1", labels={"zone": "a"}),
+            b.node("a2", labels={"zone": "a"}),
+            b.node("b1", labels={"zone": "b"}, cpu="1"),
+        ],
+        pods=[
+            b.pod("old", group=None, node="a1", labels={"app": "w"}, scheduler="default-scheduler"),
+            b.pod(
+                "p0",
+                cpu="2",
+                labels={"app": "w"},
+                spec={
+                    "topologySpreadConstraints": [
+                        {"maxSkew": 1, "topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "w"}}}
+                    ]
+                },
+            ),
+        ],
+        podgroups=[b.podgroup("pg", phase="Inqueue")],
+        state="waiting",
+        failures={"node(s) didn't match pod topology spread constraints": 2, "Insufficient cpu": 1},
+        text=("node(s) didn't match pod topology spread constraints",),
+    ),
+    Case(
         id="pending-group-blocked-by-inqueue-reservation",
         nodes=[b.node("n1", cpu="10")],
         pods=[b.pod("big0", group="big", cpu="1"), b.pod("p0", cpu="4")],
