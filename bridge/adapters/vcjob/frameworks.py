@@ -124,7 +124,9 @@ def _pytorch(job: Mapping[str, Any], pod_spec: dict[str, Any], task: str, index:
         inits = pod_spec.setdefault("initContainers", [])
         if not any(c.get("name") == "wait-for-master" for c in inits):
             script = wait_for_master_script(env[0]["value"], port, int(opts["wait-master-timeout"]))
-            inits.append({"name": "wait-for-master", "image": opts["wait-master-image"], "command": ["sh", "-c", script]})
+            inits.append(
+                {"name": "wait-for-master", "image": opts["wait-master-image"], "command": ["sh", "-c", script]}
+            )
     for c in podedit.containers(pod_spec, init=False):
         podedit.open_port(c, "pytorchjob-port", port)
         podedit.add_env(c, env)

@@ -277,9 +277,7 @@ def step(job: Mapping[str, Any], observed: Sequence[Pod], request: Request, *, n
             job_name = job["metadata"]["name"]
             allowed = depends.startable(job, observed)  # a dependent task waits for its tasks to run
             create = tuple(
-                (t, i)
-                for t, i in pods.desired_names(job)
-                if t in allowed and names.pod(job_name, t, i) not in present
+                (t, i) for t, i in pods.desired_names(job) if t in allowed and names.pod(job_name, t, i) not in present
             )
             new_phase = _synced(job, phase, c)
     elif phase == "Restarting":
