@@ -53,4 +53,4 @@ def pod(job: dict[str, Any], task: str, index: int, phase: str = "Running", **ex
 
 def depends_mpi(**status: Any) -> dict[str, Any]:
     """Volcano's task-start-dependency MPI example: 1 mpimaster dependsOn 10 mpiworker, minAvailable 3."""
-    return seed("volcano-job-depends-on-mpi.yaml", **status)
+    return seed("volcano/depends-on-mpi.yaml", **status)

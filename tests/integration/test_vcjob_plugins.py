@@ -68,7 +68,7 @@ def test_the_mpi_master_is_made_after_its_workers_run_and_the_job_completes(env:
     events = vcjobs.pod_events(
         api,
         ns,
-        lambda: made.append(vcjobs.create_job(api, ns, example("volcano-job-depends-on-mpi.yaml"))),
+        lambda: made.append(vcjobs.create_job(api, ns, example("volcano/depends-on-mpi.yaml"))),
         lambda seen: any(e.name == master and e.ready for e in seen),
     )
     # The gang forms from the workers alone; the master's pod is made once all ten run, ready.
@@ -101,7 +101,7 @@ def test_a_chain_of_tasks_starts_one_link_at_a_time(env: Env) -> None:
     events = vcjobs.pod_events(
         api,
         ns,
-        lambda: vcjobs.create_job(api, ns, example("volcano-job-depends-on-chain.yaml")),
+        lambda: vcjobs.create_job(api, ns, example("volcano/depends-on-chain.yaml")),
         lambda seen: {e.name for e in seen if e.ready} >= {*first, *second, *third},
     )
     assert min(_first(events, p) for p in second) > _first(events, first[0], ready=True)
@@ -113,7 +113,7 @@ def test_framework_plugin_examples_give_their_pods_what_volcano_documents(env: E
     api, ns, _ = env
     core, net = k8s.CoreV1Api(api), k8s.NetworkingV1Api(api)
     for name in ("tensorflow", "pytorch", "mpi"):
-        created = vcjobs.create_job(api, ns, example(f"volcano-job-{name}-plugin.yaml"))
+        created = vcjobs.create_job(api, ns, example(f"volcano/{name}-plugin.yaml"))
         assert "svc" in created["spec"]["plugins"], "the framework plugins bring svc, as Volcano's webhook adds it"
 
     tf = vcjobs.running(

@@ -49,7 +49,7 @@ def test_task_min_available_is_what_a_dependency_needs() -> None:
 
 
 def test_iteration_any_needs_one_of_its_tasks_and_all_needs_every_one() -> None:
-    job = jobs.seed("volcano-job-depends-on-chain.yaml")
+    job = jobs.seed("volcano/depends-on-chain.yaml")
     nginx1, nginx2, nginx3 = job["spec"]["tasks"]
     assert depends.startable(job, []) == {"job-nginx1"}
     first = [pod(job, "job-nginx1", 0)]
@@ -99,7 +99,7 @@ def test_the_gang_is_volcanos_when_the_first_pods_can_form_it() -> None:
     assert (gang.min_member, dict(gang.min_task_member), gang.reduced) == (3, {}, False)
     group = podgroup.build(job, {})
     assert group["spec"]["minMember"] == 3 and "minTaskMember" not in group["spec"]
-    chain = jobs.seed("volcano-job-depends-on-chain.yaml")
+    chain = jobs.seed("volcano/depends-on-chain.yaml")
     assert (depends.gang(chain).min_member, depends.gang(chain).reduced) == (1, False)
 
 
