@@ -13,42 +13,20 @@ from __future__ import annotations
 
 import json
 import pathlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 import yaml
 from kubernetes import client as k8s
 
-from tests.support import apiserver, bridgethread, schedthread, simthread, vcjobs
-from vbridge.localcluster import cluster
+from tests.support import apiserver, vcjobs
 
 pytestmark = pytest.mark.integration
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-NODES = [f"sim-node-{i}" for i in range(4)]
-Env = tuple[k8s.ApiClient, str, schedthread.SchedThread]
-
-
-@pytest.fixture(scope="module")
-def scheduler(
-    control_plane: cluster.LocalCluster, sim_nodes: simthread.SimThread, api_client: k8s.ApiClient
-) -> Iterator[schedthread.SchedThread]:
-    thread = vcjobs.start_scheduler(control_plane, api_client, NODES)
-    try:
-        yield thread
-    finally:
-        thread.stop()
-
-
-@pytest.fixture
-def env(
-    api_client: k8s.ApiClient,
-    bridge: bridgethread.BridgeThread,
-    sim_nodes: simthread.SimThread,
-    scheduler: schedthread.SchedThread,
-    namespace: str,
-) -> Env:
-    return api_client, namespace, scheduler
+Env = vcjobs.Env
+scheduler = vcjobs.scheduler
+env = vcjobs.env
 
 
 def example(name: str) -> dict[str, Any]:
@@ -91,6 +69,23 @@ def test_the_mpi_master_is_made_after_its_workers_run_and_the_job_completes(env:
     vcjobs.finish(api, ns, master)  # mpiexec returns: TaskCompleted → CompleteJob
     apiserver.eventually(lambda: vcjobs.phase(api, ns, "lm-mpi-job") == "Completed", what="the job to complete")
     apiserver.eventually(lambda: set(vcjobs.pods_of(api, ns, "lm-mpi-job")) == {master}, what="workers to stop")
+
+
+def test_without_min_available_the_gang_is_the_workers_and_the_job_still_runs(env: Env) -> None:
+    """Volcano would gang all 11 pods, the master's included, which cannot exist before the
+    workers run: its gang never forms. Here the group gangs the 10 workers, with a warning."""
+    api, ns, _ = env
+    body = example("volcano/depends-on-mpi.yaml")
+    del body["spec"]["minAvailable"]
+    _, _, headers = k8s.CustomObjectsApi(api).create_namespaced_custom_object_with_http_info(
+        *vcjobs.VC, ns, "jobs", body
+    )
+    assert "it gangs the 10 pods of mpiworker that start first" in headers.get("Warning", "")
+    group = apiserver.eventually(lambda: next(iter(apiserver.podgroups(api, ns)), None), what="the PodGroup")
+    assert (group["spec"]["minMember"], group["spec"]["minTaskMember"]) == (10, {"mpiworker": 10})
+    vcjobs.running(api, ns, "lm-mpi-job", {"lm-mpi-job-mpimaster-0", *(f"lm-mpi-job-mpiworker-{i}" for i in range(10))})
+    apiserver.eventually(lambda: vcjobs.phase(api, ns, "lm-mpi-job") == "Running", what="the job to run")
+    assert vcjobs.get_job(api, ns, "lm-mpi-job")["status"]["minAvailable"] == 11
 
 
 def test_a_chain_of_tasks_starts_one_link_at_a_time(env: Env) -> None:

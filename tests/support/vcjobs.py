@@ -1,33 +1,61 @@
 """Volcano Jobs on the test bed: our scheduler for them, their objects read back, and what a pod's
 containers would see (environment, files) computed by the node simulator's own pure modules
-from the objects our controller made."""
+from the objects our controller made.
+
+A test module takes the fixtures by name: ``scheduler = vcjobs.scheduler`` and ``env = vcjobs.env``
+(``env`` is the client, a fresh namespace and the scheduler, with our webhook and controllers
+and the simulated nodes running).
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import pytest
 from kubernetes import client as k8s
 from kubernetes import watch
 
 from scheduler import configure
-from tests.support import apiserver, schedthread
+from tests.support import apiserver, bridgethread, schedthread, simthread
 from vbridge.localcluster import cluster
 from vbridge.nodesim import envvars, podstatus, volumes
 
 VC = ("batch.volcano.sh", "v1alpha1")
 
 
-def start_scheduler(lc: cluster.LocalCluster, api: k8s.ApiClient, nodes: list[str]) -> schedthread.SchedThread:
+NODES = [f"sim-node-{i}" for i in range(4)]  # the session's simulated nodes (tests/conftest.py)
+Env = tuple[k8s.ApiClient, str, schedthread.SchedThread]
+
+
+@pytest.fixture(scope="module")
+def scheduler(
+    control_plane: cluster.LocalCluster, sim_nodes: simthread.SimThread, api_client: k8s.ApiClient
+) -> Iterator[schedthread.SchedThread]:
     """Our scheduler as ``volcano``, once the simulated nodes are schedulable."""
-    for name in nodes:
+    for name in NODES:
         # The TaintNodesByCondition admission plugin taints new nodes not-ready; with the node
         # lifecycle controller off, nobody lifts it. Do what that controller would.
-        k8s.CoreV1Api(api).patch_node(name, {"spec": {"taints": None}})
+        k8s.CoreV1Api(api_client).patch_node(name, {"spec": {"taints": None}})
     conf = configure.parse("", scheduler_name="volcano")
-    return schedthread.SchedThread(lc, conf, connections=16, name="vcjob-scheduler").start()
+    thread = schedthread.SchedThread(control_plane, conf, connections=16, name="vcjob-scheduler").start()
+    try:
+        yield thread
+    finally:
+        thread.stop()
+
+
+@pytest.fixture
+def env(
+    api_client: k8s.ApiClient,
+    bridge: bridgethread.BridgeThread,
+    sim_nodes: simthread.SimThread,
+    scheduler: schedthread.SchedThread,
+    namespace: str,
+) -> Env:
+    return api_client, namespace, scheduler
 
 
 def create_job(api: k8s.ApiClient, ns: str, body: dict[str, Any]) -> dict[str, Any]:
