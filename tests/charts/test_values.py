@@ -128,7 +128,11 @@ def test_least_privilege_per_component(helm: pathlib.Path, ca_file: pathlib.Path
     assert any(res == "secrets" for _, res, _ in controllers)
     assert ("coordination.k8s.io", "leases", "update") in controllers & scheduler
     # vcctl's Commands: the controllers carry them out and delete them; they never make one.
-    assert {v for g, res, v in controllers if res == "commands"} == {"get", "list", "watch", "delete"}
+    assert {v for g, res, v in controllers if res == "commands"} == {
+        "list",
+        "watch",
+        "delete",
+    }  # watched, not read one by one
     cluster_wide = [r for c in COMPONENTS for r in rendered.one("ClusterRole", f"vb-{c}")["rules"]]
     assert not any("leases" in r["resources"] for r in cluster_wide)  # a Role: the release namespace only
     for grants in (webhook, controllers, scheduler):

@@ -13,7 +13,7 @@ from typing import Any
 
 from bridge import errors
 from bridge.adapters import base
-from bridge.adapters.vcjob import lifecycle, podgroup, spec
+from bridge.adapters.vcjob import depends, lifecycle, podgroup, spec
 
 __all__ = ["VolcanoJobAdapter"]
 
@@ -42,6 +42,13 @@ class VolcanoJobAdapter:
         # the field is the queue: an annotation changed later moves nothing.
         yields = field == "default" and ctx.admitted_queue is None
         desired["spec"]["queue"] = ctx.queue(field=None if yields else field, annotations=meta.get("annotations"))
+        gang = depends.gang(desired)
+        if gang.reduced:
+            warnings.append(
+                f"minAvailable {desired['spec']['minAvailable']} counts pods of tasks that wait (dependsOn) for "
+                f"{', '.join(gang.first)}, so the gang could never form: it gangs the {gang.min_member} pods of "
+                f"{', '.join(gang.first)} that start first (PodGroup minMember {gang.min_member})"
+            )
         return base.Admission(desired=desired, warnings=tuple(warnings))
 
     def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
