@@ -31,18 +31,18 @@ DISTRIBUTION = "volcano-bridge"
 KUBECTL_PROG = "kubectl vbridge"
 
 # Subcommands defined in their own modules (each has ``add_parser(subparsers)``), by name.
-EXTERNAL = {
+EXTERNAL = {  # in the order the help lists them: what people run first, then the services, then dev
+    "up": "vbridge.commands.up",
+    "list": "vbridge.commands.listing",
+    "explain": "vbridge.commands.explain",
+    "job": "vbridge.commands.jobs",
+    "queue": "vbridge.commands.jobs",
+    "translate": "vbridge.commands.translate",
+    "simulate": "vbridge.commands.simulate",
+    "doctor": "vbridge.commands.doctor",
     "serve": "vbridge.commands.serve",
     "controllers": "vbridge.commands.controllers",
     "scheduler": "vbridge.commands.scheduler",
-    "explain": "vbridge.commands.explain",
-    "simulate": "vbridge.commands.simulate",
-    "job": "vbridge.commands.jobs",
-    "queue": "vbridge.commands.jobs",
-    "doctor": "vbridge.commands.doctor",
-    "translate": "vbridge.commands.translate",
-    "list": "vbridge.commands.listing",
-    "up": "vbridge.commands.up",
     "dev": "vbridge.commands.dev",
 }
 DESCRIPTION = "Volcano gang scheduling for unchanged Spark, Kubeflow and Volcano workloads."
@@ -118,7 +118,10 @@ def main(argv: list[str] | None = None, *, prog: str = "vbridge") -> int:
     if not argv:
         parser(prog=prog).print_help(sys.stderr)
         return 2
-    args = parser(argv[0] if argv else None, prog=prog).parse_args(argv)
+    args, extra = parser(argv[0] if argv else None, prog=prog).parse_known_args(argv)
+    if extra:  # argparse would name the top-level parser; name the command's
+        print(f"{prog}: error: unrecognized arguments: {' '.join(extra)}\n{_usage_hint(prog, args)}", file=sys.stderr)
+        return 2
     try:
         return int(args.func(args))
     except errors.UsageError as exc:

@@ -36,6 +36,7 @@ __all__ = [
     "hints",
     "job_state",
     "main",
+    "tables",
 ]
 
 
@@ -129,13 +130,19 @@ async def _items(api: client.Client, kind: output.Kind, namespace: str | None, s
 
 
 async def collect(api: client.Client, namespace: str | None, selector: str | None = None) -> list[output.Table]:
-    """One table per section (``namespace`` None: every namespace); the items sorted by namespace and name."""
+    """:func:`tables` of what the cluster holds (``namespace`` None: every namespace)."""
     kinds = [kind for section in SECTIONS for kind in section.kinds]
     listed = await asyncio.gather(*(_items(api, kind, namespace, selector) for kind in kinds))
-    by_kind = dict(zip((k.plural for k in kinds), listed, strict=True))
+    return tables([obj for items in listed for obj in items])
+
+
+def tables(objects: Sequence[dict[str, Any]]) -> list[output.Table]:
+    """One table per section, of the ``objects`` of its kinds (each with its ``kind``), sorted by
+    namespace and name."""
     out = []
     for section in SECTIONS:
-        items = [obj for kind in section.kinds for obj in by_kind[kind.plural]]
+        kinds = {(k.api_version, k.kind) for k in section.kinds}
+        items = [obj for obj in objects if (obj.get("apiVersion"), obj.get("kind")) in kinds]
         items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
         out.append(output.Table(section.columns, items))
     return out

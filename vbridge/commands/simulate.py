@@ -23,7 +23,12 @@ __all__ = ["add_parser", "main", "plot", "report"]
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register the subcommand on ``parser.add_subparsers()``'s result."""
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "simulate", help="replay a workload trace through the scheduler core on a simulated clock"
+        "simulate",
+        help="replay a workload trace through the scheduler core on a simulated clock",
+        description="Replay a trace (nodes, queues, jobs) through the scheduler's own core, no apiserver: "
+        "makespan, utilization, waits per queue, and a PNG plot.",
+        epilog="examples:\n  vbridge simulate examples/traces/two-queues.yaml --plot /tmp/two-queues.png\n"
+        "  vbridge simulate trace.yaml --no-plot\n",
     )
     p.add_argument("trace", help="trace YAML (see examples/traces/)")
     p.add_argument("--plot", default=None, help="PNG to write (default: <trace name>.png in the current folder)")
