@@ -111,7 +111,8 @@ def test_a_usage_error_is_one_line_and_where_the_usage_is_exit_2(capsys: pytest.
         cli.main(["job", "list", "-o", "table"])
     assert done.value.code == 2
     assert capsys.readouterr().err.splitlines() == [
-        "vbridge job list: error: argument -o/--output: invalid choice: 'table' (choose from 'wide', 'name', 'yaml', 'json')",
+        "vbridge job list: error: argument -o/--output: invalid choice: 'table' "
+        "(choose from 'wide', 'name', 'yaml', 'json')",
         "run 'vbridge job list --help' for usage",
     ]
 
