@@ -4,7 +4,8 @@ One implementation for every listing command (``job``, ``queue``, ``list``; ``up
 
 - :class:`Parser` is the ``vbridge`` parser class (subparsers are made of the same class): every
   option's help ends with its default, ``(default: X)``, unless it is a flag, ``None``, or the
-  help already says it; a parser's ``epilog`` (its examples) is printed as written; a usage
+  help already says it; a description or ``epilog`` (the examples) of several lines is printed as
+  written, one of one paragraph wrapped; a usage
   error is two lines on stderr (the error, then ``run 'PROG --help' for usage``) and exit 2.
 - :func:`add_namespaces`: ``-n/--namespace`` (default: the kubeconfig context's namespace, see
   :func:`vbridge.commands.connecting.namespace`) and ``-A/--all-namespaces``.
@@ -65,8 +66,14 @@ GAP = "   "  # kubectl's column gap
 T = TypeVar("T")
 
 
-class Formatter(argparse.RawDescriptionHelpFormatter):
-    """Help that shows each option's default and keeps descriptions and examples as written."""
+class Formatter(argparse.HelpFormatter):
+    """Help that shows each option's default, wraps a one-paragraph description, and keeps text of
+    several lines (the examples) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if "\n" in text.strip("\n"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
