@@ -17,6 +17,7 @@ import contextlib
 import dataclasses
 import datetime
 import pathlib
+import shutil
 import signal
 import sys
 from collections.abc import Callable
@@ -112,7 +113,9 @@ async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None
             say(f"gang scheduler running for schedulerName {opts.scheduler_name!r}")
             if opts.examples:
                 await seed(api, say)
-            view = live.Live(tty=sys.stdout.isatty() if opts.tty is None else opts.tty, operators=opts.operators)
+            tty = sys.stdout.isatty() if opts.tty is None else opts.tty
+            width = shutil.get_terminal_size().columns if tty else 0
+            view = live.Live(tty=tty, operators=opts.operators, width=width)
             while not stop.is_set():
                 _raise_if_failed(tasks)
                 with contextlib.suppress(TimeoutError):

@@ -4,7 +4,8 @@
 nothing changed:
 
 - on a terminal (``tty``): the whole view, drawn over the previous one (the cursor moves up the
-  previous view's height and clears to the end of the screen), so the view stays in place;
+  previous view's height and clears to the end of the screen), so the view stays in place; lines
+  are cut to the terminal's ``width`` so that the height counts what the screen shows;
 - otherwise (a pipe, a log file): one timestamped line per object that appeared or changed, and
   one per object that went away: ``12:00:03  PodGroup seed/pi: phase Running, minmember 1, ...``,
   never the whole table again.
@@ -37,6 +38,7 @@ def up(lines: int) -> str:
 class Live:
     tty: bool
     operators: tuple[str, ...] = ()
+    width: int = 0  # the terminal's columns: longer lines are cut, so that each takes one line (0: no cut)
     _height: int = 0
     _last_frame: str = ""
     _rows: dict[str, str] = dataclasses.field(default_factory=dict)
@@ -49,6 +51,8 @@ class Live:
     def _frame(self, tables: Sequence[output.Table], notes: list[str]) -> str:
         out, err = output.render(tables, _ALL, None)
         frame = "\n".join(part for part in (out or err, *notes) if part)
+        if self.width:
+            frame = "\n".join(line[: self.width - 1] for line in frame.split("\n"))
         if frame == self._last_frame:
             return ""
         text = up(self._height) + ERASE + frame

@@ -48,3 +48,10 @@ def test_operator_hints_show_once_and_not_for_a_running_operator() -> None:
     assert hint.startswith("12:00:03  note: 1 TFJob(s) without status") and "training-operator" in hint
     assert view.update(listing.tables(jobs), T) == ""
     assert "note:" not in live.Live(tty=False, operators=("training-operator",)).update(listing.tables(jobs), T)
+
+
+def test_on_a_terminal_long_lines_are_cut_to_its_width() -> None:
+    frame = live.Live(tty=True, width=30).update(listing.tables(_groups("Pending")), T)
+    lines = frame.removeprefix(live.ERASE).split("\n")
+    assert len(lines) == 3 and all(len(line) <= 29 for line in lines)
+    assert lines[1].startswith("seed        other   Running")
