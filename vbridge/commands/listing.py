@@ -195,7 +195,7 @@ def main(args: argparse.Namespace) -> int:
             if args.watch:
                 tables = [output.Table(section.columns, ()) for section in SECTIONS]
                 sources = [(k, k.path(namespace), i) for i, section in enumerate(SECTIONS) for k in section.kinds]
-                watching = output.watch(api, tables, sources, args, namespace, output.write)
+                watching = output.watch(api, tables, sources, args, namespace, output.write, optional=True)
                 await output.guarded(watching, "watching the jobs")
                 return
             tables = await output.guarded(collect(api, namespace, args.selector), "listing the jobs")

@@ -225,11 +225,13 @@ async def watch(
     args: argparse.Namespace,
     namespace: str | None,
     write: Callable[[str, bool], None],
+    *,
+    optional: bool = False,
 ) -> None:
     """``-w``: once every source has listed, print ``tables`` filled with what they listed, then a
     row (or a name, or an object) per change; ``write(text, to_stderr)``. Runs until cancelled.
-    ``sources``: (kind, collection path, index of the table that prints it); a kind the cluster
-    does not serve (404) lists nothing."""
+    ``sources``: (kind, collection path, index of the table that prints it). With ``optional``, a
+    kind the cluster does not serve (404) lists nothing; otherwise that is the error raised."""
     import asyncio
 
     from bridge.k8s import watching
@@ -244,7 +246,7 @@ async def watch(
                 listed = listed or change == "SYNCED"
                 await events.put((index, change, obj if change == "SYNCED" else stamped(kind, [obj])[0]))
         except errors.ApiError as exc:
-            if exc.status != 404 or listed:
+            if exc.status != 404 or listed or not optional:
                 raise
             await events.put((index, "SYNCED", {}))
 
