@@ -5,6 +5,7 @@ catch one type and the command line can print one clear line instead of a traceb
 
     BridgeError
     ├── ConfigError            bad input from the user: a file, a flag, a manifest
+    │   └── UsageError             a command line that cannot be read (the CLI exits 2 for it, 1 otherwise)
     ├── InvalidObjectError     an object we are asked to admit or translate cannot be used
     │   ├── QuantityError          a malformed resource quantity or Spark memory string
     │   ├── QueueError             the queue does not exist, is not Open, or is not for this namespace
@@ -30,6 +31,7 @@ __all__ = [
     "QueueError",
     "StartupError",
     "UnknownPathError",
+    "UsageError",
 ]
 
 
@@ -39,6 +41,10 @@ class BridgeError(Exception):
 
 class ConfigError(BridgeError):
     """The user's input (a file, a flag, a manifest) cannot be used as given."""
+
+
+class UsageError(ConfigError):
+    """The command line itself is wrong (a malformed argument); ``vbridge`` exits 2, as for argparse's errors."""
 
 
 class InvalidObjectError(BridgeError):

@@ -17,12 +17,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import defaults, keys
+from bridge import defaults, keys, quantity
 
-__all__ = ["OWNED_FIELDS", "build", "correction", "owner_ref"]
+__all__ = ["OWNED_FIELDS", "build", "correction", "describe", "owner_ref"]
 
 API_VERSION = defaults.PODGROUP_API
 OWNED_FIELDS = ("minMember", "minTaskMember", "minResources", "queue", "priorityClassName")
+
+
+def describe(group: Mapping[str, Any]) -> str:
+    """A PodGroup as Events say it: "PodGroup pi-pg: minMember 3, queue default, minResources cpu 3,
+    memory 6Gi" (minTaskMember and priorityClassName when set; quantities by ``quantity.describe``)."""
+    spec = group.get("spec") or {}
+    parts = [f"minMember {spec.get('minMember', 1)}", f"queue {spec.get('queue') or defaults.DEFAULT_QUEUE}"]
+    if spec.get("minTaskMember"):
+        parts.append("minTaskMember " + ", ".join(f"{k} {v}" for k, v in sorted(spec["minTaskMember"].items())))
+    if spec.get("priorityClassName"):
+        parts.append(f"priorityClassName {spec['priorityClassName']}")
+    parts.append(f"minResources {quantity.describe(spec.get('minResources'))}")
+    return f"PodGroup {group['metadata']['name']}: {', '.join(parts)}"
 
 
 def owner_ref(obj: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,16 +18,31 @@ import fractions
 import functools
 import math
 import re
+from collections.abc import Mapping
 
 from bridge import errors
 
-__all__ = ["MAX", "NANO", "format_cpu", "format_human", "format_memory", "parse", "to_int", "to_milli"]
+__all__ = [
+    "BYTE_RESOURCES",
+    "MAX",
+    "NANO",
+    "amount",
+    "describe",
+    "format_cpu",
+    "format_human",
+    "format_memory",
+    "parse",
+    "to_int",
+    "to_milli",
+]
 
 _BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "Pi": 2**50, "Ei": 2**60}
 _DECIMAL_EXPONENT = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
 _BINARY_DIGITS = 19  # 2**60 < 10**19: a binary suffix adds fewer than 19 decimal digits
 MAX = fractions.Fraction(2**63 - 1)  # apimachinery's cap (resource.maxAllowed)
 NANO = fractions.Fraction(1, 10**9)  # the finest amount a Quantity keeps
+# Resources counted in bytes: written in binary units ("64Gi") in messages.
+BYTE_RESOURCES = ("memory", "ephemeral-storage", "hugepages-")
 # The exponent alternative comes first: "1E3" is 1000, while a bare "1E" is one exa.
 _PATTERN = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$")
 
@@ -132,3 +147,22 @@ def format_human(value: fractions.Fraction | int, *, binary: bool = False) -> st
             return f"{sign}{text}{suffix}"
     text = str(int(amount)) if amount.denominator == 1 else f"{float(amount):.3f}".rstrip("0").rstrip(".")
     return f"{sign}{text}"
+
+
+def amount(name: str, value: fractions.Fraction | int) -> str:
+    """One resource's amount (cores, bytes, a count) as Events, conditions and tables write it:
+    cpu "40" or "500m", memory and other byte-sized resources "64Gi", counts "4"."""
+    return format_human(value, binary=name.startswith(BYTE_RESOURCES))
+
+
+def describe(resource_list: Mapping[str, object] | None) -> str:
+    """A ResourceList as a person reads it: "cpu 2, memory 4Gi, nvidia.com/gpu 1" ("nothing" when
+    empty). The one way messages write resources (``scheduler.api.resources`` writes its own
+    canonical amounts through :func:`amount`); a malformed quantity is shown as given."""
+    parts = []
+    for name, raw in sorted((resource_list or {}).items()):
+        try:
+            parts.append(f"{name} {amount(name, parse(str(raw)))}")
+        except errors.QuantityError:
+            parts.append(f"{name} {raw}")
+    return ", ".join(parts) or "nothing"

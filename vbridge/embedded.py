@@ -4,7 +4,10 @@ It starts etcd, kube-apiserver and kube-controller-manager (``vbridge.localclust
 nodes, our admission webhook and reconcilers (``vbridge.runtime``) registered through a
 MutatingWebhookConfiguration, and the gang scheduler (``scheduler.io``); installs the upstream
 CRDs the seed examples need (from the pinned Go modules); applies the seed examples in
-``examples/`` (old APIs converted first); and reports their PodGroups until interrupted.
+``examples/`` (old APIs converted first; on a reused ``--workdir`` what exists is kept); and
+shows ``vbridge list``'s tables of every namespace (:mod:`vbridge.commands.listing`) as they
+change (:mod:`vbridge.commands.live`: redrawn in place on a terminal, a timestamped line per
+change otherwise) until interrupted.
 """
 
 from __future__ import annotations
@@ -12,8 +15,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime
 import pathlib
+import shutil
 import signal
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -24,11 +30,12 @@ from bridge.k8s import client, kubeconfigs, paths
 from scheduler import configure as sched_configure
 from scheduler.io import loop as sched_loop
 from vbridge import runtime
+from vbridge.commands import listing, live
 from vbridge.localcluster import certs, cluster, depcrds
 from vbridge.nodesim import nodes, simulator
 from webhooks import server
 
-__all__ = ["OPERATOR_JOBS", "WITH_OPERATORS", "Options", "job_state", "run"]
+__all__ = ["SEEDS", "SEED_NAMESPACE", "WITH_OPERATORS", "Options", "run", "seed"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Which upstream CRD sets the seed examples need. MPIJob v1 (training-operator) is chosen over
@@ -37,6 +44,7 @@ SEED_CRDS = ("spark-operator", "training-operator", "training-operator-mpi")
 # `vbridge up --with-operators`: the operators whose CRDs can share one cluster (the training-operator
 # serves MPIJob v1, so the mpi-operator, which serves v2beta1 under the same CRD name, is left out).
 WITH_OPERATORS = ("spark-operator", "training-operator")
+SEED_NAMESPACE = "seed"
 SEEDS = (
     "volcano-job-mpi.yaml",
     "volcano-job-tensorflow.yaml",
@@ -46,22 +54,14 @@ SEEDS = (
 )
 
 
-# The operators' jobs `up` reports (apiVersion, plural, kind): with --with-operators the seeds run to
-# the end, and their PodGroups are deleted when they finish, so the groups table alone goes quiet.
-OPERATOR_JOBS = (
-    ("sparkoperator.k8s.io/v1beta2", "sparkapplications", "SparkApplication"),
-    ("kubeflow.org/v1", "tfjobs", "TFJob"),
-    ("kubeflow.org/v1", "pytorchjobs", "PyTorchJob"),
-    ("kubeflow.org/v1", "mpijobs", "MPIJob"),
-)
-
-
 @dataclasses.dataclass(frozen=True)
 class Options:
     specs: tuple[nodes.NodeSpec, ...]
     run_seconds: float | None = 30.0
     examples: bool = True
     scheduler_name: str = defaults.SCHEDULER_NAME
+    operators: tuple[str, ...] = ()  # the upstream operators running beside us (--with-operators)
+    tty: bool | None = None  # redraw the table in place (default: whether stdout is a terminal)
 
 
 async def _apply(api: client.Client, doc: dict[str, Any], namespace: str) -> str:
@@ -69,62 +69,14 @@ async def _apply(api: client.Client, doc: dict[str, Any], namespace: str) -> str
     group_version, kind = doc["apiVersion"], doc["kind"]
     plural = kind.lower() + "s"
     doc["metadata"] = {**doc.get("metadata", {}), "namespace": namespace}
+    where = f"{kind} {namespace}/{doc['metadata'].get('name')}"
     try:
         await api.request("POST", paths.resource(group_version, plural, namespace=namespace), body=doc)
-        return f"created {kind} {namespace}/{doc['metadata']['name']}"
+        return f"created {where}"
     except errors.ApiError as exc:
-        return f"not created: {kind} {doc['metadata'].get('name')}: {exc.message}"
-
-
-async def _report(api: client.Client, say: Callable[[str], None], last: list[str]) -> None:
-    """Print the PodGroups and Volcano Jobs tables when they changed since the last report."""
-    groups = await api.request("GET", paths.resource(defaults.PODGROUP_API, "podgroups"))
-    lines = [f"{'NAMESPACE/PODGROUP':64} {'PHASE':10} {'MIN':>4} {'RUNNING':>7} {'DONE':>5} QUEUE"]
-    for pg in groups.get("items", []):
-        meta, spec, status = pg["metadata"], pg.get("spec", {}), pg.get("status") or {}
-        lines.append(
-            f"{meta['namespace'] + '/' + meta['name']:64} {status.get('phase', '-'):10} {spec.get('minMember', 0):>4} "
-            f"{status.get('running', 0):>7} {status.get('succeeded', 0):>5} {spec.get('queue', '')}"
-        )
-    try:
-        jobs = (await api.request("GET", paths.resource(defaults.BATCH_API, "jobs"))).get("items", [])
-    except errors.ApiError:
-        jobs = []
-    if jobs:
-        lines.append(f"{'NAMESPACE/VOLCANO JOB':64} {'PHASE':10} {'RUNNING':>7} {'DONE':>5} RETRIES")
-    for job in jobs:
-        meta, status = job["metadata"], job.get("status") or {}
-        lines.append(
-            f"{meta['namespace'] + '/' + meta['name']:64} {(status.get('state') or {}).get('phase', 'Pending'):10} "
-            f"{status.get('running', 0):>7} {status.get('succeeded', 0):>5} {status.get('retryCount', 0)}"
-        )
-    lines += await _operator_jobs(api)
-    if lines != last:
-        last[:] = lines
-        say("\n".join(lines))
-
-
-async def _operator_jobs(api: client.Client) -> list[str]:
-    """A table of the operators' jobs and their state (the operator's own words), if there are any."""
-    rows = []
-    for api_version, plural, kind in OPERATOR_JOBS:
-        try:
-            items = (await api.request("GET", paths.resource(api_version, plural))).get("items", [])
-        except errors.ApiError:
-            continue  # CRD not installed
-        for job in items:
-            meta = job["metadata"]
-            rows.append(f"{meta['namespace'] + '/' + meta['name']:64} {kind:17} {job_state(job) or '-'}")
-    return [f"{'NAMESPACE/OPERATOR JOB':64} {'KIND':17} STATE", *rows] if rows else []
-
-
-def job_state(job: dict[str, Any]) -> str:
-    """A SparkApplication's applicationState, or a Kubeflow job's latest true condition."""
-    status = job.get("status") or {}
-    if "applicationState" in status:
-        return str((status["applicationState"] or {}).get("state") or "")
-    true = [c.get("type", "") for c in status.get("conditions") or [] if c.get("status") == "True"]
-    return str(true[-1]) if true else ""
+        if exc.status == 409:  # a reused --workdir keeps etcd: the seed is there from the last run
+            return f"kept {where} (it exists from an earlier run)"
+        return f"not created: {where}: {exc.message}"
 
 
 async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None]) -> None:
@@ -160,14 +112,18 @@ async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None
             tasks.append(asyncio.create_task(sched_loop.Scheduler(api, conf).run()))
             say(f"gang scheduler running for schedulerName {opts.scheduler_name!r}")
             if opts.examples:
-                await _seed(api, say)
-            last: list[str] = []
+                await seed(api, say)
+            tty = sys.stdout.isatty() if opts.tty is None else opts.tty
+            width = shutil.get_terminal_size().columns if tty else 0
+            view = live.Live(tty=tty, operators=opts.operators, width=width)
             while not stop.is_set():
                 _raise_if_failed(tasks)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), 3)
                 if opts.examples and not stop.is_set():
-                    await _report(api, say, last)
+                    text = view.update(await listing.collect(api, None), datetime.datetime.now())
+                    if text:
+                        say(text)
         finally:
             for task in tasks:
                 task.cancel()
@@ -182,7 +138,8 @@ def _raise_if_failed(tasks: list[asyncio.Task[None]]) -> None:
             raise task.exception()  # type: ignore[misc]
 
 
-async def _seed(api: client.Client, say: Callable[[str], None]) -> None:
+async def seed(api: client.Client, say: Callable[[str], None], namespace: str = SEED_NAMESPACE) -> None:
+    """The upstream CRDs and the seed examples in ``namespace``; what exists already is kept."""
     docs: list[dict[str, Any]] = []
     for name in SEED_CRDS:
         try:
@@ -191,8 +148,8 @@ async def _seed(api: client.Client, say: Callable[[str], None]) -> None:
         except errors.BridgeError as exc:
             say(f"upstream CRDs {name} unavailable ({exc}); its examples are skipped")
     await cluster.apply_crds(api, docs)
-    await api.request("POST", "/api/v1/namespaces", body={"metadata": {"name": "seed"}})
+    await cluster.ensure_namespace(api, namespace)
     for name in SEEDS:
         for doc in yaml.safe_load_all((ROOT / "examples" / name).read_text()):
             if doc:
-                say("  " + await _apply(api, doc, "seed"))
+                say("  " + await _apply(api, doc, namespace))

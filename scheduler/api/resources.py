@@ -104,20 +104,12 @@ def describe(name: str, value: int) -> str:
     return f"{value / 1000:g}"
 
 
-# Scalar resources counted in bytes (kept, like every scalar, in thousandths).
-BYTE_SCALARS = ("ephemeral-storage", "hugepages-")
-
-
 def human(name: str, value: int | float) -> str:
-    """One amount in canonical units (see the module docstring) as a person reads it: cpu "40"
-    or "500m", memory and byte-sized scalars "64Gi", other scalars "1"."""
-    amount = fractions.Fraction(round(value))
-    if name == MEMORY:
-        return quantity.format_human(amount, binary=True)
-    if name == PODS:
-        return quantity.format_human(amount)
-    binary = name.startswith(BYTE_SCALARS)
-    return quantity.format_human(amount / 1000, binary=binary)
+    """One amount in canonical units (see the module docstring) as a person reads it
+    (:func:`bridge.quantity.amount`): cpu "40" or "500m", memory and byte-sized scalars "64Gi",
+    other scalars "1"."""
+    canonical = fractions.Fraction(round(value))
+    return quantity.amount(name, canonical if name in (MEMORY, PODS) else canonical / 1000)
 
 
 def make(*, cpu: int = 0, memory: int = 0, pods: int = 0, scalars: Mapping[str, int] | None = None) -> Resource:

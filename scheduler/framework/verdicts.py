@@ -10,7 +10,8 @@ Conditions: ``Unschedulable`` (reasons NotEnoughResources, NotEnoughTasks,
 NotEnoughPodsOfTask, plus QueueNotFound and QueueClosed for groups Volcano would ignore
 silently, InvalidPodGroup, QueueInvalid and QueueNotAllowed for groups the snapshot holds
 (``snapshot.Job.held``), and NeverFits for a gang that can never run on this cluster's nodes, see
-``framework.feasibility``: it stays Pending) with "N/M tasks in gang unschedulable: ...";
+``framework.feasibility``: it stays Pending) with "N/M tasks in gang unschedulable: ..." (or
+"K of N pods exist: ..." when fewer pods exist than are missing, see :func:`gang`);
 ``Scheduled`` when the gang is ready.
 """
 
@@ -24,7 +25,7 @@ from bridge import bus
 from scheduler.api import plan, resources, snapshot, tally
 from scheduler.framework import session
 
-__all__ = ["NEVER_FITS", "close"]
+__all__ = ["NEVER_FITS", "close", "gang"]
 
 S = snapshot.TaskStatus
 READY_REASON = "tasks in gang are ready to be scheduled"
@@ -64,7 +65,7 @@ def close(ssn: session.Session) -> plan.Plan:
         for task_key in job.tasks:
             if task_key in bound or task_key in pipelined or tasks[task_key].status is not S.PENDING:
                 continue
-            event, message = _message(ssn, task_key, reason, detail, unready, len(job.tasks))
+            event, message = _message(ssn, task_key, reason, detail, unready, job)
             pods.append(plan.PodVerdict(task_key, "Warning", event, message))
     return plan.Plan(operations=ops, podgroups=tuple(groups), queues=_queues(ssn, groups), pods=tuple(pods))
 
@@ -104,43 +105,54 @@ def _podgroup(
     return verdict, reason, detail
 
 
-def _message(ssn: session.Session, task: str, reason: str, detail: str, unready: int, total: int) -> tuple[str, str]:
+def _message(
+    ssn: session.Session, task: str, reason: str, detail: str, unready: int, job: snapshot.Job
+) -> tuple[str, str]:
     """(event reason, message) for a pending pod of a group that gave ``reason`` and ``detail``."""
     if reason == "Unschedulable":
         return reason, detail
     error = ssn.diagnostics.fit_errors.get(task)
     if error and unready == 0:
         return "FailedScheduling", error
-    return "FailedScheduling", f"{unready}/{total} tasks in gang unschedulable: {error or detail}"
+    return "FailedScheduling", f"{gang(unready, len(job.tasks), job.min_member)}: {error or detail}"
 
 
-def _unschedulable(reason: str, detail: str, unready: int, total: int) -> plan.Condition:
-    return plan.Condition("Unschedulable", "True", reason, f"{unready}/{total} tasks in gang unschedulable: {detail}")
+def gang(unready: int, total: int, min_member: int) -> str:
+    """The head of a waiting gang's message, the one place it is written: Volcano's "N/M tasks in
+    gang unschedulable" (N of minMember not ready, M pods), or, when fewer than minMember pods
+    exist, how many do ("0 of 5 pods exist"), never "5/0"."""
+    if total < min_member:
+        return f"{total} of {min_member} pods exist"
+    return f"{unready}/{total} tasks in gang unschedulable"
+
+
+def _unschedulable(reason: str, detail: str, unready: int, job: snapshot.Job) -> plan.Condition:
+    message = f"{gang(unready, len(job.tasks), job.min_member)}: {detail}"
+    return plan.Condition("Unschedulable", "True", reason, message)
 
 
 def _condition(
     ssn: session.Session, job: snapshot.Job, phase: str, waiting: int, bound: dict[str, str], ready: int
 ) -> tuple[plan.Condition | None, str, str]:
     """(Unschedulable condition or None, pod event reason, message for pods without their own)."""
-    total = len(job.tasks)
     unready = max(job.min_member - ready, 0)
     queue = ssn.snapshot.queues.get(job.queue)
     if queue is None:
         detail = f"queue {job.queue} not found"
-        return _unschedulable("QueueNotFound", detail, unready, total), "Unschedulable", detail
+        return _unschedulable("QueueNotFound", detail, unready, job), "Unschedulable", detail
     if job.held is not None:
         reason, detail = job.held
-        return _unschedulable(reason, detail, unready, total), "Unschedulable", detail
+        return _unschedulable(reason, detail, unready, job), "Unschedulable", detail
     invalid = ssn.diagnostics.invalid.get(job.key)
     if invalid is not None:
-        return _unschedulable(invalid.reason, invalid.message, unready, total), "Unschedulable", invalid.message
+        return _unschedulable(invalid.reason, invalid.message, unready, job), "Unschedulable", invalid.message
     never = ssn.never.get(job.key)
     if never is not None and phase in ("Pending", "Inqueue", "Unknown"):
-        return _unschedulable(NEVER_FITS, never, unready, total), "Unschedulable", never
+        return _unschedulable(NEVER_FITS, never, unready, job), "Unschedulable", never
     if phase == "Pending":
         detail = ssn.diagnostics.job_errors.get(job.key, "PodGroup is pending: not admitted yet")
         reason = "QueueClosed" if queue.state != "Open" else "NotEnoughResources"
-        return _unschedulable(reason, detail, unready, total), "Unschedulable", detail
+        return _unschedulable(reason, detail, unready, job), "Unschedulable", detail
     if waiting and ready < job.min_member:
         tasks = ssn.snapshot.tasks
         pending = [t for t in job.tasks if tasks[t].status is S.PENDING and t not in bound]
@@ -149,7 +161,7 @@ def _condition(
             errors[0] if errors else "waiting for resources being released"
         )
         detail = f"pod group is not ready, {ready} ready, {job.min_member} minAvailable; {detail}"
-        return _unschedulable("NotEnoughResources", detail, unready, total), "FailedScheduling", detail
+        return _unschedulable("NotEnoughResources", detail, unready, job), "FailedScheduling", detail
     return None, "FailedScheduling", ssn.diagnostics.job_errors.get(job.key, "waiting for resources")
 
 

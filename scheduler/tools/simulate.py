@@ -1,8 +1,8 @@
 """Replay a workload trace through the real core on a simulated clock. Pure: no I/O, no wall clock.
 
-A trace (YAML, see ``examples/traces/``) lists nodes, queues with weights, and jobs: arrival
-time, queue, gang shape (tasks with replicas and requests, ``minMember``, optionally
-``minResources`` and a priority class) and duration. ``run(trace)`` then loops:
+A trace (YAML, see ``examples/traces/``; its schema and validation are :mod:`scheduler.tools.traces`)
+lists nodes, queues with weights, and jobs: arrival time, queue, gang shape (tasks with replicas
+and requests, ``minMember``, optionally ``minResources`` and a priority class) and duration. ``run(trace)`` then loops:
 
 1. at time ``t`` jobs that have arrived get their PodGroup (Pending) and pods;
    pods whose run has ended (bound at ``s``, ``s + duration ≤ t``) succeed;
@@ -26,8 +26,9 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from scheduler import configure, cycle, errors
+from scheduler import configure, cycle
 from scheduler.api import building, plan, resources
+from scheduler.tools import traces
 
 __all__ = ["Job", "Result", "Sample", "Task", "Trace", "Waits", "parse", "percentile", "run"]
 
@@ -69,6 +70,8 @@ class Trace:
 class Sample:
     time: float
     used: Mapping[str, float]  # fraction of allocatable in use, per resource the nodes offer
+    # per queue, its dominant share: the largest fraction of any resource the nodes offer that it holds
+    queues: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -98,31 +101,18 @@ Progress = Callable[[float, int, int], None]  # (clock, finished jobs, all jobs)
 
 
 def parse(doc: Mapping[str, Any]) -> Trace:
-    """A Trace from the YAML document; raises SchedulerConfigError on anything unusable."""
-    try:
-        nodes = tuple(_node(n) for spec in doc.get("nodes") or [] for n in _expand(spec))
-        queues = tuple((str(q["name"]), int(q.get("weight", 1))) for q in doc.get("queues") or [])
-        jobs = tuple(_job(i, j) for i, j in enumerate(doc.get("jobs") or []))
-        classes = tuple((str(k), int(v)) for k, v in (doc.get("priorityClasses") or {}).items())
-        trace = Trace(
-            nodes=nodes,
-            queues=queues or (("default", 1),),
-            jobs=jobs,
-            priority_classes=classes,
-            conf=str(doc.get("conf") or ""),
-            period=float(doc.get("period", 1.0)),
-            until=float(doc.get("until", math.inf)),
-        )
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise errors.SchedulerConfigError(f"invalid trace: {exc!r}") from exc
-    if not trace.nodes or not trace.jobs or trace.period <= 0:
-        raise errors.SchedulerConfigError("a trace needs nodes, jobs and a positive period")
-    if len({j.name for j in trace.jobs}) != len(trace.jobs):
-        raise errors.SchedulerConfigError("job names in a trace must be unique")
-    unknown = sorted({j.queue for j in trace.jobs} - {q for q, _ in trace.queues})
-    if unknown:
-        raise errors.SchedulerConfigError(f"jobs use undeclared queue(s): {', '.join(unknown)}")
-    return trace
+    """A Trace from the YAML document; raises ``traces.TraceError`` (a SchedulerConfigError naming
+    the field) on anything the schema in :mod:`scheduler.tools.traces` does not allow."""
+    traces.check(doc)
+    return Trace(
+        nodes=tuple(_node(n) for spec in doc["nodes"] for n in _expand(spec)),
+        queues=tuple((str(q["name"]), int(q.get("weight", 1))) for q in doc.get("queues") or []) or (("default", 1),),
+        jobs=tuple(_job(i, j) for i, j in enumerate(doc["jobs"])),
+        priority_classes=tuple((str(k), int(v)) for k, v in (doc.get("priorityClasses") or {}).items()),
+        conf=str(doc.get("conf") or ""),
+        period=float(doc.get("period", 1.0)),
+        until=float(doc.get("until", math.inf)),
+    )
 
 
 def _expand(spec: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -227,7 +217,7 @@ def run(trace: Trace, *, progress: Progress | None = None) -> Result:
             bound = sum(1 for p in pods.values() if p.job == index and p.node is not None)
             if index not in started and bound >= trace.jobs[index].min_member:
                 started[index] = t
-        samples.append(Sample(t, _used(trace, pods)))
+        samples.append(Sample(t, _used(trace, pods), _shares(trace, pods)))
         nxt = _next_event(trace, jobs, arrived, pods, t)
         if result.operations:
             t += trace.period  # something moved: the next cycle may place more
@@ -300,15 +290,33 @@ def _next_event(trace: Trace, jobs: list[int], arrived: int, pods: Mapping[str, 
     return min(times) if times else None
 
 
-def _used(trace: Trace, pods: Mapping[str, _Pod]) -> dict[str, float]:
+def _total(trace: Trace) -> resources.Resource:
     total = resources.Resource()
     for node in trace.nodes:
         total = total + resources.parse(node["status"]["allocatable"])
+    return total
+
+
+def _fractions(held: resources.Resource, total: resources.Resource) -> dict[str, float]:
+    return {name: held.get(name) / value for name, value in total.amounts if name != resources.PODS and value}
+
+
+def _used(trace: Trace, pods: Mapping[str, _Pod]) -> dict[str, float]:
     used = resources.Resource()
     for pod in pods.values():
         if pod.node is not None and not pod.done:
             used = used + resources.parse(pod.requests)
-    return {name: used.get(name) / value for name, value in total.amounts if name != resources.PODS and value}
+    return _fractions(used, _total(trace))
+
+
+def _shares(trace: Trace, pods: Mapping[str, _Pod]) -> dict[str, float]:
+    held = {name: resources.Resource() for name, _ in trace.queues}
+    for pod in pods.values():
+        if pod.node is not None and not pod.done:
+            queue = trace.jobs[pod.job].queue
+            held[queue] = held[queue] + resources.parse(pod.requests)
+    total = _total(trace)
+    return {name: max(_fractions(amount, total).values(), default=0.0) for name, amount in held.items()}
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -19,7 +19,7 @@ def _schema(info: object) -> dict[str, object]:
 
 
 def test_committed_crds_are_up_to_date() -> None:
-    assert crdgen.check(ROOT / "crds") == [], "run `vbridge crds --write`"
+    assert crdgen.check(ROOT / "crds") == [], "run `vbridge dev crds --write`"
 
 
 @pytest.mark.parametrize("info", crdgen.ALL, ids=lambda i: i.kind)

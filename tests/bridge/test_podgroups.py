@@ -116,3 +116,16 @@ def test_build_puts_our_label_first_and_leaves_out_what_is_unset() -> None:
     group = podgroups.build(name="g", namespace="ns", min_member=1, queue="q", labels={"team": "a"})
     assert group["metadata"]["labels"] == {"vbridge.io/managed-by": "volcano-bridge", "team": "a"}
     assert group["spec"] == {"minMember": 1, "queue": "q"}
+
+
+def test_describe_is_how_events_write_a_group() -> None:
+    group = {
+        "metadata": {"name": "pi-pg"},
+        "spec": {"minMember": 3, "queue": "ml", "minResources": {"cpu": "3", "memory": "6144Mi"}},
+    }
+    assert podgroups.describe(group) == "PodGroup pi-pg: minMember 3, queue ml, minResources cpu 3, memory 6Gi"
+    group["spec"] |= {"minTaskMember": {"worker": 2, "ps": 1}, "priorityClassName": "high", "minResources": {}}
+    assert podgroups.describe(group) == (
+        "PodGroup pi-pg: minMember 3, queue ml, minTaskMember ps 1, worker 2, priorityClassName high, "
+        "minResources nothing"
+    )

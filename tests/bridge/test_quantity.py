@@ -68,3 +68,12 @@ def test_numbers_longer_than_pythons_int_conversion_limit_are_capped_not_refused
 def test_capped_values_format_and_count() -> None:
     assert quantity.format_cpu(quantity.to_milli("1e400")) == str(2**63 - 1)
     assert quantity.format_memory(quantity.to_int("1e400")) == str(2**63 - 1)
+
+
+def test_describe_writes_a_resource_list_as_people_read_it() -> None:
+    assert quantity.describe({"memory": "4096Mi", "cpu": "70000m", "nvidia.com/gpu": "1"}) == (
+        "cpu 70, memory 4Gi, nvidia.com/gpu 1"
+    )
+    assert quantity.describe({"ephemeral-storage": "5.27766e+12", "cpu": "500m"}) == "cpu 500m, ephemeral-storage 4.8Ti"
+    assert quantity.describe({}) == "nothing" and quantity.describe(None) == "nothing"
+    assert quantity.describe({"cpu": "lots"}) == "cpu lots"  # shown as given, never a crash

@@ -25,7 +25,7 @@ CERT_MANAGER_KINDS = ("Certificate", "Issuer")
 
 
 def test_generated_chart_files_are_current() -> None:
-    assert chartgen.check() == [], "run `vbridge chart --write`"
+    assert chartgen.check() == [], "run `vbridge dev chart --write`"
 
 
 def test_chartgen_flags_leftover_generated_files(tmp_path: pathlib.Path) -> None:

@@ -37,6 +37,7 @@ def _procs_mentioning(text: str) -> list[int]:
     return found
 
 
+@pytest.mark.timeout(300)  # a whole control plane, the bridge and the seeds; ~90 s on 2 busy cores
 def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.Path, bins: binaries.Binaries) -> None:
     workdir = tmp_path / "up"
     with subprocess.Popen(
@@ -106,19 +107,31 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
         )
         assert _procs_mentioning(str(workdir))  # etcd, apiserver, controller manager are up
         # The two seed Volcano Jobs run to completion on the simulated nodes, and `up` says so.
+        # Not a tty: one timestamped line per change ("12:00:03  Job seed/lm-mpi-job: phase Completed, ..."),
+        # never the whole table again.
         finished: set[str] = set()
+        changes: list[str] = []
+        notes: list[str] = []
         deadline = time.monotonic() + 90
         while finished != {"seed/lm-mpi-job", "seed/tensorflow-dist-mnist"} and time.monotonic() < deadline:
             line = proc.stdout.readline()
             assert line, "vbridge up exited early"
-            fields = line.split()
-            if (
-                len(fields) >= 2
-                and fields[0] in ("seed/lm-mpi-job", "seed/tensorflow-dist-mnist")
-                and (fields[1] == "Completed")
-            ):
-                finished.add(fields[0])
+            if re.match(r"\d\d:\d\d:\d\d  note: ", line):
+                notes.append(line.split("  ", 1)[1])
+            found = re.match(r"\d\d:\d\d:\d\d  (\w+) (\S+): (.*)$", line)
+            if found:
+                changes.append(line)
+                kind, name, fields = found.groups()
+                if kind == "Job" and fields.startswith("phase Completed,"):
+                    finished.add(name)
         assert finished == {"seed/lm-mpi-job", "seed/tensorflow-dist-mnist"}
+        assert len(changes) == len(set(changes))  # each line a change, not a reprint
+        # No operator runs here: the TFJob's pods never come, and up says who would make them, once.
+        assert [n for n in notes if "TFJob" in n] == [
+            "note: 1 TFJob(s) without status: their PodGroups wait for pods only the training-operator creates; "
+            "is it running? (`vbridge up --with-operators` runs it locally)\n"
+        ]
+        assert (workdir / "logs" / "vbridge.log").stat().st_size > 0  # the bridge's own logs, in the printed folder
         proc.send_signal(signal.SIGINT)
         assert proc.wait(30) == 0
     assert _procs_mentioning(str(workdir)) == []
@@ -173,9 +186,9 @@ def test_up_with_operators_runs_the_seed_spark_tf_and_mpi_jobs_to_completion(
             _check_seed_jobs(kubeconfig, out, workdir)
             # ...and `up` says so, in its table of the operators' jobs.
             for pattern in (
-                r"seed/spark-pi +SparkApplication +COMPLETED",
-                r"seed/example-job +TFJob +Succeeded",
-                r"seed/tensorflow-mnist +MPIJob +Succeeded",
+                r"SparkApplication seed/spark-pi: state COMPLETED",
+                r"TFJob seed/example-job: state Succeeded",
+                r"MPIJob seed/tensorflow-mnist: state Succeeded",
             ):
                 _wait_for_output(out, proc, pattern, timeout=15)
         finally:
@@ -190,6 +203,8 @@ def test_up_with_operators_runs_the_seed_spark_tf_and_mpi_jobs_to_completion(
     text = out.read_text()
     assert "bind of" not in text, text  # no failed binds (gated drivers are not bound)
     assert "stopping..." in text
+    assert "without status" not in text  # the operators run: no hint that they do not
+    assert (workdir / "logs" / "vbridge.log").stat().st_size > 0  # the bridge's own logs, in the printed folder
     assert _procs_mentioning(str(workdir)) == []  # operators, control plane: all gone
 
 

@@ -1,12 +1,30 @@
-"""The larger ``vbridge`` subcommands, one module each, imported only when chosen.
+"""The ``vbridge`` subcommands, one module each, imported only when chosen; and what they share.
 
-Each module has ``add_parser(subparsers)`` (``jobs``: ``add_parsers``), reached through
-``vbridge.cli``'s lazy table, and a ``main(args) -> int`` style entry: ``serve`` (admission
-webhook and reconcilers), ``scheduler`` (the gang scheduler's process: cache, loop, leader
-election, metrics), ``explain`` (why a PodGroup waits, from a live cluster), ``simulate`` (a
-trace through the pure core), ``jobs`` (vcctl's verbs for Volcano Jobs and Queues).
-``connecting`` holds the ``--kubeconfig`` and ``--context`` flags of every command that talks to
-a cluster, resolved as kubectl resolves them (:func:`bridge.k8s.kubeconfigs.resolve`).
+Each command module has ``add_parser(subparsers)`` (``jobs``: ``add_parsers``), reached through
+``vbridge.cli``'s lazy table, and a ``main(args) -> int`` style entry: ``up`` (the embedded
+default), ``listing`` (``vbridge list``), ``explain`` (why a workload waits), ``jobs`` (vcctl's
+verbs for Volcano Jobs and Queues), ``translate``, ``simulate`` (a trace through the pure core),
+``doctor``, the services ``serve``, ``controllers`` and ``scheduler``, and ``dev`` (the
+developers' commands). Shared: ``output`` (kubectl's conventions: options, tables, ``-o``, empty
+lists, watches, one-line errors), ``connecting`` (``--kubeconfig``, ``--context`` and the
+context's namespace, resolved as kubectl resolves them), ``live`` (``up``'s live view of
+``listing``'s tables), ``leasing`` (leader election flags).
 """
 
-__all__ = ["connecting", "explain", "jobs", "scheduler", "serve", "simulate"]
+__all__ = [
+    "connecting",
+    "controllers",
+    "dev",
+    "doctor",
+    "explain",
+    "jobs",
+    "leasing",
+    "listing",
+    "live",
+    "output",
+    "scheduler",
+    "serve",
+    "simulate",
+    "translate",
+    "up",
+]

@@ -43,15 +43,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "controllers", help="run the reconcilers (and the webhook certificate) while holding a Lease"
     )
     connecting.add_arguments(p)
-    p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
+    p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME, help="the schedulerName of the PodGroups' pods")
     p.add_argument(
         "--templates",
         default=os.environ.get("VBRIDGE_TEMPLATES", str(runtime.TEMPLATES)),
         help="folder of PodGroup templates (default: $VBRIDGE_TEMPLATES, else the source tree's)",
     )
     leasing.add_arguments(p, what="reconcile")
-    p.add_argument("--lease-name", default=defaults.CONTROLLERS_LEASE)
-    p.add_argument("--health-host", default=defaults.HEALTH_HOST)
+    p.add_argument("--lease-name", default=defaults.CONTROLLERS_LEASE, help="the Lease of --leader-elect")
+    p.add_argument("--health-host", default=defaults.HEALTH_HOST, help="listen address of /healthz and /readyz")
     p.add_argument("--health-port", type=int, default=defaults.HEALTH_PORT, help="/healthz and /readyz (0: any)")
     p.add_argument("--no-vcjobs", action="store_true", help="leave Volcano Jobs to Volcano's own controller")
     p.add_argument("--manage-certs", action="store_true", help="keep the webhook's certificate and caBundle")
@@ -64,7 +64,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--ca-validity", type=_seconds, default=defaults.CA_VALIDITY, help=argparse.SUPPRESS)
     p.add_argument("--cert-validity", type=_seconds, default=defaults.SERVING_VALIDITY, help=argparse.SUPPRESS)
     p.add_argument("--cert-check-period", type=float, default=defaults.CERT_CHECK_SECONDS, help=argparse.SUPPRESS)
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logs")
     p.set_defaults(func=main)
     return p
 

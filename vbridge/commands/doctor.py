@@ -41,7 +41,11 @@ class Options:
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "doctor", help="check a cluster before and after installing volcano-bridge"
+        "doctor",
+        help="check a cluster before and after installing volcano-bridge",
+        description="One OK/WARN/FAIL line per check; exit 1 on any FAIL.",
+        epilog="examples:\n  vbridge doctor                       # before helm install, and after\n"
+        "  vbridge doctor -n volcano-bridge -o json\n",
     )
     connecting.add_arguments(p)
     p.add_argument("-n", "--namespace", default=Options.namespace, help="the release's namespace")
@@ -50,7 +54,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--probe-namespace", default=Options.probe_namespace, help="namespace of the dry-run create (nothing is made)"
     )
-    p.add_argument("-o", "--output", choices=("text", "json"), default="text")
+    p.add_argument("-o", "--output", choices=("text", "json"), default="text", help="text or json")
     p.set_defaults(func=main)
     return p
 

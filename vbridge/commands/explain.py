@@ -10,8 +10,9 @@ work. ``--all-pending`` explains every Pending or Inqueue PodGroup of the namesp
 namespaces with ``-A``).
 
 ``-o json`` prints :func:`scheduler.tools.report.to_json`'s object (schema in that module), a
-list of them with ``--all-pending``; an error is ``{"error": "..."}`` on stdout and exit
-status 1. The text form prints errors as every command does (stderr, status 2).
+list of them with ``--all-pending`` (``-o yaml``: the same as YAML); an error is
+``{"error": "..."}`` on stdout and exit status 1. The text form prints errors as every command
+does: one line on stderr, status 2 for a malformed target, 1 for anything else.
 
 The kinds listed are the scheduler cache's (``scheduler.io.cache.KINDS``); one GET each, no
 watch, so the answer reflects one moment. The explanation itself is :mod:`scheduler.tools.explain`.
@@ -23,8 +24,6 @@ import argparse
 import asyncio
 import datetime
 import json
-import os
-import pathlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -36,19 +35,26 @@ from scheduler.api import building
 from scheduler.framework import config
 from scheduler.io import cache
 from scheduler.tools import explain, report, workloads
-from vbridge.commands import connecting
+from vbridge.commands import connecting, output
 from vbridge.commands import scheduler as command
 
-__all__ = ["add_parser", "context_namespace", "fetch", "listing", "main", "targets", "text"]
+__all__ = ["add_parser", "fetch", "listing", "main", "targets", "text"]
 
 WAITING = ("Pending", "Inqueue")
-DEFAULT_NAMESPACE = "default"  # Kubernetes' own, as kubectl falls back to it
+EXAMPLES = """examples:
+  vbridge explain tfjob/mnist -n team-a       # the PodGroup of a TFJob
+  vbridge explain pg/spark-pi-pg              # a PodGroup, in the context's namespace
+  vbridge explain --all-pending -A -o json    # every waiting group, as JSON
+"""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``explain`` on ``parser.add_subparsers()``'s result."""
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "explain", help="explain why a workload's PodGroup waits (or can never run here)"
+        "explain",
+        help="explain why a workload's PodGroup waits (or can never run here)",
+        description="Why a workload's PodGroup waits, from the scheduler's own cycle on the cluster's objects.",
+        epilog=EXAMPLES,
     )
     p.add_argument(
         "target",
@@ -59,10 +65,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-n", "--namespace", default=None, help="namespace (default: the context's, else default)")
     p.add_argument("-A", "--all-namespaces", action="store_true", help="with --all-pending: every namespace")
     p.add_argument("--all-pending", action="store_true", help="every Pending or Inqueue PodGroup")
-    p.add_argument("-o", "--output", choices=("text", "json"), default="text")
+    p.add_argument("-o", "--output", choices=("text", "json", "yaml"), default="text", help="text, json or yaml")
     p.add_argument("--json", dest="output", action="store_const", const="json", help="same as -o json")
     connecting.add_arguments(p)
-    p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
+    p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME, help="the scheduler whose groups to explain")
     p.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
     p.set_defaults(func=main)
     return p
@@ -78,40 +84,13 @@ async def fetch(api: client.Client) -> dict[str, list[dict[str, Any]]]:
         except errors.ApiError as exc:
             if exc.status == 404 and kind != "nodes" and kind != "pods":
                 return []  # CRDs not installed: no groups, no queues
-            raise
+            raise errors.BridgeError(output.describe(exc, f"listing {plural}")) from None
+        except client.TRANSPORT_ERRORS as exc:
+            raise errors.BridgeError(output.describe(exc, f"listing {plural}")) from None
 
     kinds = list(cache.KINDS)
     lists = await asyncio.gather(*(one(kind) for kind in kinds))
     return dict(zip(kinds, lists, strict=True))
-
-
-def context_namespace(args: argparse.Namespace, env: Mapping[str, str] | None = None) -> str:
-    """The namespace of the kubeconfig context kubectl would use, else the pod's, else default."""
-    env = os.environ if env is None else env
-    files = [pathlib.Path(args.kubeconfig)] if args.kubeconfig else []
-    if not files and env.get("KUBECONFIG"):
-        files = [pathlib.Path(p) for p in env["KUBECONFIG"].split(os.pathsep) if p]
-    if not files:
-        files = [pathlib.Path(env.get("HOME") or pathlib.Path.home()) / ".kube" / "config"]
-    docs = []
-    for path in files:
-        try:
-            doc = yaml.safe_load(path.read_text()) if path.is_file() else None
-        except (OSError, yaml.YAMLError):
-            doc = None
-        if isinstance(doc, dict):
-            docs.append(doc)
-    current = args.context or next((d.get("current-context") for d in docs if d.get("current-context")), None)
-    for doc in docs:
-        for item in doc.get("contexts") or []:
-            if isinstance(item, dict) and item.get("name") == current:
-                return str((item.get("context") or {}).get("namespace") or DEFAULT_NAMESPACE)
-    if not docs:
-        try:
-            return (kubeconfigs.SERVICE_ACCOUNT / "namespace").read_text().strip() or DEFAULT_NAMESPACE
-        except OSError:
-            pass
-    return DEFAULT_NAMESPACE
 
 
 def targets(args: argparse.Namespace, namespace: str) -> tuple[str, str, str]:
@@ -121,14 +100,14 @@ def targets(args: argparse.Namespace, namespace: str) -> tuple[str, str, str]:
         head, _, rest = words[0].partition("/")
         words = [head, rest] if head.lower() in workloads.KINDS else ["podgroup", words[0]]
     if len(words) != 2:
-        raise errors.ConfigError("expected KIND/NAME (or KIND NAME, or podgroup NS/NAME), or --all-pending")
+        raise errors.UsageError("expected KIND/NAME (or KIND NAME, or podgroup NS/NAME), or --all-pending")
     kind, name = words
     if kind.lower() not in workloads.KINDS:
-        raise errors.ConfigError(f"unknown kind {kind!r}; one of {', '.join(sorted(workloads.KINDS))}")
+        raise errors.UsageError(f"unknown kind {kind!r}; one of {', '.join(sorted(workloads.KINDS))}")
     if "/" in name:  # NS/NAME, as before
         namespace, _, name = name.partition("/")
     if not name:
-        raise errors.ConfigError("expected a name after the kind")
+        raise errors.UsageError("expected a name after the kind")
     return kind, namespace, name
 
 
@@ -148,8 +127,8 @@ def text(
             if job.phase in WAITING and (args.all_namespaces or job.namespace == namespace)
         )
         found = explain.explain_all(snap, conf, keys, now)
-        if args.output == "json":
-            return json.dumps([report.to_json(e) for e in found], indent=2)
+        if args.output != "text":
+            return _structured(args, [report.to_json(e) for e in found])
         where = "any namespace" if args.all_namespaces else f"namespace {namespace}"
         return "\n\n".join(report.render(e) for e in found) or f"no Pending or Inqueue PodGroup in {where}"
     kind, namespace, name = targets(args, namespace)
@@ -162,7 +141,13 @@ def text(
             raise errors.ConfigError(f"{exc}; {first!r} was read as NAMESPACE/NAME (kinds: {kinds})") from exc
         raise
     result = explain.explain(snap, conf, key, now)
-    return json.dumps(report.to_json(result), indent=2) if args.output == "json" else report.render(result)
+    return _structured(args, report.to_json(result)) if args.output != "text" else report.render(result)
+
+
+def _structured(args: argparse.Namespace, value: Any) -> str:
+    if args.output == "yaml":
+        return yaml.safe_dump(value, sort_keys=False).rstrip("\n")
+    return json.dumps(value, indent=2)
 
 
 def listing(conn: kubeconfigs.Connection) -> dict[str, list[dict[str, Any]]]:
@@ -178,15 +163,15 @@ def listing(conn: kubeconfigs.Connection) -> dict[str, list[dict[str, Any]]]:
 def main(args: argparse.Namespace) -> int:
     try:
         if not args.all_pending:
-            targets(args, DEFAULT_NAMESPACE)  # a malformed target fails before any request
+            targets(args, connecting.DEFAULT_NAMESPACE)  # a malformed target fails before any request
         conf = command.load_config(args.conf, args.scheduler_name)
-        namespace = args.namespace or context_namespace(args)
+        namespace = connecting.namespace(args)
         objects = listing(connecting.connection(args))
         out = text(args, objects, conf, namespace, datetime.datetime.now(datetime.UTC))
     except (errors.BridgeError, OSError) as exc:
-        if args.output != "json":
+        if args.output == "text":
             raise
-        print(json.dumps({"error": str(exc)}))
+        print(_structured(args, {"error": str(exc)}))
         return 1
     print(out)
     return 0

@@ -1,201 +1,292 @@
-"""``vbridge job`` and ``vbridge queue``: vcctl's verbs for Volcano Jobs and Queues.
+"""``vbridge job`` and ``vbridge queue``: vcctl's verbs for Volcano Jobs and Queues, with kubectl's conventions.
 
 ``job suspend``/``job resume`` set the annotation ``vbridge.io/job-command`` to ``AbortJob`` /
 ``ResumeJob``; the Job controller carries the command out and removes the annotation (vcctl's
 ``bus.volcano.sh`` Commands are turned into the same annotation). ``queue open``/``queue close``
 write the queue's ``status.state`` as a Command would (``controllers.commands.operate_queue``): a
 queue closed with PodGroups left is ``Closing`` until they are gone. Admission reads it: only an
-Open queue takes new jobs. ``queue list`` adds the queue tree, when there is one,
-with each level's allocated and deserved (``queuetree``).
+Open queue takes new jobs. ``queue list`` adds the queue tree, when there is one, with each
+level's allocated and deserved (``queuetree``).
+
+``list`` and ``view`` print through :mod:`vbridge.commands.output` (``-o wide|name|yaml|json``,
+``--no-headers``, ``-l``, ``-w``; the Job columns are ``vbridge list``'s). ``queue create``
+checks its name and spec against the Queue CRD's own model before it sends anything (a weight of
+0 is a usage error, not the apiserver's 422). Each verb is a :class:`Verb`: a queue verb is one
+more entry in :data:`QUEUE_VERBS` (its options, its function).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
+
+import pydantic
 
 from bridge import defaults
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, paths
-from vbridge.commands import connecting, queuetree
+from bridge.models import queue as queue_model
+from vbridge.commands import connecting, listing, output, queuetree
 from vbridge.controllers import commands as queue_commands
 
-__all__ = ["add_parsers", "job_rows", "queue_rows", "table"]
+__all__ = ["JOB_VERBS", "QUEUE", "QUEUE_VERBS", "Verb", "add_parsers", "queue_name", "queue_weight"]
 
-JOBS = names.API_VERSION
-QUEUES = defaults.QUEUE_API
-
-
-def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    cells = [list(map(str, header)), *([str(c) for c in r] for r in rows)]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in cells)
+C = output.Column
 
 
-def job_rows(items: Sequence[dict[str, Any]]) -> list[list[object]]:
-    rows: list[list[object]] = []
-    for job in items:
-        meta, spec, status = job["metadata"], job.get("spec") or {}, job.get("status") or {}
-        replicas = sum(int(t.get("replicas") or 0) for t in spec.get("tasks") or [])
-        rows.append(
-            [
-                meta.get("namespace", ""),
-                meta["name"],
-                (status.get("state") or {}).get("phase", "Pending"),
-                spec.get("queue", ""),
-                replicas,
-                spec.get("minAvailable", ""),
-                *(status.get(k, 0) for k in ("pending", "running", "succeeded", "failed")),
-                status.get("retryCount", 0),
-            ]
-        )
-    return rows
+def _count(field: str) -> Callable[[dict[str, Any]], object]:
+    return lambda q: (q.get("status") or {}).get(field, 0)
 
 
-def queue_rows(items: Sequence[dict[str, Any]]) -> list[list[object]]:
-    return [
-        [
-            q["metadata"]["name"],
-            (q.get("spec") or {}).get("weight", 1),
-            (q.get("status") or {}).get("state", "Open"),
-            *((q.get("status") or {}).get(k, 0) for k in ("pending", "inqueue", "running")),
-        ]
-        for q in items
-    ]
+QUEUE = output.Kind(
+    "Queue",
+    defaults.QUEUE_API,
+    "queues",
+    (
+        C("WEIGHT", lambda q: (q.get("spec") or {}).get("weight", 1)),
+        C("STATE", lambda q: (q.get("status") or {}).get("state", "Open")),
+        *(C(k.upper(), _count(k)) for k in ("pending", "inqueue", "running")),
+        C("PARENT", lambda q: (q.get("spec") or {}).get("parent", ""), wide=True),
+        C("RECLAIMABLE", lambda q: (q.get("spec") or {}).get("reclaimable", True), wide=True),
+    ),
+    namespaced=False,
+)
+Work = Callable[[client.Client, argparse.Namespace], Awaitable[None]]
 
 
-def _run(args: argparse.Namespace, work: Callable[[client.Client], Awaitable[str]]) -> int:
+@dataclasses.dataclass(frozen=True)
+class Verb:
+    name: str
+    help: str
+    run: Work
+    options: Callable[[argparse.ArgumentParser], None] = lambda p: None
+    named: bool = True  # takes a NAME
+    examples: str = ""
+
+
+def _run(args: argparse.Namespace) -> int:
     conn = connecting.connection(args)
 
-    async def go() -> str:
+    async def go() -> None:
         async with client.Client(conn) as api:
-            return await work(api)
+            await args.work(api, args)
 
-    print(asyncio.run(go()), flush=True)
+    asyncio.run(go())
     return 0
 
 
-def _job_path(args: argparse.Namespace, name: str | None = None) -> str:
-    return paths.resource(
-        JOBS, "jobs", namespace=None if getattr(args, "all_namespaces", False) else args.namespace, name=name
+# --- job -----------------------------------------------------------------------------------------
+
+
+def _namespace(args: argparse.Namespace) -> str | None:
+    return None if getattr(args, "all_namespaces", False) else connecting.namespace(args)
+
+
+def _job(args: argparse.Namespace) -> str:
+    return f"job {connecting.namespace(args)}/{args.name}"
+
+
+def _job_hint(args: argparse.Namespace) -> str:
+    return f"list them with: vbridge job list -n {connecting.namespace(args)}"
+
+
+async def _list(api: client.Client, args: argparse.Namespace, kind: output.Kind, what: str) -> None:
+    namespace = _namespace(args) if kind.namespaced else None
+    t = output.Table(kind.columns, (), namespaced=kind.namespaced)
+    if args.watch:
+        watching = output.watch(api, [t], [(kind, kind.path(namespace), 0)], args, namespace, output.write)
+        await output.guarded(watching, f"watching {what}")
+        return
+    params = {"labelSelector": args.selector} if args.selector else None
+    listed = await output.guarded(api.request("GET", kind.path(namespace), params=params), f"listing {what}")
+    items = output.stamped(kind, listed.get("items") or [])
+    out, err = output.render([dataclasses.replace(t, items=items)], args, namespace)
+    output.write(out)
+    output.write(err, True)
+
+
+async def job_list(api: client.Client, args: argparse.Namespace) -> None:
+    await _list(api, args, listing.VCJOB, "Volcano Jobs")
+
+
+async def job_view(api: client.Client, args: argparse.Namespace) -> None:
+    kind = listing.VCJOB
+    path = kind.path(connecting.namespace(args), args.name)
+    job = output.stamped(kind, [await output.guarded(api.request("GET", path), _job(args), hint=_job_hint(args))])[0]
+    t = output.Table(kind.columns, [job])
+    if args.output in ("json", "yaml"):  # one object, not a List, as `kubectl get KIND NAME` prints it
+        output.write(output.single(job, args.output))
+        return
+    if args.output == "name":
+        output.write(output.name_of(job))
+        return
+    status = job.get("status") or {}
+    tasks = [[t_["name"], t_.get("replicas", 0), t_.get("minAvailable", "")] for t_ in job["spec"].get("tasks") or []]
+    output.write(
+        "\n".join(
+            [
+                output.render([t], args, None)[0],
+                f"state: {(status.get('state') or {}).get('message') or '-'}",
+                output.table(["TASK", "REPLICAS", "MINAVAILABLE"], tasks),
+            ]
+        )
     )
 
 
-def cmd_job(args: argparse.Namespace) -> int:
-    async def work(api: client.Client) -> str:
-        if args.verb == "list":
-            items = (await api.request("GET", _job_path(args))).get("items", [])
-            header = ["NAMESPACE", "NAME", "PHASE", "QUEUE", "REPLICAS", "MIN", "PENDING", "RUNNING", "SUCCEEDED"]
-            return table([*header, "FAILED", "RETRIES"], job_rows(items))
-        if args.verb == "view":
-            job = await api.request("GET", _job_path(args, args.name))
-            status = job.get("status") or {}
-            tasks = [[t["name"], t.get("replicas", 0), t.get("minAvailable", "")] for t in job["spec"]["tasks"]]
-            return "\n".join(
-                [
-                    table(
-                        [
-                            "NAMESPACE",
-                            "NAME",
-                            "PHASE",
-                            "QUEUE",
-                            "REPLICAS",
-                            "MIN",
-                            "PENDING",
-                            "RUNNING",
-                            "SUCCEEDED",
-                            "FAILED",
-                            "RETRIES",
-                        ],
-                        job_rows([job]),
-                    ),
-                    f"state: {(status.get('state') or {}).get('message', '')}",
-                    table(["TASK", "REPLICAS", "MIN"], tasks),
-                ]
+async def _command(api: client.Client, args: argparse.Namespace, command: str) -> None:
+    body = {"metadata": {"annotations": {names.COMMAND: command}}}
+    path = listing.VCJOB.path(connecting.namespace(args), args.name)
+    request = api.request("PATCH", path, body=body, content_type=client.MERGE)
+    await output.guarded(request, _job(args), hint=_job_hint(args))
+    output.write(f"{_job(args)}: {command} requested")
+
+
+async def job_suspend(api: client.Client, args: argparse.Namespace) -> None:
+    await _command(api, args, "AbortJob")
+
+
+async def job_resume(api: client.Client, args: argparse.Namespace) -> None:
+    await _command(api, args, "ResumeJob")
+
+
+async def job_delete(api: client.Client, args: argparse.Namespace) -> None:
+    path = listing.VCJOB.path(connecting.namespace(args), args.name)
+    request = api.request("DELETE", path, body={"propagationPolicy": "Background"})
+    await output.guarded(request, _job(args), hint=_job_hint(args))
+    output.write(f"{_job(args)} deleted")
+
+
+def _listing_options(p: argparse.ArgumentParser) -> None:
+    output.add_namespaces(p)
+    output.add_listing(p)
+
+
+def _one_namespace(p: argparse.ArgumentParser) -> None:
+    output.add_namespaces(p, every=False)
+
+
+def _view_options(p: argparse.ArgumentParser) -> None:
+    output.add_namespaces(p, every=False)
+    p.add_argument("-o", "--output", choices=output.FORMATS, default=None, help="wide, name, yaml or json")
+    p.set_defaults(no_headers=False, all_namespaces=False)
+
+
+JOB_VERBS = (
+    Verb("list", "list Volcano Jobs", job_list, _listing_options, named=False, examples="vbridge job list -A -o wide"),
+    Verb("view", "show one Volcano Job and its tasks", job_view, _view_options, examples="vbridge job view mpi -n ml"),
+    Verb("suspend", "abort a job's pods (AbortJob); it can be resumed", job_suspend, _one_namespace),
+    Verb("resume", "restart a suspended job (ResumeJob)", job_resume, _one_namespace),
+    Verb("delete", "delete a job and what it owns", job_delete, _one_namespace),
+)
+
+
+# --- queue ---------------------------------------------------------------------------------------
+
+
+def queue_name(text: str) -> str:
+    """A Queue's name as the apiserver accepts it (a DNS subdomain), else a usage error."""
+    if len(text) > 253 or not re.fullmatch(queue_model.NAME_PATTERN, text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a valid queue name: lower-case letters, digits, '-' and '.', "
+            "starting and ending with a letter or digit, at most 253 characters"
+        )
+    return text
+
+
+def queue_weight(text: str) -> int:
+    """A Queue's ``spec.weight`` within the CRD's bounds (its own model says which), else a usage error."""
+    try:
+        weight = int(text)
+        queue_model.QueueSpec.model_validate({"weight": weight})
+    except ValueError as exc:  # pydantic.ValidationError is a ValueError
+        field = queue_model.QueueSpec.model_fields["weight"]
+        bounds = {type(m).__name__: m for m in field.metadata}
+        low, high = getattr(bounds.get("Ge"), "ge", 1), getattr(bounds.get("Le"), "le", 65535)
+        why = "not a whole number" if not isinstance(exc, pydantic.ValidationError) else "out of range"
+        raise argparse.ArgumentTypeError(f"{text!r} is {why}: a queue's weight is {low} to {high}") from None
+    return weight
+
+
+async def queue_list(api: client.Client, args: argparse.Namespace) -> None:
+    await _list(api, args, QUEUE, "Queues")
+    if args.watch or args.output:
+        return
+    items = (await output.guarded(api.request("GET", QUEUE.path()), "listing Queues")).get("items") or []
+    if queuetree.is_tree(items):
+        nodes = await output.guarded(api.request("GET", paths.resource("v1", "nodes")), "listing nodes")
+        output.write("\n" + queuetree.render(items, nodes.get("items") or []))
+
+
+async def queue_create(api: client.Client, args: argparse.Namespace) -> None:
+    spec: dict[str, Any] = {"weight": args.weight, "reclaimable": True}
+    body = {"apiVersion": QUEUE.api_version, "kind": "Queue", "metadata": {"name": args.name}, "spec": spec}
+    what = f"queue {args.name}"
+    await output.guarded(api.request("POST", QUEUE.path(), body=body), what, hint="see it with: vbridge queue list")
+    await _state(api, args.name, "Open")
+    output.write(f"queue {args.name} created")
+
+
+async def _state(api: client.Client, name: str, state: str) -> None:
+    path = f"{QUEUE.path(name=name)}/status"
+    request = api.request("PATCH", path, body={"status": {"state": state}}, content_type=client.MERGE)
+    await output.guarded(request, f"queue {name}", hint="list them with: vbridge queue list")
+
+
+async def _operate(api: client.Client, name: str, action: str) -> None:
+    work = queue_commands.operate_queue(api, name, action)
+    state = await output.guarded(work, f"queue {name}", hint="list them with: vbridge queue list")
+    output.write(f"queue {name} is {state}")
+
+
+async def queue_open(api: client.Client, args: argparse.Namespace) -> None:
+    await _operate(api, args.name, "OpenQueue")
+
+
+async def queue_close(api: client.Client, args: argparse.Namespace) -> None:
+    await _operate(api, args.name, "CloseQueue")
+
+
+def _create_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--weight", type=queue_weight, default=1, help="share of the cluster against other queues")
+
+
+def _list_queues(p: argparse.ArgumentParser) -> None:
+    output.add_listing(p)
+    p.set_defaults(all_namespaces=False)
+
+
+QUEUE_VERBS = (
+    Verb("list", "list queues", queue_list, _list_queues, named=False, examples="vbridge queue list -o wide"),
+    Verb(
+        "create", "create an Open queue", queue_create, _create_options, examples="vbridge queue create ml --weight 4"
+    ),
+    Verb("open", "open a queue: admission takes new jobs for it", queue_open),
+    Verb("close", "close a queue: admission refuses new jobs; Closing until its PodGroups are gone", queue_close),
+)
+
+
+def _add_verbs(sub: Any, command: str, help_text: str, verbs: Sequence[Verb]) -> None:
+    """``command`` with one subcommand a verb: each but ``list`` names its object, then the
+    verb's own options, then the connection options."""
+    parser = sub.add_parser(command, help=help_text, description=help_text)
+    verb_parsers = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    for verb in verbs:
+        epilog = f"example:\n  {verb.examples}\n" if verb.examples else None
+        p = verb_parsers.add_parser(verb.name, help=verb.help, description=verb.help, epilog=epilog)
+        if verb.named:
+            p.add_argument(
+                "name", type=queue_name if command == "queue" else str, metavar="NAME", help=f"the {command}'s name"
             )
-        if args.verb in ("suspend", "resume"):
-            command = "AbortJob" if args.verb == "suspend" else "ResumeJob"
-            body = {"metadata": {"annotations": {names.COMMAND: command}}}
-            await api.request("PATCH", _job_path(args, args.name), body=body, content_type=client.MERGE)
-            return f"job {args.namespace}/{args.name}: {command} requested"
-        await api.request("DELETE", _job_path(args, args.name), body={"propagationPolicy": "Background"})
-        return f"job {args.namespace}/{args.name} deleted"
-
-    return _run(args, work)
-
-
-def cmd_queue(args: argparse.Namespace) -> int:
-    async def work(api: client.Client) -> str:
-        base = paths.resource(QUEUES, "queues")
-        if args.verb == "list":
-            items = (await api.request("GET", base)).get("items", [])
-            flat = table(["NAME", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING"], queue_rows(items))
-            if not queuetree.is_tree(items):
-                return flat
-            nodes = (await api.request("GET", paths.resource("v1", "nodes"))).get("items", [])
-            return f"{flat}\n\n{queuetree.render(items, nodes)}"
-        if args.verb == "create":
-            spec: dict[str, Any] = {"weight": args.weight, "reclaimable": True}
-            body = {"apiVersion": QUEUES, "kind": "Queue", "metadata": {"name": args.name}, "spec": spec}
-            await api.request("POST", base, body=body)
-            await api.request(
-                "PATCH", f"{base}/{args.name}/status", body={"status": {"state": "Open"}}, content_type=client.MERGE
-            )
-            return f"queue {args.name} created"
-        state = await queue_commands.operate_queue(api, args.name, "OpenQueue" if args.verb == "open" else "CloseQueue")
-        return f"queue {args.name} is {state}"
-
-    return _run(args, work)
-
-
-def _add_verbs(
-    sub: Any,
-    command: str,
-    help_text: str,
-    verbs: Sequence[tuple[str, str]],
-    func: Callable[[argparse.Namespace], int],
-    options: Callable[[argparse.ArgumentParser, str], None],
-) -> None:
-    """``command`` with one subcommand a verb: each but ``list`` names its object, then ``options``
-    adds the verb's own arguments, then the connection options."""
-    parser = sub.add_parser(command, help=help_text)
-    verb_parsers = parser.add_subparsers(dest="verb", required=True)
-    for verb, text in verbs:
-        p = verb_parsers.add_parser(verb, help=text)
-        if verb != "list":
-            p.add_argument("name")
-        options(p, verb)
+        verb.options(p)
         connecting.add_arguments(p)
-        p.set_defaults(func=func)
-
-
-def _job_options(p: argparse.ArgumentParser, verb: str) -> None:
-    if verb == "list":
-        p.add_argument("-A", "--all-namespaces", action="store_true")
-    p.add_argument("-n", "--namespace", default="default")
-
-
-def _queue_options(p: argparse.ArgumentParser, verb: str) -> None:
-    if verb == "create":
-        p.add_argument("--weight", type=int, default=1)
+        p.set_defaults(func=_run, work=verb.run)
 
 
 def add_parsers(sub: Any) -> None:
     """Register ``job`` and ``queue`` on the ``vbridge`` subcommand parser."""
-    job_verbs = (
-        ("list", "list jobs"),
-        ("view", "show one job"),
-        ("suspend", "abort a job's pods (AbortJob); it can be resumed"),
-        ("resume", "restart a suspended job (ResumeJob)"),
-        ("delete", "delete a job and what it owns"),
-    )
-    _add_verbs(sub, "job", "list, view, suspend, resume or delete Volcano Jobs", job_verbs, cmd_job, _job_options)
-    queue_verbs = (
-        ("list", "list queues"),
-        ("create", "create a queue"),
-        ("open", "open a queue"),
-        ("close", "close a queue"),
-    )
-    _add_verbs(sub, "queue", "list, create, open or close Queues", queue_verbs, cmd_queue, _queue_options)
+    _add_verbs(sub, "job", "list, view, suspend, resume or delete Volcano Jobs", JOB_VERBS)
+    _add_verbs(sub, "queue", "list, create, open or close Queues", QUEUE_VERBS)

@@ -47,7 +47,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics and /healthz on HOST:PORT")
     p.add_argument("--metrics-host", default="127.0.0.1", help="listen address of the metrics (the chart: 0.0.0.0)")
     leasing.add_arguments(p, what="bind")
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logs")
     p.set_defaults(func=main)
     return p
 

@@ -32,15 +32,17 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("serve", help="run the admission webhook and the PodGroup reconcilers")
     connecting.add_arguments(p)
     p.add_argument("--host", default="127.0.0.1", help="listen address (the chart passes 0.0.0.0)")
-    p.add_argument("--port", type=int, default=9443)
+    p.add_argument("--port", type=int, default=9443, help="HTTPS port of the webhook")
     p.add_argument("--tls-cert", required=True, help="serving certificate (e.g. mounted from cert-manager)")
-    p.add_argument("--tls-key", required=True)
+    p.add_argument("--tls-key", required=True, help="its private key")
     p.add_argument(
         "--client-ca",
         help="require a client certificate signed by this CA: the apiserver's admission client certificate "
         "(its --admission-control-config-file kubeconfig for this webhook); without one the handshake fails",
     )
-    p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
+    p.add_argument(
+        "--scheduler-name", default=defaults.SCHEDULER_NAME, help="the schedulerName stamped on gang-scheduled pods"
+    )
     p.add_argument(
         "--header-timeout",
         type=float,
@@ -76,7 +78,7 @@ def add_parser(subparsers: Any) -> None:
         help="serve admission only: no reconcilers (they run in `vbridge controllers`)",
     )
     p.add_argument("--tls-reload-seconds", type=float, default=defaults.TLS_RELOAD_SECONDS, help=argparse.SUPPRESS)
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logs")
     p.set_defaults(func=main)
 
 

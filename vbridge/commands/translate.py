@@ -58,6 +58,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="print, offline, what the bridge would do to manifests and spark-submit scripts",
         description="Offline: each object as admitted and the PodGroup the bridge creates for it. "
         "Exit 0, or 1 when an input cannot be read or would be denied.",
+        epilog="examples:\n"
+        "  vbridge translate -f examples/tfjob-v1alpha1.yaml                 # as admitted, and its PodGroup\n"
+        "  vbridge translate -f old/ --converted-only | kubectl apply -f -   # migrate a folder\n"
+        "  vbridge translate -f submit.sh --explain-skipped                  # a spark-submit script\n",
     )
     p.add_argument("file", nargs="?", metavar="FILE", help="the same as -f FILE")
     p.add_argument(
@@ -68,7 +72,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="FILE|DIR|-",
         help="a manifest, a spark-submit script, a directory of them, or - for stdin (repeatable)",
     )
-    p.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml")
+    p.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml", help="yaml or json")
     p.add_argument(
         "--converted-only",
         action="store_true",
@@ -87,7 +91,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="labels of the target namespace (e.g. vbridge.io/gang-scheduling=enabled)",
     )
-    p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME)
+    p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME, help="the schedulerName the bridge stamps")
     p.set_defaults(func=main)
     return p
 

@@ -87,11 +87,5 @@ class JobReconciler:
         group["metadata"]["ownerReferences"] = [podgroups.owner_ref(obj)]
         outcome = await podgroup_io.ensure(self.api, group)
         if outcome != "unchanged":
-            spec = group["spec"]
-            await events.emit(
-                self.api,
-                obj,
-                reason=f"PodGroup{outcome.capitalize()}",
-                message=f"PodGroup {name}: minMember {spec['minMember']}, queue {spec['queue']}, "
-                f"minResources {spec.get('minResources', {})}",
-            )
+            reason = f"PodGroup{outcome.capitalize()}"
+            await events.emit(self.api, obj, reason=reason, message=podgroups.describe(group))

@@ -117,9 +117,8 @@ class SparkReconciler:
             fill_only = existing is not None and driver.made_by_others(existing)
             await podgroup_io.ensure(self.api, group, fill_only=fill_only)
             detail = f"template {name}" if name else "no template"
-            await events.emit(
-                self.api, pod, reason="PodGroupReady", message=f"PodGroup {group_name} ({detail}): {group['spec']}"
-            )
+            message = f"{podgroups.describe(group)} ({detail})"
+            await events.emit(self.api, pod, reason="PodGroupReady", message=message)
         elif await self._get_group(meta["namespace"], group_name) is None:
             return  # an operator's group (spark-<app>-pg) not made yet: the next pod event retries
         await self._lift_gate(pod)

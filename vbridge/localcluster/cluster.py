@@ -27,7 +27,7 @@ from bridge import crdgen, defaults, errors
 from bridge.k8s import client, kubeconfigs, paths, writes
 from vbridge.localcluster import binaries, certs, probes, processes
 
-__all__ = ["LocalCluster", "Ports", "apply_crds", "ensure", "ensure_namespace", "free_port", "run_sync"]
+__all__ = ["LocalCluster", "Ports", "apply_crds", "claim", "ensure", "ensure_namespace", "free_port", "run_sync"]
 
 T = TypeVar("T")
 
@@ -44,10 +44,13 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _claim(port: int | None, what: str) -> int:
+def claim(port: int | None, what: str) -> int:
+    """``port`` if it is free to listen on (``None``: any free one). SO_REUSEADDR, as the servers
+    that will listen there set it: a port left in TIME_WAIT by a run just stopped is free."""
     if port is None:
         return free_port()
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError as exc:
@@ -119,8 +122,8 @@ class LocalCluster:
 
     def _start(self) -> None:
         bins = self.bins or binaries.ensure()
-        api_port = _claim(self.ports.apiserver, "kube-apiserver")
-        etcd_port = _claim(self.ports.etcd, "etcd")
+        api_port = claim(self.ports.apiserver, "kube-apiserver")
+        etcd_port = claim(self.ports.etcd, "etcd")
         peer_port = free_port()
         pki = certs.make_pki(self.workdir / "pki")
         logs = self.workdir / "logs"

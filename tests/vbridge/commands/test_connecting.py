@@ -15,9 +15,11 @@ COMMANDS = [
     ["scheduler"],
     ["explain", "podgroup", "ns/pg"],
     ["job", "list"],
+    ["job", "view", "j"],
     ["job", "suspend", "j"],
     ["queue", "list"],
     ["queue", "create", "q"],
+    ["list"],
 ]
 
 
@@ -51,7 +53,25 @@ def test_no_cluster_is_one_clear_error(
     for name in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert cli.main(argv) == 2
+    assert cli.main(argv) == 1  # a runtime error: 2 is only for a command line that cannot be read
     err = capsys.readouterr().err
     assert err.startswith("vbridge: error: no cluster to connect to; tried: no --kubeconfig; $KUBECONFIG not set;")
     assert f"{tmp_path / '.kube' / 'config'}: no such file" in err
+
+
+def test_the_namespace_defaults_to_the_kubeconfig_context(tmp_path: pathlib.Path) -> None:
+    config = tmp_path / "config"
+    config.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: a\n"
+        "contexts:\n- name: a\n  context: {cluster: c, user: u, namespace: team-a}\n"
+        "- name: b\n  context: {cluster: c, user: u}\n"
+    )
+
+    def namespace(*argv: str, env: dict[str, str]) -> str:
+        return connecting.namespace(cli.parser("job").parse_args(["job", "list", *argv]), env=env)
+
+    assert namespace("--kubeconfig", str(config), env={}) == "team-a"
+    assert namespace("--kubeconfig", str(config), "--context", "b", env={}) == "default"
+    assert namespace(env={"KUBECONFIG": str(config)}) == "team-a"
+    assert namespace("-n", "mine", env={"KUBECONFIG": str(config)}) == "mine"
+    assert namespace(env={"HOME": str(tmp_path)}) in ("default", "team-a")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import pathlib
 from typing import Any
 
 import pytest
+import yaml
 
 from bridge import errors
 from scheduler import configure
@@ -153,18 +153,14 @@ def test_json_errors_are_json_with_status_1(
     assert "unknown kind" in json.loads(capsys.readouterr().out)["error"]
     assert cli.main(["explain", "tfjob/mnist", "-n", "seed"]) == 0
     assert "0 of 4 pods exist" in capsys.readouterr().out
-    assert cli.main(["explain", "tfjob/ghost", "-n", "seed"]) == 2  # text: the usual error line
+    assert cli.main(["explain", "tfjob/ghost", "-n", "seed"]) == 1  # text: the usual error line, a runtime error
     assert "no PodGroup for tfjob seed/ghost not found" in capsys.readouterr().err
-
-
-def test_namespace_defaults_to_the_kubeconfig_context(tmp_path: pathlib.Path) -> None:
-    config = tmp_path / "config"
-    config.write_text(
-        "apiVersion: v1\nkind: Config\ncurrent-context: a\n"
-        "contexts:\n- name: a\n  context: {cluster: c, user: u, namespace: team-a}\n"
-        "- name: b\n  context: {cluster: c, user: u}\n"
-    )
-    assert command.context_namespace(parse("pg/x", "--kubeconfig", str(config)), env={}) == "team-a"
-    assert command.context_namespace(parse("pg/x", "--kubeconfig", str(config), "--context", "b"), env={}) == "default"
-    assert command.context_namespace(parse("pg/x"), env={"KUBECONFIG": str(config)}) == "team-a"
-    assert command.context_namespace(parse("pg/x"), env={"HOME": str(tmp_path)}) in ("default", "team-a")
+    assert cli.main(["explain", "nope", "x"]) == 2  # a malformed target is a usage error
+    assert capsys.readouterr().err.splitlines() == [
+        f"vbridge: error: unknown kind 'nope'; one of {', '.join(sorted(command.workloads.KINDS))}",
+        "run 'vbridge explain --help' for usage",
+    ]
+    assert cli.main(["explain", "tfjob/mnist", "-n", "seed", "-o", "yaml"]) == 0
+    as_yaml = yaml.safe_load(capsys.readouterr().out)
+    assert cli.main(["explain", "tfjob/mnist", "-n", "seed", "-o", "json"]) == 0
+    assert as_yaml == json.loads(capsys.readouterr().out)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import pathlib
 from typing import Any
 
@@ -19,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bridge.adapters import registry
+from tests.support import golden
 from vbridge import cli
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -38,11 +38,7 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 
 
 def _golden(name: str, out: str) -> None:
-    path = GOLDEN / name
-    if os.environ.get("VBRIDGE_UPDATE_GOLDEN"):
-        GOLDEN.mkdir(parents=True, exist_ok=True)
-        path.write_text(out)
-    assert out == path.read_text(), f"{path} differs; VBRIDGE_UPDATE_GOLDEN=1 rewrites it"
+    golden.check(GOLDEN, name, out)
 
 
 def _kinds(out: str) -> list[tuple[str, str]]:

@@ -1,0 +1,124 @@
+"""`vbridge list` (and -w), the Events behind it, and `up`'s seeding, on the real apiserver with our reconcilers."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from kubernetes import client as k8s
+
+from bridge.k8s import client, kubeconfigs
+from tests.builders import kubeflow
+from tests.support import apiserver, bridgethread, upstream
+from vbridge import cli, embedded
+from vbridge.localcluster import cluster
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def tfjob_crd(control_plane: cluster.LocalCluster) -> None:
+    upstream.install(control_plane, "training-operator")
+
+
+def _tfjob(api_client: k8s.ApiClient, namespace: str, name: str, **labels: str) -> dict[str, Any]:
+    worker = kubeflow.replica(2, kubeflow.container(cpu="2", memory="4Gi"))
+    job = kubeflow.tfjob(name, Worker=worker)
+    job["metadata"] = {"name": name, "namespace": namespace, "labels": labels}
+    created: dict[str, Any] = k8s.CustomObjectsApi(api_client).create_namespaced_custom_object(
+        "kubeflow.org", "v1", namespace, "tfjobs", job
+    )
+    return created
+
+
+def _event(api_client: k8s.ApiClient, namespace: str, name: str, reason: str) -> str | None:
+    events = k8s.CoreV1Api(api_client).list_namespaced_event(namespace, field_selector=f"involvedObject.name={name}")
+    return next((str(e.message) for e in events.items if e.reason == reason), None)
+
+
+def test_list_shows_groups_and_jobs_and_events_read_as_people_write(
+    control_plane: cluster.LocalCluster,
+    api_client: k8s.ApiClient,
+    bridge: bridgethread.BridgeThread,
+    tfjob_crd: None,
+    namespace: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    kc = f"--kubeconfig={control_plane.kubeconfig}"
+    _tfjob(api_client, namespace, "mnist", team="ml")
+    message = apiserver.eventually(lambda: _event(api_client, namespace, "mnist", "PodGroupCreated"), 30, "the Event")
+    # Not "minResources {'cpu': '4', 'memory': '8Gi'}": the quantities as a person writes them.
+    assert message == (
+        "PodGroup mnist: minMember 2, queue default, minTaskMember worker 2, minResources cpu 4, memory 8Gi"
+    )
+    assert cli.main(["list", "-n", namespace, kc]) == 0
+    out, err = capsys.readouterr()
+    assert [line.split() for line in out.splitlines()] == [
+        ["NAME", "PHASE", "MINMEMBER", "RUNNING", "SUCCEEDED", "QUEUE"],
+        ["mnist", "Pending", "2", "0", "0", "default"],
+        [],
+        ["NAME", "KIND", "STATE"],
+        ["mnist", "TFJob", "-"],
+    ]
+    assert err.startswith("note: 1 TFJob(s) without status") and "training-operator" in err  # nobody runs it here
+    assert cli.main(["list", "-n", namespace, "-l", "team=other", kc]) == 0
+    assert capsys.readouterr() == ("", f"No resources found in {namespace} namespace.\n")
+    assert cli.main(["list", "-n", namespace, "-o", "name", kc]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "podgroup.scheduling.volcano.sh/mnist",
+        "tfjob.kubeflow.org/mnist",
+    ]
+
+
+def test_watch_prints_the_table_then_a_row_per_change(
+    control_plane: cluster.LocalCluster,
+    api_client: k8s.ApiClient,
+    bridge: bridgethread.BridgeThread,
+    tfjob_crd: None,
+    namespace: str,
+) -> None:
+    argv = [sys.executable, "-m", "vbridge.cli", "list", "-n", namespace, "-w"]
+    argv.append(f"--kubeconfig={control_plane.kubeconfig}")
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) as proc:
+        assert proc.stderr is not None and proc.stdout is not None
+        try:
+            # Nothing yet: kubectl's line, on stderr; then each new object is one row on stdout.
+            assert proc.stderr.readline() == f"No resources found in {namespace} namespace.\n"
+            _tfjob(api_client, namespace, "later")
+            rows: list[list[str]] = []
+            while ["later", "TFJob", "-"] not in rows or not any(r[:2] == ["later", "Pending"] for r in rows):
+                line = proc.stdout.readline()
+                assert line, f"vbridge list -w ended: {proc.stderr.read()}"
+                rows.append(line.split())
+        finally:
+            proc.send_signal(signal.SIGINT)
+            code = proc.wait(30)
+    # The TFJob's row and its PodGroup's (made by the reconcilers), in the order they came; no header.
+    assert all(r[0] == "later" for r in rows)
+    assert code == 130
+
+
+@pytest.mark.timeout(300)  # the upstream CRDs are applied twice (~30 s each on 2 busy cores)
+def test_seeding_twice_keeps_what_exists(
+    control_plane: cluster.LocalCluster, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    said: list[str] = []
+
+    async def seed_twice() -> None:
+        async with client.Client(kubeconfigs.load(control_plane.kubeconfig)) as api:
+            await embedded.seed(api, said.append, namespace=namespace)
+            first = len(said)
+            await embedded.seed(api, said.append, namespace=namespace)  # a reused --workdir: no 409 crash
+            assert len(said) == 2 * first
+
+    asyncio.run(seed_twice())
+    created = [line for line in said if line.startswith("  created ")]
+    kept = [line for line in said if line.startswith("  kept ")]
+    assert created and [line.replace("kept", "created", 1).split(" (")[0] for line in kept] == created
+    assert all(line.endswith("(it exists from an earlier run)") for line in kept)
