@@ -36,13 +36,23 @@ def cert_dirs(workdir: pathlib.Path) -> tuple[pathlib.Path, ...]:
     return (workdir / "tmp" / "k8s-webhook-server" / "serving-certs", CERT_DIR)
 
 
-def setup(lc: cluster.LocalCluster, workdir: pathlib.Path, *, namespace: str, port: int) -> list[str]:
+def setup(
+    lc: cluster.LocalCluster, workdir: pathlib.Path, *, namespace: str, port: int, schemes: tuple[str, ...] = ()
+) -> list[str]:
     """Secret, Service and webhook configuration for a webhook server on loopback ``port``;
-    empty certificate folders. The webhook URLs, to probe until they are routed."""
+    empty certificate folders. The webhook URLs, to probe until they are routed.
+
+    ``schemes`` (``tfjob``, ``pytorchjob``, …: the operator's ``--enable-scheme`` values) keeps
+    only their webhooks: the operator serves no other, so the others would deny every create."""
     module, version, _ = depcrds.SETS["training-operator"]
     manifests = depcrds.module_dir(module, version) / "manifests" / "base" / "webhook" / "manifests.yaml"
     config = next(d for d in yaml.safe_load_all(manifests.read_text()) if d)
     config["metadata"] = {"name": WEBHOOK_CONFIG}
+    if schemes:
+        plurals = {f"{s.lower()}s" for s in schemes}
+        config["webhooks"] = [
+            h for h in config["webhooks"] if {r for rule in h["rules"] for r in rule["resources"]} <= plurals
+        ]
     urls = []
     for hook in config["webhooks"]:
         ref = hook["clientConfig"]["service"]
