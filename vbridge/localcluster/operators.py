@@ -30,7 +30,16 @@ from bridge import errors
 from bridge.k8s import client, kubeconfigs, paths
 from vbridge.localcluster import binaries, cluster, depcrds, probes, processes, trainingwebhook
 
-__all__ = ["OPERATORS", "Operator", "find", "install_crds", "spark_home", "spark_version", "token_kubeconfig"]
+__all__ = [
+    "OPERATORS",
+    "Operator",
+    "find",
+    "install_crds",
+    "of_schemes",
+    "spark_home",
+    "spark_version",
+    "token_kubeconfig",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,6 +172,14 @@ def token_kubeconfig(
     return path
 
 
+def of_schemes(crds: list[dict[str, Any]], schemes: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The CRDs of the kinds ``schemes`` names (``tfjob`` → ``tfjobs``); all when empty."""
+    if not schemes:
+        return crds
+    plurals = {f"{s.lower()}s" for s in schemes}
+    return [d for d in crds if d["spec"]["names"]["plural"] in plurals]
+
+
 def install_crds(lc: cluster.LocalCluster, name: str, cache: pathlib.Path, *, schemes: tuple[str, ...] = ()) -> None:
     """The operator's CRDs; with ``schemes``, only the CRDs of those kinds (``tfjob`` → tfjobs)."""
     docs: list[dict[str, Any]] = []
@@ -172,9 +189,7 @@ def install_crds(lc: cluster.LocalCluster, name: str, cache: pathlib.Path, *, sc
     for crd_set, rel in OPERATORS[name].more_crds:
         module, version, _ = depcrds.SETS[crd_set]
         docs += [d for d in yaml.safe_load_all((depcrds.module_dir(module, version) / rel).read_text()) if d]
-    if schemes:
-        plurals = {f"{s.lower()}s" for s in schemes}
-        docs = [d for d in docs if d["spec"]["names"]["plural"] in plurals]
+    docs = of_schemes(docs, schemes)
 
     async def go() -> None:
         async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:

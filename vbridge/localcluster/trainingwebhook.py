@@ -24,7 +24,7 @@ import yaml
 from bridge.k8s import client, kubeconfigs, paths, writes
 from vbridge.localcluster import cluster, depcrds
 
-__all__ = ["CERT_DIR", "SECRET", "WEBHOOK_CONFIG", "cert_dirs", "clear", "mount", "setup"]
+__all__ = ["CERT_DIR", "SECRET", "WEBHOOK_CONFIG", "cert_dirs", "clear", "mount", "only", "setup"]
 
 CERT_DIR = pathlib.Path("/tmp/k8s-webhook-server/serving-certs")
 WEBHOOK_CONFIG = "validator.training-operator.kubeflow.org"
@@ -48,11 +48,7 @@ def setup(
     manifests = depcrds.module_dir(module, version) / "manifests" / "base" / "webhook" / "manifests.yaml"
     config = next(d for d in yaml.safe_load_all(manifests.read_text()) if d)
     config["metadata"] = {"name": WEBHOOK_CONFIG}
-    if schemes:
-        plurals = {f"{s.lower()}s" for s in schemes}
-        config["webhooks"] = [
-            h for h in config["webhooks"] if {r for rule in h["rules"] for r in rule["resources"]} <= plurals
-        ]
+    config = only(config, schemes)
     urls = []
     for hook in config["webhooks"]:
         ref = hook["clientConfig"]["service"]
@@ -85,6 +81,15 @@ def setup(
 
     cluster.run_sync(go())
     return urls
+
+
+def only(config: dict[str, Any], schemes: tuple[str, ...]) -> dict[str, Any]:
+    """The webhook configuration with only the webhooks of ``schemes`` (all when empty)."""
+    if not schemes:
+        return config
+    plurals = {f"{s.lower()}s" for s in schemes}
+    hooks = [h for h in config["webhooks"] if {r for rule in h["rules"] for r in rule["resources"]} <= plurals]
+    return {**config, "webhooks": hooks}
 
 
 def mount(lc: cluster.LocalCluster, workdir: pathlib.Path, *, namespace: str) -> bool:
