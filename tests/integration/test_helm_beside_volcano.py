@@ -56,6 +56,7 @@ from Volcano's code (``pkg/webhooks/admission``): v1.12 and later enable by defa
 from __future__ import annotations
 
 import copy
+import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -231,7 +232,9 @@ def test_a_gang_too_big_for_the_nodes_binds_no_pod_until_all_fit(env: besidevolc
     def unschedulable() -> list[dict[str, Any]] | None:
         pg = helmbed.podgroup(bed, "too-big") or {}
         conds = (pg.get("status") or {}).get("conditions") or []
-        return [c for c in conds if c["type"] == "Unschedulable" and c["status"] == "True"] or None
+        # Reported after a session that knew all 4 tasks (Volcano's gang plugin: "N/4 tasks in gang unschedulable").
+        gang = [c for c in conds if c["type"] == "Unschedulable" and c["status"] == "True"]
+        return [c for c in gang if re.match(r"\d+/4 tasks in gang unschedulable", c.get("message", ""))] or None
 
     conds = apiserver.eventually(unschedulable, 60, f"Volcano to find too-big unschedulable\n{env.volcano.tail()}")
     print(f"\ntoo-big: {conds[0].get('reason')}: {conds[0].get('message')}")
