@@ -72,11 +72,12 @@ from vbridge.nodesim import nodes
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 WORK = besidevolcano.WORK
 KF2 = ("kubeflow.org", "v2beta1")
-# kind, job name, PodGroup, pod selector, pods, minMember
+JOB_NAME = "training.kubeflow.org/job-name"
+# kind, job name, PodGroup, its pods' labels, pods, minMember
 SEEDS = (
-    ("SparkApplication", "spark-pi", "spark-spark-pi-pg", "spark-role=driver", 1, 1),
-    ("TFJob", "example-job", "example-job", "training.kubeflow.org/job-name=example-job", 4, 4),
-    ("MPIJob", "tensorflow-mnist", "tensorflow-mnist", "training.kubeflow.org/job-name=tensorflow-mnist", 3, 3),
+    ("SparkApplication", "spark-pi", "spark-spark-pi-pg", {"spark-role": "driver"}, 1, 1),
+    ("TFJob", "example-job", "example-job", {JOB_NAME: "example-job"}, 4, 4),
+    ("MPIJob", "tensorflow-mnist", "tensorflow-mnist", {JOB_NAME: "tensorflow-mnist"}, 3, 3),
 )
 
 
@@ -181,26 +182,24 @@ def test_seed_jobs_are_gang_scheduled_by_volcano(env: besidevolcano.Beside) -> N
     mpi = custom.create_namespaced_custom_object(*KF2, WORK, "mpijobs", seed("mpijob-v2beta1.yaml"))
     assert all(s["template"]["spec"]["schedulerName"] == "volcano" for s in mpi["spec"]["mpiReplicaSpecs"].values())
 
+    # Read from the recorded watch: a job may be done, and its group collected, before it is looked at.
     rows = []
-    for kind, job, group, selector, count, min_member in SEEDS:
-        pg = apiserver.eventually(lambda g=group: helmbed.podgroup(bed, g), 60, f"the {kind}'s PodGroup {group}")
+    for kind, job, group, labels, count, min_member in SEEDS:
+        tail = f"{env.operators_tail()}\n{env.volcano.tail()}"
+        pg = apiserver.eventually(lambda g=group: env.recorder.group(g), 60, f"the {kind}'s PodGroup {group}\n{tail}")
         owner = pg["metadata"]["ownerReferences"][0]
         assert (owner["kind"], owner["name"], owner["controller"]) == (kind, job, True)
         assert pg["spec"]["minMember"] == min_member and pg["spec"]["queue"] == "default"
-        names = apiserver.eventually(
-            lambda s=selector, c=count: pod_names(bed, s, c), 180, f"{count} pods of the {kind}\n{env.operators_tail()}"
-        )
         binds = apiserver.eventually(
-            lambda n=names: env.recorder.all_bound(n),
-            180,
-            f"the {kind}'s {count} pods bound\n{env.volcano.tail()}",
+            lambda ls=labels, c=count: env.recorder.all_bound(ls, c), 240, f"the {kind}'s {count} pods bound\n{tail}"
         )
-        for p in apiserver.pods(bed.api, WORK, selector):
-            assert p["spec"]["schedulerName"] == "volcano"
-            assert p["metadata"]["annotations"][apiserver.GROUP_NAME] == group
+        assert len(binds) == count, sorted(binds)
+        for b in binds.values():
+            assert b.pod["spec"]["schedulerName"] == "volcano"
+            assert b.pod["metadata"]["annotations"][apiserver.GROUP_NAME] == group
         apiserver.eventually(lambda g=group: "Running" in env.recorder.phases(g), 60, f"{group} Running under Volcano")
-        times = sorted(t for t, _ in binds.values())
-        rows.append({"kind": kind, "group": group, "names": names, "first": times[0], "last": times[-1]})
+        times = sorted(b.at for b in binds.values())
+        rows.append({"kind": kind, "group": group, "names": sorted(binds), "first": times[0], "last": times[-1]})
     bed.notes["seeds"] = (created, rows)
 
     # The operators see the jobs through (the simulated pods succeed after a few seconds).
@@ -226,8 +225,9 @@ def test_a_gang_too_big_for_the_nodes_binds_no_pod_until_all_fit(env: besidevolc
     body["spec"]["tfReplicaSpecs"] = {"Worker": worker}
     created = time.monotonic()
     k8s.CustomObjectsApi(bed.api).create_namespaced_custom_object(*helmbed.KF, WORK, "tfjobs", body)
-    selector = "training.kubeflow.org/job-name=too-big"
-    names = apiserver.eventually(lambda: pod_names(bed, selector, 4), 60, f"4 pods of too-big\n{env.operators_tail()}")
+    apiserver.eventually(
+        lambda: pod_names(bed, f"{JOB_NAME}=too-big", 4), 60, f"4 pods of too-big\n{env.operators_tail()}"
+    )
 
     def unschedulable() -> list[dict[str, Any]] | None:
         pg = helmbed.podgroup(bed, "too-big") or {}
@@ -238,7 +238,7 @@ def test_a_gang_too_big_for_the_nodes_binds_no_pod_until_all_fit(env: besidevolc
 
     conds = apiserver.eventually(unschedulable, 60, f"Volcano to find too-big unschedulable\n{env.volcano.tail()}")
     print(f"\ntoo-big: {conds[0].get('reason')}: {conds[0].get('message')}")
-    assert env.recorder.bound(names) == {}, "a pod of the gang was bound although the gang does not fit"
+    assert env.recorder.binds({JOB_NAME: "too-big"}) == {}, "a pod of the gang was bound: it does not fit whole"
     assert "Running" not in env.recorder.phases("too-big")
     waited_phases = env.recorder.phases("too-big")
 
@@ -250,12 +250,12 @@ def test_a_gang_too_big_for_the_nodes_binds_no_pod_until_all_fit(env: besidevolc
     ).start()
     try:
         binds = apiserver.eventually(
-            lambda: env.recorder.all_bound(names), 120, f"the 4 workers bound\n{env.volcano.tail()}"
+            lambda: env.recorder.all_bound({JOB_NAME: "too-big"}, 4), 120, f"the 4 workers bound\n{env.volcano.tail()}"
         )
         apiserver.eventually(lambda: "Running" in env.recorder.phases("too-big"), 60, "too-big Running")
-        assert len({node for _, node in binds.values()}) == 4  # one 5-cpu worker per 8-cpu node
-        times = sorted(t for t, _ in binds.values())
-        bed.notes["too-big"] = (created, waited_phases, names, times)
+        assert len({b.node for b in binds.values()}) == 4  # one 5-cpu worker per 8-cpu node
+        times = sorted(b.at for b in binds.values())
+        bed.notes["too-big"] = (created, waited_phases, sorted(binds), times)
         apiserver.eventually(
             lambda: condition(bed, helmbed.KF, "tfjobs", "too-big") == "Succeeded", 120, "too-big Succeeded"
         )

@@ -120,27 +120,37 @@ def running(bins: binaries.Binaries, work: pathlib.Path) -> Iterator[Beside]:
         yield Beside(bed, vc, ops, recorder)
 
 
+@dataclasses.dataclass(frozen=True)
+class Bind:
+    at: float  # time.monotonic() when the watch brought the pod with its node
+    node: str
+    pod: dict[str, Any]  # the pod as it was then
+
+
 class Recorder(loopthread.LoopThread):
-    """PodGroup phases (in order, each change once) and first binds of the pods in ``namespace``."""
+    """What the watch shows in ``namespace``, kept after the objects are gone: each PodGroup as
+    first seen and its phases (in order, each change once), and the first bind of each pod."""
 
     def __init__(self, kubeconfig: pathlib.Path, namespace: str) -> None:
         self._lock = threading.Lock()
+        self._groups: dict[str, dict[str, Any]] = {}
         self._phases: dict[str, list[str]] = {}
-        self._bound: dict[str, tuple[float, str]] = {}  # pod -> (monotonic time, node)
+        self._binds: dict[str, Bind] = {}
         conn = kubeconfigs.load(kubeconfig)
 
         def on_group(kind: str, obj: dict[str, Any]) -> None:
-            phase = (obj.get("status") or {}).get("phase") or "(none)"
+            name, phase = obj["metadata"]["name"], (obj.get("status") or {}).get("phase") or "(none)"
             with self._lock:
-                seen = self._phases.setdefault(obj["metadata"]["name"], [])
+                self._groups.setdefault(name, obj)
+                seen = self._phases.setdefault(name, [])
                 if kind != "DELETED" and (not seen or seen[-1] != phase):
                     seen.append(phase)
 
         def on_pod(kind: str, obj: dict[str, Any]) -> None:
             node = obj["spec"].get("nodeName")
             with self._lock:
-                if node and obj["metadata"]["name"] not in self._bound:
-                    self._bound[obj["metadata"]["name"]] = (time.monotonic(), node)
+                if node and obj["metadata"]["name"] not in self._binds:
+                    self._binds[obj["metadata"]["name"]] = Bind(time.monotonic(), node, obj)
 
         async def main(ready: asyncio.Event) -> None:
             async with client.Client(conn) as api:
@@ -161,13 +171,25 @@ class Recorder(loopthread.LoopThread):
         super().start(timeout)
         return self
 
+    def group(self, name: str) -> dict[str, Any] | None:
+        """The PodGroup as first seen, also after it was deleted."""
+        with self._lock:
+            return self._groups.get(name)
+
     def phases(self, group: str) -> list[str]:
         with self._lock:
             return list(self._phases.get(group, []))
 
-    def bound(self, pods: list[str]) -> dict[str, tuple[float, str]]:
+    def binds(self, labels: dict[str, str]) -> dict[str, Bind]:
+        """Pod name -> its first bind, for the pods carrying every one of ``labels``."""
         with self._lock:
-            return {p: self._bound[p] for p in pods if p in self._bound}
+            found = self._binds.items()
+            return {n: b for n, b in found if labels.items() <= (b.pod["metadata"].get("labels") or {}).items()}
+
+    def all_bound(self, labels: dict[str, str], count: int) -> dict[str, Bind] | None:
+        """``binds(labels)`` once ``count`` pods are bound, else None."""
+        found = self.binds(labels)
+        return found if len(found) >= count else None
 
 
 def bound_by(api: k8s.ApiClient, namespace: str) -> dict[str, set[str]]:
