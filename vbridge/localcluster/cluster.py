@@ -61,7 +61,7 @@ class Ports:
     etcd: int | None = None
 
 
-class LocalCluster:
+class LocalCluster(processes.Started):
     def __init__(
         self,
         workdir: pathlib.Path | None = None,
@@ -87,13 +87,6 @@ class LocalCluster:
         self.procs: list[processes.Process] = []
         self.timings: dict[str, float] = {}  # seconds from start() to: apiserver ready, all ready
         self._t0 = 0.0
-
-    def __enter__(self) -> LocalCluster:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- lifecycle -------------------------------------------------------------------------
 

@@ -198,7 +198,7 @@ def install_crds(lc: cluster.LocalCluster, name: str, cache: pathlib.Path, *, sc
     cluster.run_sync(go())
 
 
-class Operator:
+class Operator(processes.Started):
     """One upstream operator process against ``lc``; ``stop`` is idempotent."""
 
     def __init__(
@@ -231,13 +231,6 @@ class Operator:
         self.proc: processes.Process | None = None
         self.probe = ""
         self.webhook_urls: list[str] = []
-
-    def __enter__(self) -> Operator:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def start(self) -> None:
         binary = self.binary or find(self.name)

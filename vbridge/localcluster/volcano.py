@@ -66,7 +66,7 @@ def crds(folder: pathlib.Path) -> list[dict[str, Any]]:
     return docs
 
 
-class Volcano:
+class Volcano(processes.Started):
     """vc-scheduler and vc-controller-manager against ``lc``; ``stop`` is idempotent."""
 
     def __init__(
@@ -86,13 +86,6 @@ class Volcano:
         self.workdir = lc.workdir / "volcano"
         self.procs: list[processes.Process] = []
         self.health: list[str] = []
-
-    def __enter__(self) -> Volcano:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def start(self) -> None:
         self.workdir.mkdir(parents=True, exist_ok=True)
