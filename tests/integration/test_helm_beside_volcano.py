@@ -19,10 +19,16 @@ the name of mpi-operator's), mpi-operator and spark-operator, all with their def
    Inqueue to Running; every pod is bound by Volcano (its ``Scheduled`` event is reported by
    ``volcano``, and the audit log's ``pods/binding`` creates are all by Volcano's scheduler's
    ServiceAccount, none by ours) and the operators see the jobs through to success.
-3. All or nothing: a TFJob of 4 workers of 5 cpu, which fits the cluster's capacity (Volcano
+3. A Volcano Job (the MPI seed) is still defaulted by our webhook (queue, schedulerName), and run
+   by Volcano's own controller manager: it makes the job's PodGroup (the audit log says so) and
+   pods, Volcano's scheduler binds them, the job Completes.
+4. All or nothing: a TFJob of 4 workers of 5 cpu, which fits the cluster's capacity (Volcano
    enqueues it) but not its nodes (3 nodes of 8 cpu hold one each), stays Pending with no pod
    bound until Volcano reports its gang unschedulable; a fourth node joins and Volcano binds all
    four.
+5. The table of what ran (kind, PodGroup, its phases as watched, pods bound, who reported their
+   ``Scheduled`` events and who created their bindings, create to all bound): every bind in the
+   namespace was Volcano's scheduler's, and the apiserver refused our ServiceAccounts nothing.
 
 What happens when Volcano's admission webhooks (``vc-webhook-manager``) are also installed,
 from Volcano's code (``pkg/webhooks/admission``): v1.12 and later enable by default
@@ -101,6 +107,12 @@ def queue(bed: helmbed.Bed, name: str) -> dict[str, Any]:
 def pod_names(bed: helmbed.Bed, selector: str, count: int) -> list[str] | None:
     found = [p["metadata"]["name"] for p in apiserver.pods(bed.api, WORK, selector)]
     return found if len(found) == count else None
+
+
+def ran(bed: helmbed.Bed) -> list[dict[str, Any]]:
+    """What the tests ran, for the table: kind, group, bound pod names, created and bind times."""
+    out: list[dict[str, Any]] = bed.notes.setdefault("ran", [])
+    return out
 
 
 def condition(bed: helmbed.Bed, group: tuple[str, str], plural: str, name: str) -> str:
@@ -183,7 +195,6 @@ def test_seed_jobs_are_gang_scheduled_by_volcano(env: besidevolcano.Beside) -> N
     assert all(s["template"]["spec"]["schedulerName"] == "volcano" for s in mpi["spec"]["mpiReplicaSpecs"].values())
 
     # Read from the recorded watch: a job may be done, and its group collected, before it is looked at.
-    rows = []
     for kind, job, group, labels, count, min_member in SEEDS:
         tail = f"{env.operators_tail()}\n{env.volcano.tail()}"
         pg = apiserver.eventually(lambda g=group: env.recorder.group(g), 60, f"the {kind}'s PodGroup {group}\n{tail}")
@@ -199,8 +210,8 @@ def test_seed_jobs_are_gang_scheduled_by_volcano(env: besidevolcano.Beside) -> N
             assert b.pod["metadata"]["annotations"][apiserver.GROUP_NAME] == group
         apiserver.eventually(lambda g=group: "Running" in env.recorder.phases(g), 60, f"{group} Running under Volcano")
         times = sorted(b.at for b in binds.values())
-        rows.append({"kind": kind, "group": group, "names": sorted(binds), "first": times[0], "last": times[-1]})
-    bed.notes["seeds"] = (created, rows)
+        record = {"kind": kind, "group": group, "names": sorted(binds), "created": created[kind], "times": times}
+        ran(bed).append(record)
 
     # The operators see the jobs through (the simulated pods succeed after a few seconds).
     apiserver.eventually(
@@ -212,6 +223,27 @@ def test_seed_jobs_are_gang_scheduled_by_volcano(env: besidevolcano.Beside) -> N
     apiserver.eventually(
         lambda: condition(bed, KF2, "mpijobs", "tensorflow-mnist") == "Succeeded", 180, "the MPIJob Succeeded"
     )
+
+
+@pytest.mark.timeout(300)
+def test_a_volcano_job_is_run_by_volcanos_own_controller(env: besidevolcano.Beside) -> None:
+    """Our webhook still defaults Volcano Jobs; Volcano's controller manager makes its group and pods."""
+    bed = env.bed
+    created = time.monotonic()
+    job = k8s.CustomObjectsApi(bed.api).create_namespaced_custom_object(*helmbed.VC, WORK, "jobs", helmbed.mpi_job())
+    assert job["spec"]["queue"] == "default" and job["spec"]["schedulerName"] == "volcano"
+    group = f"lm-mpi-job-{job['metadata']['uid']}"
+    tail = env.volcano.tail()
+    pg = apiserver.eventually(lambda: env.recorder.group(group), 60, f"the Volcano Job's PodGroup\n{tail}")
+    assert pg["metadata"]["ownerReferences"][0]["kind"] == "Job" and pg["spec"]["minMember"] == 3
+    binds = apiserver.eventually(
+        lambda: env.recorder.all_bound({"volcano.sh/job-name": "lm-mpi-job"}, 3), 120, f"its 3 pods bound\n{tail}"
+    )
+    apiserver.eventually(lambda: helmbed.phase(bed, "lm-mpi-job") == "Completed", 120, "the Volcano Job Completed")
+    assert besidevolcano.creators(bed.lc, WORK, "podgroups").get(group) == {volcano.CONTROLLERS_USER}
+    times = sorted(b.at for b in binds.values())
+    kind = "Volcano Job (Volcano's controller)"
+    ran(bed).append({"kind": kind, "group": group, "names": sorted(binds), "created": created, "times": times})
 
 
 @pytest.mark.timeout(300)
@@ -255,7 +287,18 @@ def test_a_gang_too_big_for_the_nodes_binds_no_pod_until_all_fit(env: besidevolc
         apiserver.eventually(lambda: "Running" in env.recorder.phases("too-big"), 60, "too-big Running")
         assert len({b.node for b in binds.values()}) == 4  # one 5-cpu worker per 8-cpu node
         times = sorted(b.at for b in binds.values())
-        bed.notes["too-big"] = (created, waited_phases, sorted(binds), times)
+        phases = f"{' > '.join(waited_phases)} (3 nodes) | {' > '.join(env.recorder.phases('too-big'))} (4 nodes)"
+        ran(bed).append(
+            {
+                "kind": "TFJob (4 workers x 5 cpu)",
+                "group": "too-big",
+                "names": sorted(binds),
+                "created": created,
+                "times": times,
+                "phases": phases,
+                "bound": "0/4 on 3 nodes, 4/4 on 4",
+            }
+        )
         apiserver.eventually(
             lambda: condition(bed, helmbed.KF, "tfjobs", "too-big") == "Succeeded", 120, "too-big Succeeded"
         )
@@ -268,39 +311,23 @@ def test_volcano_bound_every_pod_and_our_accounts_were_never_refused(env: beside
     bed = env.bed
     by_event = besidevolcano.bound_by(bed.api, WORK)
     by_audit = besidevolcano.binders(bed.lc, WORK)
-    created, rows = bed.notes["seeds"]
     table = []
-    for row in rows:
-        kind, names = row["kind"], row["names"]
+    assert len(ran(bed)) == len(SEEDS) + 2, [r["kind"] for r in ran(bed)]
+    for r in ran(bed):
+        names, times = r["names"], r["times"]
         reported = set().union(*(by_event.get(n, set()) for n in names))
         users = set().union(*(by_audit.get(n, set()) for n in names))
-        assert reported == {"volcano"}, (kind, {n: by_event.get(n) for n in names})
-        assert users == {volcano.SCHEDULER_USER}, (kind, {n: by_audit.get(n) for n in names})
+        assert reported == {"volcano"}, (r["kind"], {n: by_event.get(n) for n in names})
+        assert users == {volcano.SCHEDULER_USER}, (r["kind"], {n: by_audit.get(n) for n in names})
         table.append(
             {
-                "kind": kind,
-                "PodGroup": row["group"],
-                "phases (watched)": " > ".join(env.recorder.phases(row["group"])),
-                "pods bound": f"{len(names)}/{len(names)}",
+                "kind": r["kind"],
+                "PodGroup": r["group"] if len(r["group"]) < 24 else r["group"][:20] + "…",
+                "phases (watched)": r.get("phases") or " > ".join(env.recorder.phases(r["group"])),
+                "pods bound": r.get("bound") or f"{len(names)}/{len(names)}",
                 "Scheduled by": ",".join(sorted(reported)),
                 "binding user": ",".join(sorted(users)).rsplit(":", 1)[-1],
-                "create > all bound": f"{row['last'] - created[kind]:.1f} s",
-                "bind spread": f"{row['last'] - row['first']:.2f} s",
-            }
-        )
-    if "too-big" in bed.notes:
-        made, waited, names, times = bed.notes["too-big"]
-        users = set().union(*(by_audit.get(n, set()) for n in names))
-        assert users == {volcano.SCHEDULER_USER}, by_audit
-        table.append(
-            {
-                "kind": "TFJob (4 x 5 cpu)",
-                "PodGroup": "too-big",
-                "phases (watched)": f"{' > '.join(waited)} (3 nodes) | {' > '.join(env.recorder.phases('too-big'))}",
-                "pods bound": "0/4, then 4/4 (4th node)",
-                "Scheduled by": ",".join(sorted(set().union(*(by_event.get(n, set()) for n in names)))),
-                "binding user": ",".join(sorted(users)).rsplit(":", 1)[-1],
-                "create > all bound": f"{times[-1] - made:.1f} s (node added after Unschedulable)",
+                "create > all bound": f"{times[-1] - r['created']:.1f} s",
                 "bind spread": f"{times[-1] - times[0]:.2f} s",
             }
         )

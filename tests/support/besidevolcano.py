@@ -203,18 +203,17 @@ def bound_by(api: k8s.ApiClient, namespace: str) -> dict[str, set[str]]:
 
 def binders(lc: helminstall.BareCluster, namespace: str) -> dict[str, set[str]]:
     """Pod -> the audited users whose ``pods/binding`` create for it the apiserver answered 201."""
+    return creators(lc, namespace, "pods", "binding")
+
+
+def creators(lc: helminstall.BareCluster, namespace: str, resource: str, subresource: str = "") -> dict[str, set[str]]:
+    """Name -> the audited users whose create of ``resource`` (``subresource``) the apiserver answered 201."""
     out: dict[str, set[str]] = {}
     for e in helminstall.audit_events(lc):
         ref = e.get("objectRef") or {}
-        if (ref.get("resource"), ref.get("subresource"), ref.get("namespace"), e.get("verb")) != (
-            "pods",
-            "binding",
-            namespace,
-            "create",
-        ):
-            continue
-        if (e.get("responseStatus") or {}).get("code") == 201:
-            out.setdefault(ref["name"], set()).add(e["user"]["username"])
+        what = (ref.get("resource"), ref.get("subresource") or "", ref.get("namespace"), e.get("verb"))
+        if what == (resource, subresource, namespace, "create") and (e.get("responseStatus") or {}).get("code") == 201:
+            out.setdefault(ref.get("name", ""), set()).add(e["user"]["username"])
     return out
 
 
