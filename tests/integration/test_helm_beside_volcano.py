@@ -239,7 +239,12 @@ def test_a_volcano_job_is_run_by_volcanos_own_controller(env: besidevolcano.Besi
     binds = apiserver.eventually(
         lambda: env.recorder.all_bound({"volcano.sh/job-name": "lm-mpi-job"}, 3), 120, f"its 3 pods bound\n{tail}"
     )
-    apiserver.eventually(lambda: helmbed.phase(bed, "lm-mpi-job") == "Completed", 120, "the Volcano Job Completed")
+    try:
+        apiserver.eventually(lambda: helmbed.phase(bed, "lm-mpi-job") == "Completed", 120, "the Volcano Job Completed")
+    except AssertionError:
+        print(helmbed.vcjob(bed, "lm-mpi-job").get("status"), apiserver.pods(bed.api, WORK, "volcano.sh/job-name"))
+        print(env.volcano.tail(60))
+        raise
     assert besidevolcano.creators(bed.lc, WORK, "podgroups").get(group) == {volcano.CONTROLLERS_USER}
     times = sorted(b.at for b in binds.values())
     kind = "Volcano Job (Volcano's controller)"
