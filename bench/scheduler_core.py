@@ -2,6 +2,8 @@
 
 Run: ``.venv/bin/python bench/scheduler_core.py``; ``--only throughput|scale`` runs one of the
 two, ``--size 0.2`` shrinks nodes and pods alike while iterating (ratios mean something at 1).
+``--constrained 0.1`` (the default) gives that share of the gangs, pending and running, pod
+affinity, anti-affinity or topology spread (``CONSTRAINTS``, in turn); 0 gives none.
 Targets (issue text): ≥ 20,000 pod decisions/s at 5,000 nodes with a full scan (no sampling);
 one cycle ≤ 1 s at 10,000 nodes × 100,000 pods; RSS ≤ 1.5 GB. A decision is a pending pod the cycle placed or refused.
 Snapshot building (API dicts → Snapshot) is timed separately: the cache keeps a snapshot
@@ -33,10 +35,36 @@ def _node(i: int) -> dict[str, Any]:
     }
 
 
-def _pod(name: str, group: str, shape: tuple[str, str], node: str | None) -> dict[str, Any]:
+def _term(app: str, key: str) -> dict[str, Any]:
+    return {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key}
+
+
+def _spread(app: str, key: str, when: str) -> dict[str, Any]:
+    return {"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": when, "labelSelector": {"matchLabels": {"app": app}}}
+
+
+ZONE, HOST = "zone", "kubernetes.io/hostname"
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+# What a constrained gang's pods carry, in turn, each about the gang's own pods (label app=<group>).
+CONSTRAINTS = (
+    lambda app: {"topologySpreadConstraints": [_spread(app, ZONE, "DoNotSchedule")]},
+    lambda app: {"affinity": {"podAntiAffinity": {REQUIRED: [_term(app, HOST)]}}},
+    lambda app: {
+        "affinity": {"podAffinity": {PREFERRED: [{"weight": 50, "podAffinityTerm": _term(app, ZONE)}]}},
+        "topologySpreadConstraints": [_spread(app, HOST, "ScheduleAnyway")],
+    },
+    lambda app: {"affinity": {"podAffinity": {REQUIRED: [_term(app, ZONE)]}}},
+)
+
+
+def _pod(
+    name: str, group: str, shape: tuple[str, str], node: str | None, extra: dict[str, Any] | None = None
+) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "schedulerName": "volcano",
         "containers": [{"name": "c", "resources": {"requests": {"cpu": shape[0], "memory": shape[1]}}}],
+        **(extra or {}),
     }
     if node:
         spec["nodeName"] = node
@@ -46,6 +74,7 @@ def _pod(name: str, group: str, shape: tuple[str, str], node: str | None) -> dic
             "namespace": "bench",
             "uid": name,
             "annotations": {building.GROUP_ANNOTATION: group},
+            "labels": {"app": group},
             "creationTimestamp": "2025-01-01T00:00:00Z",
         },
         "spec": spec,
@@ -53,18 +82,28 @@ def _pod(name: str, group: str, shape: tuple[str, str], node: str | None) -> dic
     }
 
 
-def workload(nodes: int, running: int, pending: int, gang: int) -> dict[str, list[dict[str, Any]]]:
-    """``running`` pods spread over the nodes and ``pending`` pods in gangs of ``gang``, 4 queues."""
+def workload(
+    nodes: int, running: int, pending: int, gang: int, constrained: float = 0.0
+) -> dict[str, list[dict[str, Any]]]:
+    """``running`` pods spread over the nodes and ``pending`` pods in gangs of ``gang``, 4 queues;
+    a ``constrained`` share of the gangs carry ``CONSTRAINTS`` (running ones: hostname anti-affinity)."""
+
+    def chosen(g: int) -> bool:  # spaced evenly: gang g is the n-th constrained one when the share crosses n
+        return int((g + 1) * constrained) > int(g * constrained)
+
     pods, groups = [], []
     for i in range(running):
         group = f"run-{i // gang}"
-        pods.append(_pod(f"r{i}", group, SHAPES[0], f"node-{i % nodes:05d}"))
+        extra = CONSTRAINTS[1](group) if chosen(i // gang) else None  # already placed apart: holds its term
+        pods.append(_pod(f"r{i}", group, SHAPES[0], f"node-{i % nodes:05d}", extra))
     for g in range((running + gang - 1) // gang):
         groups.append(_group(f"run-{g}", gang, "Running", g % 4))
     for g in range(pending // gang):
         shape = SHAPES[g % len(SHAPES)]
-        pods += [_pod(f"p{g}-{k}", f"pend-{g}", shape, None) for k in range(gang)]
-        groups.append(_group(f"pend-{g}", gang, "Inqueue", g % 4))
+        group = f"pend-{g}"
+        extra = CONSTRAINTS[int(g * constrained) % len(CONSTRAINTS)](group) if chosen(g) else None
+        pods += [_pod(f"p{g}-{k}", group, shape, None, extra) for k in range(gang)]
+        groups.append(_group(group, gang, "Inqueue", g % 4))
     queues = [
         {"metadata": {"name": f"q{i}", "creationTimestamp": "2025-01-01T00:00:00Z"}, "spec": {"weight": 1 + i}}
         for i in range(4)
@@ -80,9 +119,11 @@ def _group(name: str, size: int, phase: str, queue: int) -> dict[str, Any]:
     }
 
 
-def run(label: str, *, nodes: int, running: int, pending: int, gang: int) -> tuple[float, float, float]:
+def run(
+    label: str, *, nodes: int, running: int, pending: int, gang: int, constrained: float = 0.0
+) -> tuple[float, float, float]:
     """(decisions/s, best cycle wall time, best cycle CPU time)."""
-    data = workload(nodes, running, pending, gang)
+    data = workload(nodes, running, pending, gang, constrained)
     started = time.perf_counter()
     snap = building.build(**data)
     built = time.perf_counter() - started
@@ -107,7 +148,8 @@ def run(label: str, *, nodes: int, running: int, pending: int, gang: int) -> tup
     decisions = placed + refused
     rate = decisions / best
     print(
-        f"{label}: {nodes} nodes, {running + pending} pods ({pending} pending in gangs of {gang}); "
+        f"{label}: {nodes} nodes, {running + pending} pods ({pending} pending in gangs of {gang}, "
+        f"{constrained:.0%} of the gangs with pod affinity or spread); "
         f"build {built:.2f} s; cycle {best:.3f} s (CPU {best_cpu:.3f} s); {placed} bound, {refused} refused; "
         f"{rate:,.0f} decisions/s"
     )
@@ -145,19 +187,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", choices=("throughput", "scale"), help="run one measurement")
     parser.add_argument("--size", type=float, default=1.0, help="scale nodes and pods (default 1)")
+    parser.add_argument(
+        "--constrained", type=float, default=0.1, help="share of gangs with pod affinity or spread (default 0.1)"
+    )
     args = parser.parse_args(argv)
+    if not 0 <= args.constrained <= 1:
+        parser.error("--constrained must be between 0 and 1")
+    share = args.constrained
 
     def sized(n: int) -> int:
         return max(10, round(n * args.size / 10) * 10)
 
     if args.only != "scale":
-        rate, wall, cpu = run("throughput", nodes=sized(5_000), running=sized(20_000), pending=sized(20_000), gang=10)
+        rate, wall, cpu = run(
+            "throughput", nodes=sized(5_000), running=sized(20_000), pending=sized(20_000), gang=10, constrained=share
+        )
         cpu_rate = rate * wall / cpu
         print(f"decisions/s at {sized(5_000):,} nodes: {rate:,.0f} vs target 20,000 → ratio {rate / 20_000:.2f}")
         print(f"  by CPU time: {cpu_rate:,.0f} → ratio {cpu_rate / 20_000:.2f}")
     if args.only != "throughput":
         nodes, pods = sized(10_000), sized(50_000)
-        _, big, big_cpu = run("scale", nodes=nodes, running=pods, pending=pods, gang=10)
+        _, big, big_cpu = run("scale", nodes=nodes, running=pods, pending=pods, gang=10, constrained=share)
         where = f"{nodes:,} nodes × {2 * pods:,} pods"
         print(f"cycle at {where}: {big:.3f} s vs target 1 s → ratio {1 / big:.2f} (>1 is better)")
         print(f"  by CPU time: {big_cpu:.3f} s → ratio {1 / big_cpu:.2f}")

@@ -13,11 +13,11 @@ from typing import Any
 
 import yaml
 
-from bridge.models import base, job, podgroup, queue
+from bridge.models import base, command, job, podgroup, queue
 
 __all__ = ["ALL", "check", "manifest", "render", "structural", "write"]
 
-ALL: tuple[base.CrdInfo, ...] = (podgroup.CRD, queue.CRD, job.CRD)
+ALL: tuple[base.CrdInfo, ...] = (podgroup.CRD, queue.CRD, job.CRD, command.CRD)
 _DROP = {"title", "additionalProperties_false"}
 
 
@@ -55,18 +55,20 @@ def structural(schema: dict[str, Any], defs: dict[str, Any] | None = None) -> di
 
 
 def _object_schema(info: base.CrdInfo) -> dict[str, Any]:
-    spec = structural(info.spec_model.model_json_schema(by_alias=True))
-    status = structural(info.status_model.model_json_schema(by_alias=True))
+    properties: dict[str, Any] = {
+        "apiVersion": {"type": "string"},
+        "kind": {"type": "string"},
+        "metadata": {"type": "object"},
+    }
+    for field, model in (("spec", info.spec_model), ("status", info.status_model)):
+        if model is not None:
+            properties[field] = structural(model.model_json_schema(by_alias=True))
+    if info.root_model is not None:
+        properties.update(structural(info.root_model.model_json_schema(by_alias=True)).get("properties", {}))
     return {
         "type": "object",
         "description": f"{info.kind} of {info.api_version}, schema-compatible with Volcano's.",
-        "properties": {
-            "apiVersion": {"type": "string"},
-            "kind": {"type": "string"},
-            "metadata": {"type": "object"},
-            "spec": spec,
-            "status": status,
-        },
+        "properties": properties,
     }
 
 

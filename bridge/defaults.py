@@ -21,9 +21,12 @@ from typing import Any
 __all__ = [
     "BATCH_API",
     "BODY_TIMEOUT_SECONDS",
+    "BUS_API",
     "CA_RENEW_BEFORE",
     "CA_VALIDITY",
     "CERT_CHECK_SECONDS",
+    "COMMAND_RETRY_MOST",
+    "COMMAND_RETRY_SECONDS",
     "CONTROLLERS_LEASE",
     "DEFAULT_QUEUE",
     "DEFAULT_QUEUES",
@@ -71,6 +74,9 @@ SCHEDULER_NAME = "volcano"
 PODGROUP_API = "scheduling.volcano.sh/v1beta1"  # PodGroup
 QUEUE_API = PODGROUP_API  # Queue
 BATCH_API = "batch.volcano.sh/v1alpha1"  # Volcano Job
+BUS_API = "bus.volcano.sh/v1alpha1"  # Command (vcctl's job suspend/resume, queue open/close)
+COMMAND_RETRY_SECONDS = 1.0  # a Command whose target still has one pending waits this long, doubled
+COMMAND_RETRY_MOST = 30.0
 
 ROOT_QUEUE = "root"
 DEFAULT_QUEUE = "default"

@@ -4,6 +4,8 @@ GROUP_NAME = "scheduling.k8s.io/group-name"  # the only key Volcano's scheduler 
 QUEUE_NAME = "scheduling.volcano.sh/queue-name"
 TASK_SPEC = "volcano.sh/task-spec"
 PREEMPTABLE = "volcano.sh/preemptable"
+HIERARCHY = "volcano.sh/hierarchy"  # on a Queue, Volcano's older tree form: its path, "root/eng/prod"
+HIERARCHY_WEIGHTS = "volcano.sh/hierarchy-weights"  # ... and the weight of each level on it, "1/2/8"
 
 # Ours.
 OPT_IN_LABEL = "vbridge.io/gang-scheduling"  # on a Namespace: "enabled" gang-schedules every Spark app in it

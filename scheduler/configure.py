@@ -4,13 +4,16 @@
 and tests call. The names a conf may use are derived, never kept in step by hand: ``KNOWN`` is
 the keys of ``actions.registry.ACTIONS`` and ``plugins.registry.PLUGINS``, handed to
 ``framework.config`` (which, being below both, imports neither). So registering an action or a
-plugin is all it takes for the conf to accept it; an unknown action is an error and a plugin
-Volcano has but this scheduler does not lands in ``SchedulerConfig.unsupported``.
+plugin is all it takes for the conf to accept it. Any action or plugin this scheduler does not
+have is an error naming it (``framework.config``), as is a Volcano switch a plugin refuses
+(``Plugin.refused``, e.g. drf's ``enableHierarchy``): a conf is carried out whole, or the
+scheduler does not start.
 """
 
 from __future__ import annotations
 
 from bridge import defaults
+from scheduler import errors
 from scheduler.actions import registry as action_registry
 from scheduler.framework import config
 from scheduler.plugins import registry as plugin_registry
@@ -28,8 +31,9 @@ def parse(
     spark_reservation_timeout: float = defaults.SPARK_RESERVATION_TIMEOUT,
     fast_paths: bool = True,
 ) -> config.SchedulerConfig:
-    """``config.parse`` with this scheduler's actions and plugins (see ``config.parse``)."""
-    return config.parse(
+    """``config.parse`` with this scheduler's actions and plugins (see ``config.parse``), then
+    each plugin's refused switches."""
+    conf = config.parse(
         text,
         KNOWN,
         scheduler_name=scheduler_name,
@@ -37,6 +41,11 @@ def parse(
         spark_reservation_timeout=spark_reservation_timeout,
         fast_paths=fast_paths,
     )
+    for option in (o for tier in conf.tiers for o in tier):
+        for key, why in plugin_registry.PLUGINS[option.name].refused.items():
+            if option.switched_on(key):
+                raise errors.SchedulerConfigError(f"plugin {option.name}: {key}: {why}; remove it from the conf")
+    return conf
 
 
 def default() -> config.SchedulerConfig:

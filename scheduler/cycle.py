@@ -28,10 +28,13 @@ def open_session(
     on_commit: Callable[[list[plan.Allocate]], None] | None = None,
 ) -> tuple[session.Session, tiers.Tiers]:
     """A session over ``snap`` with this cycle's plugins built and opened, and the jobs that can
-    never run here set aside (``framework.feasibility``), before any action."""
+    never run here set aside before any action: those no node could hold
+    (``framework.feasibility``) and those the snapshot holds (``Job.held``: an unsound spec or
+    queue, a queue that does not admit the namespace)."""
     ssn = session.Session(snap, conf, now, on_commit)
     plugins = tiers.Tiers(conf, ssn, plugin_registry.PLUGINS, plugin_registry.ALWAYS)
-    ssn.never_fits(feasibility.unrunnable(ssn, plugins))
+    held = {key: job.held[1] for key, job in snap.jobs.items() if job.held is not None}
+    ssn.never_fits({**feasibility.unrunnable(ssn, plugins), **held})
     return ssn, plugins
 
 

@@ -4,7 +4,7 @@ From the adapter registry: the MutatingWebhookConfiguration template (one webhoo
 with its rules, selectors and failure policy) and the controllers' read rules on the job kinds
 (``vbridge.jobKindRules`` in ``templates/_generated.tpl``). From ``bridge.crdgen``: the Volcano
 CRDs as templates (left out with ``volcano.external``, kept on uninstall). From
-``bridge.defaults``: the default Queue. From ``podgroup_templates/``: the ConfigMap the webhook
+``podgroup_templates/``: the ConfigMap the webhook
 and the controllers mount. ``vbridge chart --write`` writes them and removes generated files that
 are no longer generated; ``check`` lists stale ones (a test fails on any).
 """
@@ -91,18 +91,6 @@ def _crd(info: Any) -> str:
     return _HEADER + _STANDALONE_ONLY + _dump(body) + "{{- end }}\n"
 
 
-def _default_queue() -> str:
-    """The default Queue, as a post-install hook: a plain template would fail a fresh install
-    (helm maps every object of the release before it creates the Queue CRD it also holds)."""
-    queue = next(q for q in defaults.default_queue_objects() if q["metadata"]["name"] == defaults.DEFAULT_QUEUE)
-    queue["metadata"]["annotations"] = {
-        **KEEP,
-        "helm.sh/hook": "post-install",
-        "helm.sh/hook-delete-policy": "before-hook-creation",
-    }
-    return _HEADER + _STANDALONE_ONLY + _dump(queue) + "{{- end }}\n"
-
-
 def _job_kind_rules() -> str:
     """What the controllers read of the job kinds with a generic reconciler (watched, never written)."""
     groups: dict[str, list[str]] = {}
@@ -110,9 +98,7 @@ def _job_kind_rules() -> str:
         reg = adapter.registration
         if reg.generic_reconciler and reg.plural not in groups.setdefault(reg.group, []):
             groups[reg.group].append(reg.plural)
-    rules = [
-        {"apiGroups": [g], "resources": plurals, "verbs": ["get", "list", "watch"]} for g, plurals in groups.items()
-    ]
+    rules = [{"apiGroups": [g], "resources": plurals, "verbs": ["list", "watch"]} for g, plurals in groups.items()]
     return _TPL_HEADER + '{{- define "vbridge.jobKindRules" -}}\n' + _dump(rules) + "{{- end }}\n"
 
 
@@ -120,7 +106,6 @@ def files() -> dict[str, str]:
     out = {
         "templates/mutatingwebhookconfiguration.yaml": _webhooks(),
         "templates/podgroup-templates.yaml": _templates_configmap(),
-        "templates/default-queue.yaml": _default_queue(),
         "templates/_generated.tpl": _job_kind_rules(),
     }
     for info in crdgen.ALL:

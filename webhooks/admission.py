@@ -1,7 +1,13 @@
-"""One AdmissionReview in, one answer out. Errors map to answers here and nowhere else."""
+"""One AdmissionReview in, one answer out. Errors map to answers here and nowhere else.
+
+On UPDATE (the kinds registered for it) the new object is admitted as on CREATE, with the old
+object's queue as ``Context.admitted_queue``: a queue changed by a field or an annotation is
+checked, one left as it was is not. An object being deleted is allowed as it is.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import re
@@ -89,6 +95,12 @@ def _handle(
     if not obj["metadata"].get("namespace") and request.namespace:
         obj["metadata"] = {**obj["metadata"], "namespace": request.namespace}
     ctx = facts.context(request.namespace, scheduler_name=scheduler_name)
+    if request.operation == "UPDATE":
+        if obj["metadata"].get("deletionTimestamp"):
+            return reviews.allow(request.uid, api_version=request.api_version)  # finalizers must come off
+        if isinstance(request.old_object, Mapping):
+            old = dict(request.old_object)
+            ctx = dataclasses.replace(ctx, admitted_queue=adapter.queue_of(old, ctx))
     result = adapter.admit(obj, ctx)
     if result is None:
         return reviews.allow(request.uid, api_version=request.api_version)

@@ -1,4 +1,9 @@
-"""The MutatingWebhookConfiguration, generated from the adapter registry. Pure."""
+"""The MutatingWebhookConfiguration, generated from the adapter registry. Pure.
+
+One webhook per adapter: its rules (operations and scope from the registration), failure
+policy, the excluded namespaces (namespaced kinds), objectSelectors and matchConditions (mirror
+pods, pods that need nothing, UPDATEs that change neither spec nor annotations).
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,13 @@ __all__ = ["NAME", "build", "webhook_name"]
 NAME = "volcano-bridge"
 TIMEOUT_SECONDS = defaults.WEBHOOK_TIMEOUT_SECONDS
 _NOT_MIRROR = "!has(object.metadata.annotations) || !('kubernetes.io/config.mirror' in object.metadata.annotations)"
+# UPDATE: only a change of the spec or the annotations (where queues are named) is sent; status
+# writes (the scheduler writes a PodGroup's status on the object) and label edits are not.
+_CHANGED = (
+    "request.operation != 'UPDATE' || !has(object.spec) || !has(oldObject.spec) || object.spec != oldObject.spec"
+    " || has(object.metadata.annotations) != has(oldObject.metadata.annotations)"
+    " || (has(object.metadata.annotations) && object.metadata.annotations != oldObject.metadata.annotations)"
+)
 
 
 def webhook_name(reg: base.Registration) -> str:
@@ -59,7 +71,7 @@ def build(
                     "apiVersions": list(reg.versions),
                     "operations": list(reg.operations),
                     "resources": [reg.plural],
-                    "scope": "Namespaced",
+                    "scope": reg.scope,
                 }
             ],
             "failurePolicy": reg.failure_policy,
@@ -67,7 +79,9 @@ def build(
             "sideEffects": "None",
             "timeoutSeconds": TIMEOUT_SECONDS,
             "reinvocationPolicy": "Never",
-            "namespaceSelector": {
+        }
+        if reg.scope == "Namespaced":  # a cluster-scoped object is never skipped by namespace
+            hook["namespaceSelector"] = {
                 "matchExpressions": [
                     {
                         "key": "kubernetes.io/metadata.name",
@@ -75,8 +89,7 @@ def build(
                         "values": sorted(set(exclude_namespaces)),
                     },
                 ]
-            },
-        }
+            }
         if reg.object_selector:
             hook["objectSelector"] = {
                 "matchExpressions": [
@@ -88,6 +101,8 @@ def build(
         conditions = []
         if reg.kind == "Pod":
             conditions.append({"name": "not-a-mirror-pod", "expression": _NOT_MIRROR})
+        if "UPDATE" in reg.operations:
+            conditions.append({"name": "changed-on-update", "expression": _CHANGED})
         if reg.done_when:
             done = reg.done_when.replace("{scheduler}", scheduler_name)
             conditions.append({"name": "not-done-already", "expression": f"!({done})"})

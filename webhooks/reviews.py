@@ -36,6 +36,7 @@ class Request(NamedTuple):
     version: str
     kind: str
     object: dict[str, Any]
+    old_object: dict[str, Any] | None = None  # UPDATE: the object as it was (careful path only)
 
 
 def _field(body: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
@@ -114,6 +115,9 @@ def parse(raw: bytes, view: Any = None) -> Request:
     obj = request.get("object")
     if obj is not None and not isinstance(obj, dict):
         raise ReviewError("request.object must be an object")
+    old = request.get("oldObject")
+    if old is not None and not isinstance(old, dict):
+        raise ReviewError("request.oldObject must be an object")
     return Request(
         uid=uid,
         api_version=str(body.get("apiVersion") or "admission.k8s.io/v1"),
@@ -123,6 +127,7 @@ def parse(raw: bytes, view: Any = None) -> Request:
         version=str(kind.get("version", "")),
         kind=str(kind.get("kind", "")),
         object=obj or {},
+        old_object=old,
     )
 
 

@@ -12,6 +12,10 @@ cluster facts in a :class:`Context`:
   its group depends on more than the object (a spark-submit driver's conf ConfigMap: see
   ``bridge.adapters.spark.driver``; a Volcano Job's uid, unknown until it is created).
 - ``finished(obj) -> bool``: the job is over, so its group gives its queue back.
+- ``queue_of(obj, ctx) -> str | None``: the queue an admitted object is in (``None``: the kind
+  names no queue), without checking it. On UPDATE, admission puts the old object's queue in
+  ``Context.admitted_queue``: a queue left as it was is not judged again (it may have closed
+  since), a queue changed by a field or an annotation is (``Context.queue``).
 
 ``Registration.generic_reconciler`` says whether ``vbridge.controllers.jobs`` keeps the kind's
 PodGroup with ``podgroup`` and ``finished``; kinds with their own controller (Volcano Jobs,
@@ -45,6 +49,7 @@ class Registration:
     failure_policy: Literal["Fail", "Ignore"]
     why: str  # the reason for failure_policy, printed in the docs
     operations: tuple[str, ...] = ("CREATE",)
+    scope: Literal["Namespaced", "Cluster"] = "Namespaced"
     object_selector: tuple[str, ...] = ()  # label keys that must exist on the object (pods only)
     # CEL, true when the object already needs nothing from us (an empty patch): the apiserver then
     # skips the call. ``{scheduler}`` stands for the configured scheduler name.
@@ -88,8 +93,10 @@ class Context:
 
     ``queues`` is every queue by name, or ``None`` when the queues are not for this caller to
     judge: offline (``vbridge translate`` knows no cluster) and in the job reconciler (the object
-    was admitted already; a queue closed since must not stop its group from being kept). With
-    ``None`` the queue is resolved by precedence but not checked.
+    was admitted already; a queue closed since must not stop its group from being kept: the
+    reconciler checks only ``queues.refusal`` itself). With ``None`` the queue is resolved by
+    precedence but not checked. ``admitted_queue`` is the queue of the object's old version on
+    UPDATE: resolving to it again is not checked.
     """
 
     namespace: str
@@ -98,13 +105,22 @@ class Context:
     queues: Mapping[str, queues.QueueFacts] | None = dataclasses.field(default_factory=dict)
     priorities: Mapping[str, int] = dataclasses.field(default_factory=dict)  # PriorityClass -> value
     scheduler_name: str = defaults.SCHEDULER_NAME
+    admitted_queue: str | None = None
+
+    def resolve(self, *, field: str | None, annotations: Mapping[str, str] | None) -> str:
+        """The job's queue by precedence, unchecked."""
+        return queues.resolve(
+            field=field, job_annotations=annotations, namespace_annotations=self.namespace_annotations
+        )
+
+    def refusal(self, name: str) -> str | None:
+        """Why this namespace may have no group in queue ``name`` (``queues.refusal``), whatever its state."""
+        return None if self.queues is None else queues.refusal(name, namespace=self.namespace, queues=self.queues)
 
     def queue(self, *, field: str | None, annotations: Mapping[str, str] | None) -> str:
         """The job's queue by precedence; raises QueueError if it may not be used (when queues are known)."""
-        name = queues.resolve(
-            field=field, job_annotations=annotations, namespace_annotations=self.namespace_annotations
-        )
-        if self.queues is not None:
+        name = self.resolve(field=field, annotations=annotations)
+        if self.queues is not None and name != self.admitted_queue:
             queues.check(name, namespace=self.namespace, queues=self.queues)
         return name
 
@@ -124,3 +140,5 @@ class Adapter(Protocol):
     def podgroup(self, obj: Obj, ctx: Context) -> Obj | None: ...
 
     def finished(self, obj: Obj) -> bool: ...
+
+    def queue_of(self, obj: Obj, ctx: Context) -> str | None: ...

@@ -9,6 +9,8 @@ from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
 from bridge.adapters.kubeflow import pod as kubeflow_pod
 from bridge.adapters.kubeflow import pytorchjob as pytorch_job
 from bridge.adapters.kubeflow import tfjob as tf_job
+from bridge.adapters.scheduling import podgroup as podgroup_kind
+from bridge.adapters.scheduling import queue as queue_kind
 from bridge.adapters.spark import application as spark_application
 from bridge.adapters.spark import pod as spark_pod
 from bridge.adapters.vcjob import adapter as volcano_job
@@ -24,6 +26,8 @@ ADAPTERS: tuple[base.Adapter, ...] = (
     volcano_job.VolcanoJobAdapter(),
     spark_pod.SparkPodAdapter(),
     kubeflow_pod.KubeflowPodAdapter(),
+    podgroup_kind.PodGroupAdapter(),
+    queue_kind.QueueAdapter(),
 )
 
 

@@ -15,6 +15,9 @@ the writes themselves stay safe (binds by UID with 409 handling, status patches 
 On cancellation the holder releases the Lease as client-go's ``ReleaseOnCancel`` does
 (:func:`released`: no holder, a one-second duration), so a standby takes over at its next
 retry instead of waiting out ``lease_seconds``. Both the scheduler and the controllers use it.
+
+``owner`` (a ServiceAccount's ownerReference, :mod:`bridge.k8s.owners`) is set on the Lease when
+it is created or next renewed, so the garbage collector removes it with that account.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge import defaults, errors
-from bridge.k8s import client, paths
+from bridge.k8s import client, owners, paths
 
 __all__ = ["API", "Elector", "released"]
 
@@ -53,6 +56,7 @@ class Elector:
         renew_seconds: float = defaults.RENEW_SECONDS,
         retry_seconds: float = defaults.RETRY_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        owner: dict[str, Any] | None = None,
     ) -> None:
         if not retry_seconds < renew_seconds < lease_seconds:
             raise errors.ConfigError("leader election needs retry < renew deadline < lease duration")
@@ -64,6 +68,7 @@ class Elector:
         self.renew_seconds = renew_seconds
         self.retry_seconds = retry_seconds
         self.clock = clock
+        self.owner = owner
         self.changed = asyncio.Event()  # set on every gain or loss of leadership
         self._valid_until = 0.0
         self._observed: tuple[str, float] = ("", 0.0)  # (resourceVersion, when we first saw it)
@@ -111,6 +116,7 @@ class Elector:
             return False
         now = _micro_now()
         ours = holder == self.identity
+        lease["metadata"] = owners.adopt(meta, self.owner)
         lease["spec"] = {
             **spec,
             "holderIdentity": self.identity,
@@ -135,7 +141,7 @@ class Elector:
         body = {
             "apiVersion": API,
             "kind": "Lease",
-            "metadata": {"name": self.name, "namespace": self.namespace},
+            "metadata": owners.adopt({"name": self.name, "namespace": self.namespace}, self.owner),
             "spec": {
                 "holderIdentity": self.identity,
                 "leaseDurationSeconds": int(self.lease_seconds),

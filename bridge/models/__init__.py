@@ -7,4 +7,4 @@ round-trip API bodies. Unknown fields are kept, never dropped. Each resource mod
 the CRD manifests in ``crds/``.
 """
 
-__all__ = ["base", "job", "podgroup", "queue"]
+__all__ = ["base", "command", "job", "podgroup", "queue"]

@@ -68,8 +68,10 @@ class CrdInfo:
     namespaced: bool
     status_subresource: bool
     columns: tuple[PrinterColumn, ...]
-    spec_model: type[K8sModel]
-    status_model: type[K8sModel]
+    spec_model: type[K8sModel] | None = None
+    status_model: type[K8sModel] | None = None
+    # Fields beside metadata, for a kind without spec and status (bus.volcano.sh Command).
+    root_model: type[K8sModel] | None = None
 
     @property
     def name(self) -> str:

@@ -15,6 +15,11 @@ Two fast paths make the same plan in fewer steps: a gang's identical tasks place
 batch (``Placer.place_many``), and a run of one-task jobs alike placed together
 (``_allocate_lone_tasks``) when one queue is left. ``SchedulerConfig.fast_paths`` false turns
 both off: the reference path, job by job and task by task, that equivalence tests compare with.
+
+A plugin that ``interleaves`` (capacity: a queue may go past its deserved share up to its
+capability, so shares come from taking turns) makes every turn Volcano's: a ready job places
+one task and goes back in line (``_interleaved_turn``), and queue keys are recomputed every turn
+when one plugin's keys are shared across queues (``shared_queue_order``).
 """
 
 from __future__ import annotations
@@ -55,6 +60,8 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     # a turn only allocates to the served queue: keep the keys and recompute the served one.
     order = {queue: plugins.queue_order(queue) for queue in by_queue}
     while by_queue:
+        if plugins.shared_queue_order:  # keys move with other queues' allocations too (a queue tree)
+            order = {queue: plugins.queue_order(queue) for queue in by_queue}
         queue = min(by_queue, key=order.__getitem__)
         jobs = by_queue[queue]
         if plugins.overused(queue):
@@ -74,6 +81,11 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
             del jobs[len(jobs) - (lone - 1) :]  # the run's other jobs, from the end of the list
             if not jobs:
                 by_queue.pop(queue, None)
+        elif not lone and plugins.interleaves:
+            if _interleaved_turn(ssn, plugins, placer, job):  # ready with tasks left: back in line
+                jobs = by_queue.setdefault(queue, jobs)
+                jobs.append(job)
+                jobs.sort(key=plugins.job_order, reverse=True)
         elif not lone:
             allocate_job(ssn, plugins, placer, job)
         order[queue] = plugins.queue_order(queue)
@@ -87,6 +99,9 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
     for run in _runs(ssn, job):
         task = run[0]
         shape = task.shape
+        if any(plugins.topological(t) for t in run):
+            _allocate_topological(ssn, plugins, placer, stmt, info.queue, run)
+            continue
         if shape in failed:
             for other in run:
                 ssn.diagnostics.fit_errors[other.key] = failed[shape]
@@ -122,6 +137,65 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
         stmt.discard()
 
 
+def _interleaved_turn(ssn: session.Session, plugins: tiers.Tiers, placer: placement.Placer, job: str) -> bool:
+    """One turn of ``job`` as Volcano's allocate takes it: its tasks one by one until the job is
+    ready, then the turn ends (a ready job gets one task a turn); the statement is committed when
+    the job is ready, as in ``allocate_job``. True when the turn ended with tasks left to place."""
+    info = ssn.job(job)
+    stmt = statement.Statement(ssn)
+    failed: dict[int, str] = {}  # a topological task's fit depends on the ones before it: not kept
+    todo = [task for run in _runs(ssn, job) for task in run]
+    yielded = False
+    for i, task in enumerate(todo):
+        if task.shape in failed:
+            ssn.diagnostics.fit_errors[task.key] = failed[task.shape]
+            continue
+        choice = placer.place(task)
+        reason = placer.explain(task) if choice is None else blocked(ssn, plugins, info.queue, task)
+        if choice is None or reason:
+            ssn.diagnostics.fit_errors[task.key] = reason
+            if not plugins.topological(task):
+                failed[task.shape] = reason
+            continue
+        kind, row = choice
+        if kind == placement.ALLOCATE:
+            stmt.allocate(task.key, row)
+        else:
+            stmt.pipeline(task.key, row)
+        if i + 1 < len(todo) and plugins.job_ready(job):
+            yielded = True
+            break
+    if plugins.job_ready(job):
+        stmt.commit()
+        return yielded
+    if not plugins.job_pipelined(job):
+        stmt.discard()
+    return False
+
+
+def _allocate_topological(
+    ssn: session.Session,
+    plugins: tiers.Tiers,
+    placer: placement.Placer,
+    stmt: statement.Statement,
+    queue: str,
+    run: list[snapshot.Task],
+) -> None:
+    """Each task of the run on its own: its pod affinity and spread depend on where the ones
+    before it went (in this statement too), so neither a batch nor a failed shape is reused."""
+    for task in run:
+        choice = placer.place(task)
+        reason = placer.explain(task) if choice is None else blocked(ssn, plugins, queue, task)
+        if choice is None or reason:
+            ssn.diagnostics.fit_errors[task.key] = reason
+            continue
+        kind, row = choice
+        if kind == placement.ALLOCATE:
+            stmt.allocate(task.key, row)
+        else:
+            stmt.pipeline(task.key, row)
+
+
 def _lone_task(ssn: session.Session, job: str) -> snapshot.Task | None:
     """The job's only pending task, if it has exactly one and it asks for resources."""
     if ssn.counts.pending[job] != 1 or ssn.counts.pending_best_effort[job]:
@@ -150,12 +224,12 @@ def _allocate_lone_tasks(
     if ssn.holds.owed:
         return 0
     task = _lone_task(ssn, job)
-    if task is None or task.placement.anti_affinity:
+    if task is None or plugins.topological(task):
         return 0
     run = [task]
     for other in reversed(jobs):
         more = _lone_task(ssn, other)
-        if more is None or more.shape != task.shape or len(run) == LONE_RUN:
+        if more is None or more.shape != task.shape or len(run) == LONE_RUN or plugins.topological(more):
             break
         run.append(more)
     if len(run) < 2:
@@ -193,7 +267,7 @@ def _runs(ssn: session.Session, job: str) -> list[list[snapshot.Task]]:
 def blocked(ssn: session.Session, plugins: tiers.Tiers, queue: str, task: snapshot.Task) -> str:
     """Why the task may not take resources regardless of nodes, or "" if it may."""
     if not plugins.allocatable(queue, task):
-        return f"queue {queue} would exceed its deserved share"
+        return plugins.allocatable_refusal(queue, task) or f"queue {queue} would exceed its deserved share"
     held = ssn.holds.against(task.job)
     if ssn.holds.owed and held.any():
         req = ssn.vector(task.request)

@@ -22,7 +22,7 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     # those, and this count follows them); filtering before sorting keeps the order.
     todo = [key for key in ssn.snapshot.jobs if ssn.counts.pending_best_effort[key] > 0]
     for key in sorted(todo, key=plugins.job_order):
-        if ssn.phase[key] not in ADMITTED or key in ssn.diagnostics.invalid:
+        if ssn.phase[key] not in ADMITTED or key in ssn.diagnostics.invalid or key in ssn.never:
             continue
         stmt = statement.Statement(ssn)
         failed = False

@@ -38,7 +38,11 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
             ssn.phase[candidate] = "Inqueue"
         else:
             ssn.diagnostics.refusals[candidate] = refusal
-            ssn.diagnostics.job_errors[candidate] = why_not(ssn, candidate, refusal)
+            message = plugins.enqueue_message(candidate, refusal) if refusal != NEVER else None
+            ssn.diagnostics.job_errors[candidate] = message or why_not(ssn, candidate, refusal)
+            invalid = plugins.refuser_job_valid(candidate, refusal) if refusal != NEVER else None
+            if invalid is not None:  # refused because it can never be scheduled as it is (capacity: not a leaf)
+                ssn.diagnostics.invalid[candidate] = invalid
 
 
 def decide(ssn: session.Session, plugins: tiers.Tiers, job: str) -> str | None:

@@ -4,7 +4,9 @@ Nodes are tried in row order among those that pass the task's predicates and hol
 candidates. On a node, the plugins (``victims`` hook) decide which candidates may go; if
 evicting all of them would not make room the node is skipped, otherwise the lowest-priority
 victims are evicted until the task fits the node's future-idle resources, and the task is
-pipelined there. Everything goes through the caller's statement, so it is undone if the
+pipelined there. Where a plugin orders the victims' queues (``victim_queue_order``: capacity's
+queue tree, siblings before cousins), those go first on a node, and every node is tried: the
+one whose farthest needed victim is nearest wins. Everything goes through the caller's statement, so it is undone if the
 preemptor's gang cannot be completed.
 """
 
@@ -39,22 +41,47 @@ def make_room(
             by_row.setdefault(row, []).append(victim)
     req = ssn.vector(task.request)
     asked = req > 0
+    mine = ssn.job(task.job).queue
+    nearest = plugins.orders_victims
+    best: tuple[tuple[object, ...], int, list[snapshot.Task]] | None = None
     for row in sorted(by_row):
-        # Cheapest first (lowest job priority, lowest task priority, newest), and asked in that
-        # order, so plugins that allow only some (gang surplus, queue over-share) keep the cheap ones.
-        ordered = sorted(by_row[row], key=lambda v: (ssn.job(v.job).priority, v.priority, _newest_first(v.created)))
+        # Nearest queues first where a plugin orders them (capacity: the queue tree), then cheapest
+        # (lowest job priority, lowest task priority, newest), and asked in that order, so plugins
+        # that allow only some (gang surplus, queue over-share) keep the cheap ones.
+        ordered = sorted(
+            by_row[row],
+            key=lambda v: (
+                plugins.victim_queue_order(ssn.job(v.job).queue, mine) if nearest else (),
+                ssn.job(v.job).priority,
+                v.priority,
+                _newest_first(v.created),
+            ),
+        )
         allowed = plugins.victims(task, ordered, action=action)
         freed = sum((ssn.vector(v.request) for v in allowed), np.zeros(len(ssn.dims)))
         if not allowed or np.any(ssn.nodes.future[row][asked] + freed[asked] < req[asked]):
             continue
+        chosen, room = [], ssn.nodes.future[row].copy()
         for victim in allowed:
-            if np.all(ssn.nodes.future[row][asked] >= req[asked]):
+            if np.all(room[asked] >= req[asked]):
                 break
-            message = f"{reason} to make room for {task.key} (PodGroup {task.job})"
-            stmt.evict(victim.key, reason=reason, message=message)
-        stmt.pipeline(task.key, row)
-        return True
-    return False
+            chosen.append(victim)
+            room += ssn.vector(victim.request)
+        if not nearest:
+            best = ((), row, chosen)
+            break
+        # With queues ordered, the node whose farthest victim is nearest wins (row order on ties).
+        farthest = max((plugins.victim_queue_order(ssn.job(v.job).queue, mine) for v in chosen), default=())
+        if best is None or farthest < best[0]:
+            best = (farthest, row, chosen)
+    if best is None:
+        return False
+    _, row, chosen = best
+    for victim in chosen:
+        message = f"{reason} to make room for {task.key} (PodGroup {task.job})"
+        stmt.evict(victim.key, reason=reason, message=message)
+    stmt.pipeline(task.key, row)
+    return True
 
 
 def _newest_first(created: str) -> tuple[int, ...]:

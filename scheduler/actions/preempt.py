@@ -66,7 +66,7 @@ def run(
         if task.best_effort:
             continue
         # Preemption trades within one queue, so the queue's share is unchanged; reclaim grows it.
-        if action == "reclaim" and not plugins.allocatable(ssn.job(job).queue, task):
+        if action == "reclaim" and not plugins.preemptive(ssn.job(job).queue, task):
             break
         choice = placer.place(task)
         if choice is not None:

@@ -4,10 +4,11 @@
 - ``building``: API dicts (as the kube-apiserver returns them) → ``Snapshot``;
 - ``resources``: requests as vectors over the snapshot's resource dimensions;
 - ``podspec``: placement constraints read from a pod (selectors, affinity, tolerations);
+- ``queuetree``: the queue tree under ``root``, from ``spec.parent`` or Volcano's older annotations;
 - ``tally``: the task index: counts and sums per job and per task in bulk (numpy);
 - ``plan``: the cycle's output: ordered operations and verdicts.
 
 Nothing here knows of sessions, plugins or actions.
 """
 
-__all__ = ["building", "plan", "podspec", "resources", "snapshot", "tally"]
+__all__ = ["building", "plan", "podspec", "queuetree", "resources", "snapshot", "tally"]

@@ -9,6 +9,12 @@ the plan can give them a verdict instead of leaving them silently Pending.
 Which PodGroups are ours: those with at least one of our pods, and those with no pods yet (an
 operator creates the group first and waits for it to be admitted). A group whose pods all name
 another scheduler belongs to that scheduler: it is left out, so the plan writes nothing to it.
+
+Objects that never passed admission (the webhook was down, skips their namespace, or came
+later) are judged here as admission judges them (``bridge.validation``, ``bridge.queues``): a
+group whose spec is unsound, whose queue's spec is, or whose queue does not admit its namespace
+is ``held`` (never scheduled; its verdict gives the reason), read with harmless defaults, and
+every other object is scheduled as usual. One bad object never fails a cycle.
 """
 
 from __future__ import annotations
@@ -19,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from bridge import defaults, keys
+from bridge import defaults, errors, keys, validation
+from bridge import queues as queues_mod
 from scheduler.api import podspec, resources, snapshot, tally
 
 __all__ = ["GROUP_ANNOTATION", "build", "parse_time"]
@@ -61,7 +68,8 @@ def build(
     members: dict[str, list[str]] = {}
     stranded: list[snapshot.Stranded] = []
     occupancy: list[tuple[int, resources.Resource, bool]] = []
-    placed: list[tuple[int, str, Mapping[str, str]]] = []
+    placed: list[tuple[int, str, Mapping[str, str], bool]] = []
+    placed_terms: list[tuple[int, podspec.Placement]] = []  # placed pods with pod (anti-)affinity
     foreign: set[str] = set()  # groups named by pods of other schedulers
     for pod in pods:
         meta, spec, status = _meta(pod), pod.get("spec") or {}, pod.get("status") or {}
@@ -69,8 +77,12 @@ def build(
         node = spec.get("nodeName") or None
         request = _pod_request(spec, memo)
         if node in index and phase not in ("Succeeded", "Failed"):
-            occupancy.append((index[node], request, bool(meta.get("deletionTimestamp"))))
-            placed.append((index[node], meta.get("namespace", ""), meta.get("labels") or {}))
+            deleting = bool(meta.get("deletionTimestamp"))
+            occupancy.append((index[node], request, deleting))
+            labels = meta.get("labels") or {}
+            placed.append((index[node], meta.get("namespace", ""), labels, deleting))
+            if podspec.has_pod_terms(spec):
+                placed_terms.append((index[node], podspec.parse_placement(spec, meta.get("namespace", ""), labels)))
         group = (meta.get("annotations") or {}).get(GROUP_ANNOTATION)
         if spec.get("schedulerName", "default-scheduler") != scheduler_name:
             if group:
@@ -96,7 +108,11 @@ def build(
     allocatable = np.array([resources.vector(n.allocatable, dims) for n in node_list], dtype=np.float64)
     allocatable = allocatable.reshape(len(node_list), len(dims))
     used, releasing = _occupancy(occupancy, len(node_list), dims)
-    jobs = {key: _job(pg, key, members.get(key, []), tasks, classes, default_priority) for key, pg in groups.items()}
+    queue_map = {q.name: q for q in (_queue(q) for q in queues)}
+    jobs = {
+        key: _job(pg, key, members.get(key, []), tasks, classes, default_priority, queue_map)
+        for key, pg in groups.items()
+    }
     for matrix in (allocatable, used, releasing):
         matrix.flags.writeable = False
     return snapshot.Snapshot(
@@ -107,8 +123,9 @@ def build(
         releasing=releasing,
         tasks=tasks,
         jobs=jobs,
-        queues={q.name: q for q in (_queue(q) for q in queues)},
+        queues=queue_map,
         placed_labels=tuple(placed),
+        placed_terms=tuple(placed_terms),
         stranded=tuple(stranded),
         columns=tally.of(tasks, list(jobs), index),
     )
@@ -194,7 +211,7 @@ def _task(
     class_name = spec.get("priorityClassName", "")
     priority = spec.get("priority")
     role = labels.get(SPARK_ROLE) or ("executor" if SPARK_APP in labels else None)
-    placement = podspec.parse_placement(spec, namespace)
+    placement = podspec.parse_placement(spec, namespace, labels)
     shape = shapes.setdefault((request, placement), len(shapes))
     return snapshot.Task(
         key=key,
@@ -220,6 +237,23 @@ def _task(
     )
 
 
+def _held(spec: Any, namespace: str, queue: str, queue_map: Mapping[str, snapshot.Queue]) -> tuple[str, str] | None:
+    """Why a group must not be scheduled at all (``snapshot.Job.held``), or None."""
+    try:
+        validation.podgroup_spec(spec)
+    except errors.InvalidObjectError as exc:
+        return ("InvalidPodGroup", f"PodGroup spec cannot be used: {exc}")
+    info = queue_map.get(queue)
+    if info is None:
+        return None  # verdicts: QueueNotFound
+    if info.unsound:
+        return ("QueueInvalid", f"queue {queue} cannot be used: {info.unsound}")
+    if not queues_mod.admits(info.allowed, namespace):
+        facts = {q.name: queues_mod.QueueFacts(state=q.state, allowed=q.allowed) for q in queue_map.values()}
+        return ("QueueNotAllowed", queues_mod.refusal(queue, namespace=namespace, queues=facts) or "")
+    return None
+
+
 def _job(
     pg: Obj,
     key: str,
@@ -227,8 +261,14 @@ def _job(
     tasks: Mapping[str, snapshot.Task],
     classes: Mapping[str, int],
     default_priority: int,
+    queue_map: Mapping[str, snapshot.Queue],
 ) -> snapshot.Job:
     meta, spec, status = _meta(pg), pg.get("spec") or {}, pg.get("status") or {}
+    queue = spec.get("queue") if isinstance(spec, Mapping) else None
+    queue = queue if isinstance(queue, str) and queue else "default"
+    held = _held(spec, meta.get("namespace", ""), queue, queue_map)
+    if held is not None and held[0] == "InvalidPodGroup":
+        spec = {}  # held whatever it asks: the rest of the cycle reads harmless defaults
     min_resources = spec.get("minResources")
     by_creation = tuple(sorted(members, key=lambda k: (tasks[k].created, k)))
     by_priority = tuple(tasks[k] for k in by_creation)
@@ -239,7 +279,7 @@ def _job(
         uid=meta.get("uid", key),
         namespace=meta.get("namespace", ""),
         name=meta.get("name", ""),
-        queue=spec.get("queue") or "default",
+        queue=queue,
         min_member=int(spec.get("minMember", 1)),
         min_task_member={str(k): int(v) for k, v in (spec.get("minTaskMember") or {}).items()},
         min_resources=resources.parse(min_resources) if min_resources is not None else None,
@@ -250,6 +290,7 @@ def _job(
         by_priority=by_priority,
         spark=any(tasks[k].spark_role for k in members),
         owner=_owner(meta.get("ownerReferences") or []),
+        held=held,
     )
 
 
@@ -260,7 +301,14 @@ def _owner(refs: list[Mapping[str, Any]]) -> tuple[str, str] | None:
 
 def _queue(obj: Obj) -> snapshot.Queue:
     spec, status = obj.get("spec") or {}, obj.get("status") or {}
+    name = str(_meta(obj).get("name", ""))
+    unsound = ""
+    try:
+        validation.queue_spec(name, spec)
+    except errors.InvalidObjectError as exc:
+        unsound, spec = str(exc), {}  # its groups are held; the queue itself is read as defaults
     capability, deserved = spec.get("capability"), spec.get("deserved")
+    annotations = _meta(obj).get("annotations") or {}
     return snapshot.Queue(
         name=_meta(obj).get("name", ""),
         weight=int(spec.get("weight", 1)),
@@ -271,6 +319,11 @@ def _queue(obj: Obj) -> snapshot.Queue:
         state=status.get("state") or spec.get("state") or "Open",
         priority=int(spec.get("priority", 0)),
         created=_meta(obj).get("creationTimestamp", ""),
+        parent=spec.get("parent") or None,
+        hierarchy=annotations.get(keys.HIERARCHY) or None,
+        hierarchy_weights=annotations.get(keys.HIERARCHY_WEIGHTS) or None,
+        allowed=queues_mod.patterns(_meta(obj).get("annotations")),
+        unsound=unsound,
     )
 
 

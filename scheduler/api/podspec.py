@@ -1,7 +1,13 @@
-"""Placement constraints of a pod (selectors, affinity, tolerations) as hashable values. Pure.
+"""Placement constraints of a pod (selectors, affinity, tolerations, topology spread) as hashable values. Pure.
 
 Equal constraints give equal values, so a cycle evaluates each distinct constraint set over
-the nodes once and reuses the mask for every pod that shares it.
+the nodes once and reuses the mask for every pod that shares it. Pod affinity terms and
+topology spread constraints are parsed as kube-scheduler reads them: a term without
+``namespaces`` and ``namespaceSelector`` looks in its pod's namespace, an empty
+``namespaceSelector`` in every namespace; a null ``labelSelector`` selects no pod; a spread
+constraint counts pods of its pod's namespace, ``matchLabelKeys`` adds the pod's own values
+to its selector, ``minDomains`` defaults to 1, ``nodeAffinityPolicy`` to Honor and
+``nodeTaintsPolicy`` to Ignore.
 """
 
 from __future__ import annotations
@@ -10,9 +16,27 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["LabelSelector", "Placement", "Requirement", "Taint", "Toleration", "matches", "parse_placement"]
+__all__ = [
+    "LabelSelector",
+    "Namespaces",
+    "Placement",
+    "PodSelector",
+    "PodTerm",
+    "Requirement",
+    "Spread",
+    "Taint",
+    "Toleration",
+    "has_pod_terms",
+    "matches",
+    "parse_placement",
+    "selector",
+]
 
 HOSTNAME = "kubernetes.io/hostname"
+NAMESPACE_NAME = "kubernetes.io/metadata.name"  # the label every namespace has: its name
+BLOCKING = ("NoSchedule", "NoExecute")  # taint effects that keep a pod off a node
+REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -74,12 +98,53 @@ class Toleration:
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class AntiAffinity:
-    """A required pod anti-affinity term; only the hostname topology is enforced."""
+class Namespaces:
+    """The namespaces a pod affinity term looks in: ``names`` plus those ``selector`` picks.
 
-    selector: LabelSelector
-    namespaces: tuple[str, ...]
+    A namespace's only label known here is ``kubernetes.io/metadata.name`` (set on every
+    namespace by the apiserver), so a namespaceSelector on any other label selects none.
+    """
+
+    names: frozenset[str]
+    selector: LabelSelector | None = None  # None: no namespaceSelector; no requirements: every namespace
+
+    def __contains__(self, namespace: object) -> bool:
+        if namespace in self.names:
+            return True
+        return self.selector is not None and self.selector.matches({NAMESPACE_NAME: str(namespace)})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PodSelector:
+    """Pods in ``namespaces`` whose labels ``selector`` matches (None, a null selector: no pod)."""
+
+    namespaces: Namespaces
+    selector: LabelSelector | None
+
+    def matches(self, namespace: str, labels: Mapping[str, str]) -> bool:
+        return self.selector is not None and namespace in self.namespaces and self.selector.matches(labels)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PodTerm:
+    """A pod affinity or anti-affinity term, its namespaces resolved against its pod's."""
+
+    pods: PodSelector
     topology_key: str
+    weight: int = 0  # a preferred term's weight; 0 for a required one
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Spread:
+    """A topologySpreadConstraint, with kube-scheduler's defaults filled in."""
+
+    max_skew: int
+    topology_key: str
+    hard: bool  # whenUnsatisfiable DoNotSchedule (the default); False: ScheduleAnyway
+    pods: PodSelector  # the pod's own namespace; matchLabelKeys merged into the selector
+    min_domains: int = 1
+    honor_affinity: bool = True  # nodeAffinityPolicy Honor (default) | Ignore
+    honor_taints: bool = False  # nodeTaintsPolicy Honor | Ignore (default)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -87,7 +152,24 @@ class Placement:
     node_selector: tuple[tuple[str, str], ...] = ()
     node_affinity: tuple[LabelSelector, ...] = ()  # OR of terms; empty means no constraint
     tolerations: tuple[Toleration, ...] = ()
-    anti_affinity: tuple[AntiAffinity, ...] = ()
+    affinity: tuple[PodTerm, ...] = ()  # required pod affinity
+    anti_affinity: tuple[PodTerm, ...] = ()  # required pod anti-affinity
+    preferred_affinity: tuple[PodTerm, ...] = ()
+    preferred_anti_affinity: tuple[PodTerm, ...] = ()
+    spread: tuple[Spread, ...] = ()
+    pod_terms: bool = False  # any of the five above: where the pod goes depends on other pods
+
+    def selects(self, labels: Mapping[str, str]) -> bool:
+        """Whether a node with ``labels`` passes nodeSelector and required node affinity."""
+        if any(labels.get(key) != value for key, value in self.node_selector):
+            return False
+        return not (self.node_affinity and not any(term.matches(labels) for term in self.node_affinity))
+
+    def tolerates(self, taints: tuple[Taint, ...]) -> bool:
+        """Whether the pod tolerates every NoSchedule and NoExecute taint of ``taints``."""
+        return all(
+            any(tol.tolerates(taint) for tol in self.tolerations) for taint in taints if taint.effect in BLOCKING
+        )
 
 
 def matches(selector: Mapping[str, Any] | None) -> LabelSelector:
@@ -98,11 +180,52 @@ def matches(selector: Mapping[str, Any] | None) -> LabelSelector:
     return LabelSelector(tuple(reqs))
 
 
+def selector(raw: Mapping[str, Any] | None) -> LabelSelector | None:
+    """As ``matches``, but a missing (null) selector is None: it selects nothing, as in Kubernetes."""
+    return None if raw is None else matches(raw)
+
+
 def _requirement(expr: Mapping[str, Any]) -> Requirement:
     return Requirement(str(expr.get("key", "")), str(expr.get("operator", "")), tuple(expr.get("values") or ()))
 
 
-def parse_placement(spec: Mapping[str, Any], namespace: str) -> Placement:
+def _terms(raw: Any, namespace: str, *, weighted: bool) -> tuple[PodTerm, ...]:
+    out = []
+    for item in raw or []:
+        item = item or {}
+        term = (item.get("podAffinityTerm") or {}) if weighted else item
+        ns_selector = term.get("namespaceSelector")
+        names = frozenset(term.get("namespaces") or ())
+        if not names and ns_selector is None:
+            names = frozenset((namespace,))
+        pods = PodSelector(Namespaces(names, selector(ns_selector)), selector(term.get("labelSelector")))
+        weight = int(item.get("weight") or 0) if weighted else 0
+        out.append(PodTerm(pods, str(term.get("topologyKey", "")), weight))
+    return tuple(out)
+
+
+def _spread(raw: Any, namespace: str, labels: Mapping[str, str]) -> tuple[Spread, ...]:
+    out = []
+    for item in raw or []:
+        chosen = selector(item.get("labelSelector"))
+        keys = [k for k in item.get("matchLabelKeys") or () if k in labels]
+        if keys and chosen is not None:  # the pod's own values for these keys join the selector
+            chosen = LabelSelector((*(Requirement(k, "In", (labels[k],)) for k in keys), *chosen.requirements))
+        out.append(
+            Spread(
+                max_skew=int(item.get("maxSkew") or 1),
+                topology_key=str(item.get("topologyKey", "")),
+                hard=item.get("whenUnsatisfiable") != "ScheduleAnyway",
+                pods=PodSelector(Namespaces(frozenset((namespace,))), chosen),
+                min_domains=int(item.get("minDomains") or 1),
+                honor_affinity=item.get("nodeAffinityPolicy") != "Ignore",
+                honor_taints=item.get("nodeTaintsPolicy") == "Honor",
+            )
+        )
+    return tuple(out)
+
+
+def parse_placement(spec: Mapping[str, Any], namespace: str, labels: Mapping[str, str] | None = None) -> Placement:
     affinity = spec.get("affinity") or {}
     required = (affinity.get("nodeAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or {}
     terms = []
@@ -111,11 +234,6 @@ def parse_placement(spec: Mapping[str, Any], namespace: str) -> Placement:
         # matchFields only supports metadata.name; model it as the hostname label.
         reqs += [dataclasses.replace(_requirement(e), key=HOSTNAME) for e in term.get("matchFields") or []]
         terms.append(LabelSelector(tuple(reqs)))
-    anti = []
-    pod_anti = (affinity.get("podAntiAffinity") or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []
-    for term in pod_anti:
-        namespaces = tuple(term.get("namespaces") or (namespace,))
-        anti.append(AntiAffinity(matches(term.get("labelSelector")), namespaces, str(term.get("topologyKey", ""))))
     tolerations = tuple(
         Toleration(
             str(t.get("key") or ""),
@@ -125,9 +243,30 @@ def parse_placement(spec: Mapping[str, Any], namespace: str) -> Placement:
         )
         for t in spec.get("tolerations") or []
     )
+    pod, anti = affinity.get("podAffinity") or {}, affinity.get("podAntiAffinity") or {}
+    required, avoided = (
+        _terms(pod.get(REQUIRED), namespace, weighted=False),
+        _terms(anti.get(REQUIRED), namespace, weighted=False),
+    )
+    preferred, disliked = (
+        _terms(pod.get(PREFERRED), namespace, weighted=True),
+        _terms(anti.get(PREFERRED), namespace, weighted=True),
+    )
+    spread = _spread(spec.get("topologySpreadConstraints"), namespace, labels or {})
     return Placement(
         node_selector=tuple(sorted((str(k), str(v)) for k, v in (spec.get("nodeSelector") or {}).items())),
         node_affinity=tuple(terms),
         tolerations=tolerations,
-        anti_affinity=tuple(anti),
+        affinity=required,
+        anti_affinity=avoided,
+        preferred_affinity=preferred,
+        preferred_anti_affinity=disliked,
+        spread=spread,
+        pod_terms=bool(required or avoided or preferred or disliked or spread),
     )
+
+
+def has_pod_terms(spec: Mapping[str, Any]) -> bool:
+    """Whether the pod spec has pod affinity or anti-affinity (cheap: no parsing)."""
+    affinity = spec.get("affinity") or {}
+    return bool(affinity.get("podAffinity") or affinity.get("podAntiAffinity"))

@@ -98,6 +98,9 @@ class Job:
     by_priority: tuple[Task, ...]  # the tasks in Volcano's task order: higher priority first, then creation
     spark: bool
     owner: tuple[str, str] | None = None  # (kind, name) of its controller ownerReference, else its first
+    # (reason, message) when the group must not be scheduled at all: its spec is unsound, its
+    # queue is, or its queue does not admit its namespace (``building``). Its verdict says why.
+    held: tuple[str, str] | None = None
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -111,6 +114,11 @@ class Queue:
     state: str  # Open | Closed | Closing | Unknown
     priority: int
     created: str
+    parent: str | None = None  # spec.parent: its place in the queue tree (``api.queuetree``)
+    hierarchy: str | None = None  # Volcano's older form: the annotation volcano.sh/hierarchy ("root/eng/prod")
+    hierarchy_weights: str | None = None  # ... and volcano.sh/hierarchy-weights ("1/2/8")
+    allowed: tuple[str, ...] = ()  # namespace patterns of vbridge.io/allowed-namespaces; empty: every one
+    unsound: str = ""  # why its spec cannot be used ("": it can); its groups are held
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -132,7 +140,8 @@ class Snapshot:
     tasks: Mapping[str, Task]
     jobs: Mapping[str, Job]
     queues: Mapping[str, Queue]
-    placed_labels: tuple[tuple[int, str, Mapping[str, str]], ...]  # (node row, namespace, labels)
+    placed_labels: tuple[tuple[int, str, Mapping[str, str], bool], ...]  # (node row, namespace, labels, deleting)
+    placed_terms: tuple[tuple[int, podspec.Placement], ...]  # (node row, placement) of those with pod terms
     stranded: tuple[Stranded, ...]
     columns: tally.Tally  # the tasks as arrays, for counting per job in bulk
 

@@ -51,7 +51,7 @@ class Tally:
     shape_tasks: tuple[str, ...]  # one task key per distinct shape, the first seen
     statuses: Mapping[str, snapshot.TaskStatus]  # task key → status, for a session to copy
     rows: Mapping[str, int]  # task key → node row, for tasks on a known node
-    anti_affinity: bool  # some task has a pod anti-affinity term
+    constrained: tuple[str, ...]  # tasks with pod (anti-)affinity or topology spread (``Placement.pod_terms``)
 
 
 def of(tasks: Mapping[str, snapshot.Task], jobs: Sequence[str], node_index: Mapping[str, int]) -> Tally:
@@ -63,9 +63,10 @@ def of(tasks: Mapping[str, snapshot.Task], jobs: Sequence[str], node_index: Mapp
     job, status, group, request, best_effort, shape = [], [], [], [], [], []
     statuses: dict[str, snapshot.TaskStatus] = {}
     rows: dict[str, int] = {}
-    anti_affinity = False
+    constrained = []
     for key, task in tasks.items():
-        anti_affinity = anti_affinity or bool(task.placement.anti_affinity)
+        if task.placement.pod_terms:
+            constrained.append(key)
         job.append(job_index[task.job])
         status.append(_CODE[task.status])
         group.append(groups.setdefault((task.job, task.task_name), len(groups)))
@@ -91,7 +92,7 @@ def of(tasks: Mapping[str, snapshot.Task], jobs: Sequence[str], node_index: Mapp
         shape_tasks=tuple(shape_tasks),
         statuses=statuses,
         rows=rows,
-        anti_affinity=anti_affinity,
+        constrained=tuple(constrained),
     )
 
 

@@ -4,6 +4,8 @@
 - ``session``: one cycle's mutable state over a snapshot; changed only through ``statement``;
 - ``state``: the session's named parts (node rows, counts, allocations, holds, what was
   committed, diagnostics), each with its own contract;
+- ``topology``: pods per node row and topology domain that pod affinity and topology spread
+  count, kept current as the session places pods;
 - ``statement``: all-or-nothing groups of allocations, pipelines and evictions;
 - ``plugin``: the plugin base class and the value types its hooks return;
 - ``tiers``: how the plugins' answers combine, tier by tier;
@@ -27,5 +29,6 @@ __all__ = [
     "state",
     "statement",
     "tiers",
+    "topology",
     "verdicts",
 ]

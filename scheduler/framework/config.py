@@ -7,9 +7,11 @@ Accepted YAML (Volcano's format)::
     - plugins: [{name: priority}, {name: gang}, {name: conformance}]
     - plugins: [{name: overcommit, arguments: {overcommit-factor: 1.2}}, {name: predicates}, ...]
 
-When ``actions`` or ``tiers`` is absent, Volcano's defaults apply. Plugins Volcano has but this
-core does not implement (drf, sla, ...) are kept in ``SchedulerConfig.unsupported`` so the
-caller can log them; an unknown *action* is an error, as in Volcano.
+When ``actions`` or ``tiers`` is absent, Volcano's defaults apply. Nothing a conf names is
+dropped: an action or plugin this core does not have is an error naming it (one of Volcano's
+v1.15 names, ``VOLCANO_ACTIONS``/``VOLCANO_PLUGINS``, says so), and so is a key of a plugin entry
+other than ``name``, ``arguments`` and Volcano's ``enable…`` switches (``ENABLE_KEYS``, kept in
+``PluginOption.enabled``; ``framework.tiers`` leaves out the hooks a false one switches off).
 
 Which actions and plugins exist is not known here: the registries are above the framework.
 ``parse`` and ``default`` are handed a ``Known`` (the registries' names) by the layer that
@@ -31,11 +33,80 @@ import yaml
 from bridge import defaults
 from scheduler import errors
 
-__all__ = ["DEFAULT_ACTIONS", "DEFAULT_TIERS", "Known", "PluginOption", "SchedulerConfig", "default", "parse"]
+__all__ = [
+    "DEFAULT_ACTIONS",
+    "DEFAULT_TIERS",
+    "ENABLE_KEYS",
+    "VOLCANO_ACTIONS",
+    "VOLCANO_PLUGINS",
+    "Known",
+    "PluginOption",
+    "SchedulerConfig",
+    "default",
+    "parse",
+]
 
-# Volcano's defaults, by Volcano's names (drf included: ``Known`` decides what is kept).
+# Volcano's defaults, by Volcano's names.
 DEFAULT_ACTIONS = ("enqueue", "allocate", "backfill")
 DEFAULT_TIERS = (("priority", "gang", "conformance"), ("overcommit", "drf", "predicates", "proportion", "nodeorder"))
+# Every action and plugin Volcano v1.15 registers (pkg/scheduler/actions/factory.go,
+# pkg/scheduler/plugins/factory.go): a conf naming one this core lacks is refused as such.
+VOLCANO_ACTIONS = ("enqueue", "allocate", "backfill", "preempt", "reclaim", "gangpreempt", "gangreclaim", "shuffle")
+VOLCANO_PLUGINS = (
+    "priority",
+    "gang",
+    "conformance",
+    "drf",
+    "proportion",
+    "capacity",
+    "predicates",
+    "nodeorder",
+    "binpack",
+    "overcommit",
+    "deviceshare",
+    "resource-strategy-fit",
+    "tdm",
+    "sla",
+    "task-topology",
+    "numa-aware",
+    "cdp",
+    "rescheduling",
+    "usage",
+    "pdb",
+    "nodegroup",
+    "network-topology-aware",
+    "extender",
+    "resourcequota",
+)
+# The switches of a plugin entry (Volcano's conf.PluginOption yaml keys); unset means enabled,
+# but ``enableHierarchy``, which is off unless set.
+ENABLE_KEYS = (
+    "enableJobOrder",
+    "enableHierarchy",
+    "enableJobReady",
+    "enableJobPipelined",
+    "enableTaskOrder",
+    "enablePreemptable",
+    "enableReclaimable",
+    "enablePreemptive",
+    "enableQueueOrder",
+    "EnabledClusterOrder",
+    "enablePredicate",
+    "enableBestNode",
+    "enableNodeOrder",
+    "enableTargetJob",
+    "enableReservedNodes",
+    "enableJobEnqueued",
+    "enabledVictim",
+    "enableJobStarving",
+    "enabledOverused",
+    "enabledAllocatable",
+    "enabledHyperNodeOrder",
+    "enabledSubJobReady",
+    "enabledSubJobPipelined",
+    "enabledSubJobOrder",
+    "enabledHyperNodeGradient",
+)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -50,6 +121,16 @@ class Known:
 class PluginOption:
     name: str
     arguments: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    enabled: Mapping[str, bool] = dataclasses.field(default_factory=dict)  # the ENABLE_KEYS the entry sets
+
+    def switched_on(self, key: str) -> bool:
+        """Volcano's ``isEnabled``: an unset switch is on (``enableHierarchy``: off)."""
+        return self.enabled.get(key, key != "enableHierarchy")  # "" (no switch): on
+
+    @property
+    def hierarchy(self) -> bool:
+        """``enableHierarchy: true`` (capacity: the queue tree)."""
+        return self.switched_on("enableHierarchy")
 
     def number(self, key: str, default: float) -> float:
         """A numeric argument; Volcano's conf often quotes numbers, so strings are accepted."""
@@ -67,7 +148,6 @@ class SchedulerConfig:
     scheduler_name: str = defaults.SCHEDULER_NAME
     overcommit_factor: float = defaults.OVERCOMMIT_FACTOR
     spark_reservation_timeout: float = defaults.SPARK_RESERVATION_TIMEOUT  # seconds after the driver started
-    unsupported: tuple[str, ...] = ()
     fast_paths: bool = True  # False: allocate's reference path, no batched placements
 
     def plugin(self, name: str) -> PluginOption | None:
@@ -81,6 +161,18 @@ def default(known: Known) -> SchedulerConfig:
 
 def _default_tiers(known: Known) -> tuple[tuple[PluginOption, ...], ...]:
     return tuple(tuple(PluginOption(name) for name in tier if name in known.plugins) for tier in DEFAULT_TIERS)
+
+
+def _missing(kind: str, names: list[str], known: tuple[str, ...], volcano: tuple[str, ...]) -> str:
+    """Why a conf naming ``names`` (which ``known`` lacks) is refused: each named, Volcano's apart."""
+    theirs = [n for n in names if n in volcano]
+    unknown = [n for n in names if n not in volcano]
+    parts = []
+    if theirs:
+        parts.append(f"Volcano {kind}(s) {', '.join(theirs)} not implemented by this scheduler")
+    if unknown:
+        parts.append(f"unknown {kind}(s) {', '.join(unknown)}")
+    return f"{'; '.join(parts)}: remove them from the conf (this scheduler has: {', '.join(known)})"
 
 
 def parse(
@@ -105,8 +197,8 @@ def parse(
         actions = tuple(a.strip() for a in str(doc["actions"]).split(",") if a.strip())
     unknown = [a for a in actions if a not in known.actions]
     if unknown:
-        raise errors.SchedulerConfigError(f"unknown action(s) {', '.join(unknown)}; known: {', '.join(known.actions)}")
-    tiers, unsupported = _tiers(doc.get("tiers"), known)
+        raise errors.SchedulerConfigError(_missing("action", unknown, known.actions, VOLCANO_ACTIONS))
+    tiers = _tiers(doc.get("tiers"), known)
     factor = overcommit_factor
     if factor is None:
         option = next((p for tier in tiers for p in tier if p.name == "overcommit"), None)
@@ -123,26 +215,46 @@ def parse(
         scheduler_name=scheduler_name,
         overcommit_factor=factor,
         spark_reservation_timeout=spark_reservation_timeout,
-        unsupported=unsupported,
         fast_paths=fast_paths,
     )
 
 
-def _tiers(raw: Any, known: Known) -> tuple[tuple[tuple[PluginOption, ...], ...], tuple[str, ...]]:
+def _tiers(raw: Any, known: Known) -> tuple[tuple[PluginOption, ...], ...]:
     if raw is None:
-        dropped = tuple(name for tier in DEFAULT_TIERS for name in tier if name not in known.plugins)
-        return _default_tiers(known), dropped
+        return _default_tiers(known)
     if not isinstance(raw, list):
         raise errors.SchedulerConfigError("'tiers' must be a list of {plugins: [...]}")
     tiers: list[tuple[PluginOption, ...]] = []
-    unsupported: list[str] = []
+    missing: list[str] = []
     for tier in raw:
+        if not isinstance(tier, dict) or not isinstance(tier.get("plugins") or [], list):
+            raise errors.SchedulerConfigError("each tier must be a mapping {plugins: [...]}")
         options = []
-        for plugin in (tier or {}).get("plugins") or []:
-            name = str((plugin or {}).get("name", ""))
+        for plugin in tier.get("plugins") or []:
+            if not isinstance(plugin, dict):
+                raise errors.SchedulerConfigError(f"a plugin entry must be a mapping with a name, not {plugin!r}")
+            name = str(plugin.get("name", ""))
             if name not in known.plugins:
-                unsupported.append(name)
+                missing.append(name)
                 continue
-            options.append(PluginOption(name, dict((plugin or {}).get("arguments") or {})))
+            options.append(_option(name, plugin))
         tiers.append(tuple(options))
-    return tuple(tiers), tuple(unsupported)
+    if missing:
+        raise errors.SchedulerConfigError(_missing("plugin", missing, known.plugins, VOLCANO_PLUGINS))
+    return tuple(tiers)
+
+
+def _option(name: str, entry: Mapping[str, Any]) -> PluginOption:
+    extra = sorted(str(k) for k in entry if k not in ("name", "arguments", *ENABLE_KEYS))
+    if extra:
+        raise errors.SchedulerConfigError(
+            f"plugin {name}: unknown key(s) {', '.join(extra)} (an entry has name, arguments and enable… switches)"
+        )
+    enabled = {k: v for k, v in entry.items() if k in ENABLE_KEYS}
+    wrong = [k for k, v in enabled.items() if not isinstance(v, bool)]
+    if wrong:
+        raise errors.SchedulerConfigError(f"plugin {name}: {', '.join(wrong)} must be true or false")
+    arguments = entry.get("arguments") or {}
+    if not isinstance(arguments, dict):
+        raise errors.SchedulerConfigError(f"plugin {name}: arguments must be a mapping")
+    return PluginOption(name, dict(arguments), enabled)

@@ -16,6 +16,11 @@ simply those rows, best first. The best rows come from a per-shape ``ranking.Ran
 
 Entries are keyed by ``Task.shape``. ``on_future`` is brought up to date only when a task
 may be pipelined (``place``): the batched path never reads it.
+
+A topological task (pod affinity, anti-affinity, topology spread: ``Tiers.topological``) keeps
+its entry for what is local to a row; on each ``place`` the domain checks and scores are added
+over every row (a few array operations on the session's per-domain counts), and it is never
+batched: each placed copy changes where the next may go.
 """
 
 from __future__ import annotations
@@ -72,6 +77,8 @@ class Placer:
         if not len(self.rows):
             return None
         entry = self._entry(task)
+        if self.plugins.topological(task):
+            return self._place_topological(task, entry, pipeline)
         row = int(entry.on_idle.argmax())
         if entry.on_idle[row] > -np.inf:
             return ALLOCATE, row
@@ -87,9 +94,9 @@ class Placer:
 
         Stops at the first copy no idle node can take (the caller goes one by one from there,
         pipelining included). Exactly ``place``'s choices: same scores, ties to the lower row.
-        Pods with anti-affinity are not batched: each copy changes where the next may go.
+        Topological tasks are not batched: each copy changes where the next may go.
         """
-        if count <= 0 or not len(self.rows) or task.placement.anti_affinity:
+        if count <= 0 or not len(self.rows) or self.plugins.topological(task):
             return []
         entry = self._entry(task)
         rank = entry.ranking
@@ -122,9 +129,41 @@ class Placer:
     def feasible(self, task: snapshot.Task) -> npt.NDArray[np.bool_]:
         """Rows that pass every predicate, ignoring resources (for preempt and reclaim)."""
         ok = self.ready.copy()
-        for _, mask in self.plugins.predicate(task, self.rows):
+        for _, mask in self.checks(task):
             ok &= mask
         return ok
+
+    def checks(self, task: snapshot.Task) -> list[tuple[str, npt.NDArray[np.bool_]]]:
+        """Every predicate's (reason, passes) over every row, the domain ones included."""
+        checks = self.plugins.predicate(task, self.rows)
+        if self.plugins.topological(task):
+            checks += self.plugins.domain_predicate(task)
+        return checks
+
+    def _place_topological(self, task: snapshot.Task, entry: _Entry, pipeline: bool) -> tuple[str, int] | None:
+        """``place`` with the domain checks and scores (see the module docstring)."""
+        ok: npt.NDArray[np.bool_] | None = None
+        for _, mask in self.plugins.domain_predicate(task):
+            ok = mask if ok is None else ok & mask
+        choice = self._best(task, entry.on_idle, ok)
+        if choice is not None:
+            return ALLOCATE, choice
+        if pipeline:
+            self._future(entry)
+            choice = self._best(task, entry.on_future, ok)
+            if choice is not None:
+                return PIPELINE, choice
+        return None
+
+    def _best(self, task: snapshot.Task, scores: Scores, ok: npt.NDArray[np.bool_] | None) -> int | None:
+        fits = scores > -np.inf
+        if ok is not None:
+            fits &= ok
+        if not fits.any():
+            return None
+        extra = self.plugins.domain_score(task, fits)
+        total = np.where(fits, scores if extra is None else scores + extra, -np.inf)
+        return int(total.argmax())
 
     def _entry(self, task: snapshot.Task) -> _Entry:
         key = task.shape
@@ -214,7 +253,7 @@ class Placer:
         ssn = self.session
         counts: collections.Counter[str] = collections.Counter()
         counts[NOT_READY] = int((~self.ready).sum())
-        for reason, mask in self.plugins.predicate(task, self.rows):
+        for reason, mask in self.checks(task):
             counts[reason] += int((~mask).sum())
         req = ssn.vector(task.request)
         for col in np.flatnonzero(req > 0):

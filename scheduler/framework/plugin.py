@@ -11,15 +11,25 @@ relies on this to refresh just the rows that changed.
 Batched placement (``placement.Placer.place_many``) places a gang's identical pods in one go,
 so two more rules hold: ``node_score(task, rows, extra)`` scores each row as if ``extra[i]``
 more copies of the task already sat on ``rows[i]`` (from the row's idle resources, which is
-all a copy changes), and predicates may depend on pods placed this cycle only through pod
-anti-affinity (such tasks are not batched). A plugin that overrides ``allocatable`` must also
-override ``allocatable_count``; until it does, its queues simply take the one-by-one path.
+all a copy changes), and ``predicate`` and ``node_score`` never depend on pods placed this
+cycle. What does (pod affinity, anti-affinity, topology spread: a pod placed on one row changes
+every row of its topology domain) goes in the domain hooks instead: a task for which some
+plugin's ``topological`` is true is placed one at a time, and each time ``domain_predicate``
+and ``domain_score`` answer over every row, from the session's ``topology`` counts. A plugin
+that overrides ``allocatable`` must also override ``allocatable_count``; until it does, its
+queues simply take the one-by-one path.
+
+Two class attributes tell ``actions.allocate`` how a plugin's answers move: ``shared_queue_order``
+(a queue's order key also changes when other queues allocate, as in a queue tree, so every key
+is recomputed each turn) and ``interleaves`` (a ready job yields its turn after each further
+task, as Volcano's allocate does, so queues take turns pod by pod; for plugins whose
+``allocatable`` lets a queue go past its share).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -43,6 +53,11 @@ Invalid = plan.Invalid  # why a job cannot be scheduled at all (gang's JobValid)
 
 class Plugin:
     name = ""
+    shared_queue_order = False
+    interleaves = False
+    # Volcano switches (``config.ENABLE_KEYS``) this plugin does not carry out when on, with why:
+    # ``scheduler.configure`` refuses a conf that turns one on, naming the plugin and the switch.
+    refused: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
         self.option = option
@@ -84,6 +99,21 @@ class Plugin:
         """Scores for ``rows``; with ``extra``, as if ``extra[i]`` more copies were on ``rows[i]``."""
         return None
 
+    def topological(self, task: snapshot.Task) -> bool:
+        """Whether this plugin's ``domain_predicate`` or ``domain_score`` has anything to say on
+        ``task`` (then it is placed one at a time, see the module docstring). Asked only for a
+        task with pod terms of its own or matching a term some pod holds (``Topology.held``)."""
+        return False
+
+    def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, Mask]]:
+        """(reason, passes) per check that depends on the pods in each row's topology domains, over every row."""
+        return []
+
+    def domain_score(self, task: snapshot.Task, feasible: Mask) -> Scores | None:
+        """Scores over every row that depend on the pods in its topology domains; ``feasible``:
+        the rows that pass every check, over which scores are normalised (kube-scheduler's NormalizeScore)."""
+        return None
+
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task] | None:
@@ -94,6 +124,23 @@ class Plugin:
         return None
 
     def allocatable(self, queue: str, task: snapshot.Task) -> bool | None:
+        return None
+
+    def allocatable_message(self, queue: str, task: snapshot.Task) -> str | None:
+        """Why ``allocatable`` says no (for the pod's event), or None for the default wording."""
+        return None
+
+    def enqueue_message(self, job: str) -> str | None:
+        """Why ``enqueueable`` says no (for the PodGroup's condition), or None for the default wording."""
+        return None
+
+    def preemptive(self, queue: str, task: snapshot.Task) -> bool | None:
+        """Volcano's PreemptiveFn: may ``queue`` reclaim for ``task``? A plugin without it is asked
+        ``allocatable`` instead."""
+        return None
+
+    def victim_queue_order(self, queue: str, preemptor_queue: str) -> tuple[Any, ...] | None:
+        """Volcano's VictimQueueOrderFn, as a sort key: victims of lower keys are evicted first."""
         return None
 
     def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int | None:

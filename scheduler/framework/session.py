@@ -4,12 +4,16 @@ A ``Session`` is the snapshot and the conf, where each task stands (``status``, 
 each job's phase, plus the named parts of :mod:`scheduler.framework.state`:
 
 - ``nodes`` (``NodeState``): idle and future-idle per node row, which rows changed;
+- ``topology`` (``topology.Topology``): pods per row and topology domain that pod affinity,
+  anti-affinity and topology spread count;
 - ``counts`` (``Counts``): ready, pipelined, valid, pending tasks per job and task name;
 - ``allocated`` (``Allocations``): what each job and queue holds;
 - ``holds`` (``Holds``): capacity held for Spark executors;
 - ``committed`` (``Committed``): what committed statements produced, for the plan;
 - ``diagnostics`` (``Diagnostics``): why tasks and jobs were not placed;
-- ``never``: job → why it can never run here (``framework.feasibility``), empty until set up.
+- ``never``: job → why it can never run here (``framework.feasibility``), empty until set up;
+- ``touched``: jobs whose allocation or pipelined tasks changed this cycle (a plugin that
+  computes per-job values once at open recomputes only these).
 
 Set-up after the constructor (the session is complete by then): ``hold``, called by the
 Spark hold plugin's ``on_session_open`` before any action; ``never_fits``, called by
@@ -27,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import plan, resources, snapshot
-from scheduler.framework import config, state
+from scheduler.framework import config, state, topology
 
 __all__ = ["Session"]
 
@@ -53,12 +57,14 @@ class Session:
         self.phase: dict[str, str] = {key: job.phase for key, job in snap.jobs.items()}
         self._vectors: dict[resources.Resource, Vector] = {}
         self.nodes = state.NodeState(snap)
+        self.topology = topology.Topology(snap)
         self.counts = state.Counts(cols)
         self.allocated = state.Allocations(snap, self.vector)
         self.holds = state.Holds(len(self.dims))
         self.committed = state.Committed(on_commit)
         self.diagnostics = state.Diagnostics()
         self.never: dict[str, str] = {}
+        self.touched: set[str] = set()
 
     def hold(self, owed: dict[str, Vector]) -> None:
         """Set-up: hold ``owed[job]`` for each job's own pods (see ``plugins.spark``)."""
@@ -113,7 +119,7 @@ class Session:
         if task.best_effort:  # gang counted it as ready while pending; now it is allocated
             counts.best_effort(task, -1)
         self._charge(task, vec)
-        self.nodes.add_label(row, task)
+        self.topology.add(row, task)
         return self.holds.consume(task.job, vec)
 
     def apply_allocate_many(self, batch: list[snapshot.Task], rows: list[int]) -> None:
@@ -135,10 +141,9 @@ class Session:
         else:
             for name in names:
                 counts.task_ready[(first.job, name)] += 1
-        if nodes.track_labels:
-            added = nodes.added_on_row
+        if self.topology.active:
             for task, row in zip(batch, rows, strict=True):
-                added.setdefault(row, []).append(task)
+                self.topology.add(row, task)
         counts.ready[first.job] += len(keys)
         counts.pending[first.job] -= len(keys)
         self._charge(first, vec * len(keys))
@@ -154,7 +159,7 @@ class Session:
             status[task.key] = S.PENDING
             del placed[task.key]
             task_ready[(task.job, task.task_name)] -= 1
-            nodes.drop_label(row, task)
+            self.topology.drop(row, task)
         counts.ready[first.job] -= len(batch)
         counts.pending[first.job] += len(batch)
         self._charge(first, vec * -len(batch))
@@ -171,7 +176,7 @@ class Session:
         if task.best_effort:
             counts.best_effort(task, +1)
         self._charge(task, -vec)
-        self.nodes.drop_label(row, task)
+        self.topology.drop(row, task)
         self.holds.restore(task.job, hold_before)
 
     def apply_pipeline(self, key: str, row: int) -> Vector | None:
@@ -180,9 +185,10 @@ class Session:
         self.nodes.take(row, vec, idle=False)
         self.status[key] = S.PIPELINED
         self.row[key] = row
+        self.touched.add(task.job)
         self.counts.pending[task.job] -= 1
         self.counts.count(task, pipelined=1)
-        self.nodes.add_label(row, task)
+        self.topology.add(row, task)
         return self.holds.consume(task.job, vec)
 
     def undo_pipeline(self, key: str, row: int, hold_before: Vector | None) -> None:
@@ -192,7 +198,7 @@ class Session:
         del self.row[key]
         self.counts.pending[task.job] += 1
         self.counts.count(task, pipelined=-1)
-        self.nodes.drop_label(row, task)
+        self.topology.drop(row, task)
         self.holds.restore(task.job, hold_before)
 
     def apply_evict(self, key: str) -> S:
@@ -200,6 +206,7 @@ class Session:
         before = self.status[key]
         vec = self.vector(task.request)
         self.nodes.release(self.row[key], vec)  # its resources become releasing
+        self.topology.evict(self.row[key], task)
         self.status[key] = S.RELEASING
         if before in snapshot.READY:
             self.counts.count(task, ready=-1)
@@ -210,10 +217,12 @@ class Session:
         task = self.snapshot.tasks[key]
         vec = self.vector(task.request)
         self.nodes.release(self.row[key], -vec)
+        self.topology.unevict(self.row[key], task)
         self.status[key] = before
         if before in snapshot.READY:
             self.counts.count(task, ready=1)
         self._charge(task, vec)
 
     def _charge(self, task: snapshot.Task, vec: Vector) -> None:
+        self.touched.add(task.job)
         self.allocated.charge(task.job, self.snapshot.jobs[task.job].queue, vec)

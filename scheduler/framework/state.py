@@ -39,12 +39,11 @@ class NodeState:
 
     Every change to a row is appended to ``changed_rows``, so placement caches refresh only
     those rows. ``free_total`` (Σ max(idle, 0) per dimension) is kept up to date only while
-    ``track_free`` (Spark capacity is held: only then is it read). ``added_on_row`` lists the
-    pods placed on each row this cycle, kept only when ``track_labels`` (some pod has pod
-    anti-affinity).
+    ``track_free`` (Spark capacity is held: only then is it read). Pods per topology domain are
+    ``topology.Topology``'s.
     """
 
-    __slots__ = ("added_on_row", "changed_rows", "free_total", "future", "idle", "names", "track_free", "track_labels")
+    __slots__ = ("changed_rows", "free_total", "future", "idle", "names", "track_free")
 
     def __init__(self, snap: snapshot.Snapshot) -> None:
         self.names = [node.name for node in snap.nodes]
@@ -53,8 +52,6 @@ class NodeState:
         self.free_total: Vector = np.maximum(self.idle, 0).sum(axis=0)
         self.track_free = False
         self.changed_rows: list[int] = []
-        self.added_on_row: dict[int, list[snapshot.Task]] = {}
-        self.track_labels = snap.columns.anti_affinity
 
     def take(self, row: int, vec: Vector, *, idle: bool) -> None:
         """``vec`` more taken from the row's future, and from its idle too when ``idle``."""
@@ -94,14 +91,6 @@ class NodeState:
         """``vec`` on the row becomes releasing (an eviction): future idle grows; negative undoes."""
         self.future[row] += vec
         self.changed_rows.append(row)
-
-    def add_label(self, row: int, task: snapshot.Task) -> None:
-        if self.track_labels:
-            self.added_on_row.setdefault(row, []).append(task)
-
-    def drop_label(self, row: int, task: snapshot.Task) -> None:
-        if self.track_labels:
-            self.added_on_row[row].remove(task)
 
 
 class Counts:
@@ -173,6 +162,11 @@ class Allocations:
         self.queue_jobs: dict[str, list[int]] = {}
         for i, info in enumerate(snap.jobs.values()):
             self.queue_jobs.setdefault(info.queue, []).append(i)
+
+    @property
+    def matrix(self) -> Matrix:
+        """One row per job, in ``snapshot.columns.jobs`` order: the rows ``job`` maps to."""
+        return self._matrix
 
     def of_queue(self, queue: str) -> Vector:
         vec = self.queue.get(queue)

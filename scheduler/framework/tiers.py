@@ -5,14 +5,22 @@
 - job_ready / job_pipelined / allocatable: every opinion must agree (AND);
 - job_valid: the first Invalid wins; enqueueable: any reject rejects (``enqueue_refusal`` names
   the first that does); overused: any yes;
-- predicates and static predicates: AND; node scores: sum;
-- victims: intersected within a tier; the first tier with an opinion decides, none → none.
+- predicates, static and domain predicates: AND; node and domain scores: sum; topological: any
+  (and only the plugins that say a task is topological are asked for its domain hooks);
+- victims: intersected within a tier; the first tier with an opinion decides, none → none;
+- preemptive: AND of the plugins' ``preemptive``, or of ``allocatable`` for a plugin without it;
+- victim queue order: keys concatenated in tier order (``orders_victims``: some plugin has one);
+- ``shared_queue_order``, ``interleaves``: any plugin's.
+
+A plugin entry's Volcano switch set to false (``enableJobOrder: false``, ``enablePreemptable:
+false``, … in ``PluginOption.enabled``) leaves that plugin out of the hooks it names (``SWITCHES``).
 
 The plugins are built from a registry the caller hands in (conf name → class; the framework
 imports no plugin): first ``always``, the plugins every session has whatever the conf says,
 each opened (``on_session_open``) at once; then the configured tiers' plugins, opened in tier
-order once all are built. Names the registry lacks are skipped (the conf already reported them
-as unsupported). ``always`` plugins take part in no tier: they only set the session up.
+order once all are built. Names the registry lacks are skipped (``scheduler.configure`` refuses
+a conf that names one, so only a conf parsed against another registry has any). ``always``
+plugins take part in no tier: they only set the session up.
 """
 
 from __future__ import annotations
@@ -26,12 +34,32 @@ from scheduler.api import snapshot
 from scheduler.framework import config, session
 from scheduler.framework import plugin as base
 
-__all__ = ["Registry", "Tiers"]
+__all__ = ["SWITCHES", "Registry", "Tiers"]
 
 Registry = Mapping[str, type[base.Plugin]]
+_NONE: list[base.Plugin] = []  # shared, never changed: what most tasks get from ``_domain_plugins``
+
+
+# Volcano's switch for each hook (``victims`` has one per action); job_valid has none.
+SWITCHES = {
+    "job_order": "enableJobOrder",
+    "job_ready": "enableJobReady",
+    "job_pipelined": "enableJobPipelined",
+    "queue_order": "enableQueueOrder",
+    "predicate": "enablePredicate",
+    "static_predicate": "enablePredicate",
+    "node_score": "enableNodeOrder",
+    "enqueueable": "enableJobEnqueued",
+    "overused": "enabledOverused",
+    "allocatable": "enabledAllocatable",
+    "preempt": "enablePreemptable",
+    "reclaim": "enableReclaimable",
+}
 
 
 def _overrides(plugin: base.Plugin, hook: str) -> bool:
+    if hook in SWITCHES and not plugin.option.switched_on(SWITCHES[hook]):
+        return False
     return getattr(type(plugin), hook) is not getattr(base.Plugin, hook)
 
 
@@ -56,6 +84,8 @@ class Tiers:
         self._predicates = self._hooks("predicate")
         self._static = self._hooks("static_predicate")
         self._scores = self._hooks("node_score")
+        self._topological = [p for p in self.all if _overrides(p, "topological")]
+        self._topological_for: dict[str, list[base.Plugin]] = {}
         self._allocatable = [p for p in self.all if _overrides(p, "allocatable")]
         self._job_valid = self._hooks("job_valid")
         self._job_ready = self._hooks("job_ready")
@@ -64,6 +94,15 @@ class Tiers:
         self._queue_order = self._hooks("queue_order")
         self._enqueueable = self._hooks("enqueueable")
         self._overused = self._hooks("overused")
+        self._preemptive = [
+            p.preemptive if _overrides(p, "preemptive") else p.allocatable
+            for p in self.all
+            if _overrides(p, "preemptive") or _overrides(p, "allocatable")
+        ]
+        self._victim_queue_order = self._hooks("victim_queue_order")
+        self.orders_victims = bool(self._victim_queue_order)
+        self.shared_queue_order = any(p.shared_queue_order for p in self.all)
+        self.interleaves = any(p.interleaves for p in self.all)
 
     def _hooks(self, name: str) -> list[Any]:
         return [getattr(p, name) for p in self.all if _overrides(p, name)]
@@ -99,6 +138,29 @@ class Tiers:
     def allocatable(self, queue: str, task: snapshot.Task) -> bool:
         return all(r is not False for r in (p.allocatable(queue, task) for p in self._allocatable))
 
+    def allocatable_refusal(self, queue: str, task: snapshot.Task) -> str | None:
+        """The message of the first plugin whose ``allocatable`` rejects ``task``, if it has one."""
+        for plugin in self._allocatable:
+            if plugin.allocatable(queue, task) is False:
+                return plugin.allocatable_message(queue, task)
+        return None
+
+    def enqueue_message(self, job: str, refusal: str) -> str | None:
+        """The message of the plugin named ``refusal`` for rejecting ``job``, if it has one."""
+        plugin = next((p for p in self.all if p.name == refusal), None)
+        return plugin.enqueue_message(job) if plugin is not None else None
+
+    def refuser_job_valid(self, job: str, refusal: str) -> base.Invalid | None:
+        """The ``job_valid`` verdict of the plugin named ``refusal`` (which kept ``job`` Pending)."""
+        plugin = next((p for p in self.all if p.name == refusal), None)
+        return plugin.job_valid(job) if plugin is not None else None
+
+    def preemptive(self, queue: str, task: snapshot.Task) -> bool:
+        return all(r is not False for r in (hook(queue, task) for hook in self._preemptive))
+
+    def victim_queue_order(self, queue: str, preemptor_queue: str) -> tuple[Any, ...]:
+        return tuple(k for hook in self._victim_queue_order for k in hook(queue, preemptor_queue) or ())
+
     def allocatable_count(self, queue: str, task: snapshot.Task, count: int) -> int:
         """How many of ``count`` identical allocations in a row ``allocatable`` would allow.
 
@@ -123,6 +185,32 @@ class Tiers:
     def static_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
         return [check for hook in self._static for check in hook(task)]
 
+    def topological(self, task: snapshot.Task) -> bool:
+        topo = self.session.topology
+        if not (self._topological and topo.active) or not (task.placement.pod_terms or topo.held(task)):
+            return False  # no term of its own, none held that matches it: no domain hook cares
+        return bool(self._domain_plugins(task))
+
+    def _domain_plugins(self, task: snapshot.Task) -> list[base.Plugin]:
+        """The plugins whose ``topological`` holds for ``task`` (asked once per task and cycle:
+        the answer depends on the task's own terms and the terms the session's pods hold)."""
+        found = self._topological_for.get(task.key)
+        if found is None:
+            found = [p for p in self._topological if p.topological(task)] or _NONE
+            self._topological_for[task.key] = found
+        return found
+
+    def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
+        return [check for p in self._domain_plugins(task) for check in p.domain_predicate(task)]
+
+    def domain_score(self, task: snapshot.Task, feasible: base.Mask) -> base.Scores | None:
+        total: base.Scores | None = None
+        for plugin in self._domain_plugins(task):
+            score = plugin.domain_score(task, feasible)
+            if score is not None:
+                total = score if total is None else total + score
+        return total
+
     def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
         total: base.Scores | None = None
         for hook in self._scores:
@@ -137,6 +225,8 @@ class Tiers:
         for tier in self.tiers:
             chosen: list[snapshot.Task] | None = None
             for plugin in tier:
+                if not plugin.option.switched_on(SWITCHES.get(action, "")):
+                    continue
                 allowed = plugin.victims(preemptor, chosen if chosen is not None else candidates, action=action)
                 if allowed is not None:
                     chosen = allowed

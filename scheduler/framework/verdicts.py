@@ -8,7 +8,8 @@ some run but fewer than minMember; Inqueue once admitted; else Pending.
 
 Conditions: ``Unschedulable`` (reasons NotEnoughResources, NotEnoughTasks,
 NotEnoughPodsOfTask, plus QueueNotFound and QueueClosed for groups Volcano would ignore
-silently, and NeverFits for a gang that can never run on this cluster's nodes, see
+silently, InvalidPodGroup, QueueInvalid and QueueNotAllowed for groups the snapshot holds
+(``snapshot.Job.held``), and NeverFits for a gang that can never run on this cluster's nodes, see
 ``framework.feasibility``: it stays Pending) with "N/M tasks in gang unschedulable: ...";
 ``Scheduled`` when the gang is ready.
 """
@@ -19,6 +20,7 @@ import collections
 
 import numpy as np
 
+from bridge import bus
 from scheduler.api import plan, resources, snapshot, tally
 from scheduler.framework import session
 
@@ -126,6 +128,9 @@ def _condition(
     if queue is None:
         detail = f"queue {job.queue} not found"
         return _unschedulable("QueueNotFound", detail, unready, total), "Unschedulable", detail
+    if job.held is not None:
+        reason, detail = job.held
+        return _unschedulable(reason, detail, unready, total), "Unschedulable", detail
     invalid = ssn.diagnostics.invalid.get(job.key)
     if invalid is not None:
         return _unschedulable(invalid.reason, invalid.message, unready, total), "Unschedulable", invalid.message
@@ -158,7 +163,7 @@ def _queues(ssn: session.Session, groups: list[plan.PodGroupVerdict]) -> tuple[p
     out = []
     for name, info in sorted(snap.queues.items()):
         c = counts[name]
-        state = "Closed" if info.state == "Closing" and not sum(c.values()) else info.state
+        state = bus.queue_state(info.state, bus.SYNC_QUEUE, sum(c.values()))  # Closing until drained
         allocated = resources.from_vector(ssn.allocated.of_queue(name), ssn.dims)
         out.append(
             plan.QueueVerdict(

@@ -1,10 +1,14 @@
 """Node scores: ``nodeorder`` (least-allocated spread, most-allocated, balanced) and ``binpack``.
 
 Arguments follow Volcano: nodeorder ``leastrequested.weight`` (default 1),
-``mostrequested.weight`` (0), ``balancedresource.weight`` (1); binpack ``binpack.weight`` (1),
-``binpack.cpu`` (1), ``binpack.memory`` (1). Scores are 0-100 per part times its weight, from
-each node's own row (what it would look like with the pod on it), so they vectorise and stay
-valid when only other rows change.
+``mostrequested.weight`` (0), ``balancedresource.weight`` (1), ``podaffinity.weight`` (2),
+``podtopologyspread.weight`` (2); binpack ``binpack.weight`` (1), ``binpack.cpu`` (1),
+``binpack.memory`` (1). Scores are 0-100 per part times its weight, from each node's own row
+(what it would look like with the pod on it), so they vectorise and stay valid when only other
+rows change. Preferred pod affinity and anti-affinity (``interpod.score``) and ``ScheduleAnyway``
+topology spread (``spread.Spreading.score``) depend on the pods in a node's topology domains
+and are normalised over the feasible nodes, as kube-scheduler's scores are: they are
+nodeorder's domain hooks, asked only for the tasks they concern.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import numpy.typing as npt
 from scheduler.api import resources, snapshot
 from scheduler.framework import config, session
 from scheduler.framework import plugin as base
+from scheduler.plugins import interpod, spread
 
 __all__ = ["BinPack", "NodeOrder"]
 
@@ -64,7 +69,26 @@ class NodeOrder(base.Plugin):
         self.least = option.number("leastrequested.weight", 1)
         self.most = option.number("mostrequested.weight", 0)
         self.balanced = option.number("balancedresource.weight", 1)
+        self.pod_affinity = option.number("podaffinity.weight", 2)
+        self.spread = option.number("podtopologyspread.weight", 2)
         self._fractions = _Fractions(ssn)
+        self._spreading = spread.Spreading(ssn)
+        self._interpod = interpod.InterPod(ssn)
+
+    def topological(self, task: snapshot.Task) -> bool:
+        return bool(self.pod_affinity and self._interpod.topological(task, scores=True)) or bool(
+            self.spread and self._spreading.topological(task, hard=False)
+        )
+
+    def domain_score(self, task: snapshot.Task, feasible: base.Mask) -> base.Scores | None:
+        total = None
+        if self.pod_affinity and self._interpod.topological(task, scores=True):
+            total = self._interpod.score(task, feasible, self.pod_affinity)
+        if self.spread and self._spreading.topological(task, hard=False):
+            part = self._spreading.score(task, feasible, self.spread)
+            if part is not None:
+                total = part if total is None else total + part
+        return total
 
     def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
         cpu, mem = self._fractions(task, rows, extra)

@@ -1,32 +1,49 @@
 """predicates: node filters besides resources (the placement engine checks those).
 
 nodeSelector, required node affinity (In/NotIn/Exists/DoesNotExist/Gt/Lt), taints with
-effect NoSchedule/NoExecute that the pod does not tolerate, cordoned nodes, and required pod
-anti-affinity on ``kubernetes.io/hostname`` against pods already on the node or placed this
-cycle. (The symmetric direction, an existing pod's anti-affinity rejecting the newcomer, and
-other topology keys are not enforced.) The pods-per-node limit is the ``pods`` resource.
+effect NoSchedule/NoExecute that the pod does not tolerate, cordoned nodes; and, as
+kube-scheduler's InterPodAffinity and PodTopologySpread filters (``interpod``, ``spread``),
+required pod affinity and anti-affinity on any topology key, existing pods' required
+anti-affinity, and ``DoNotSchedule`` topology spread constraints, counting the pods placed
+earlier this cycle. Volcano's ``predicate.PodAffinityEnable`` and
+``predicate.PodTopologySpreadEnable`` (default true) turn the last two off. The pods-per-node
+limit is the ``pods`` resource.
 
 Static checks depend only on the pod's placement value and node labels, so they are
-evaluated over all nodes once per distinct placement and then indexed.
+evaluated over all nodes once per distinct placement and then indexed: a node without a
+required affinity term's or a hard spread constraint's topology key is one (kube-scheduler:
+unresolvable), so a pod no node has the key for can never run here. The checks that count
+pods are the domain hooks (``framework.plugin``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
+from scheduler import errors
 from scheduler.api import podspec, snapshot
 from scheduler.framework import config, session
 from scheduler.framework import plugin as base
+from scheduler.plugins import interpod, spread
 
 __all__ = ["Predicates"]
 
 UNSCHEDULABLE = "node(s) were unschedulable"
 SELECTOR = "node(s) didn't match Pod's node affinity/selector"
 TAINT = "node(s) had untolerated taint"
-ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
-BLOCKING = ("NoSchedule", "NoExecute")
+BLOCKING = podspec.BLOCKING
+
+
+def flag(option: config.PluginOption, key: str, default: bool) -> bool:
+    """A boolean argument, as Volcano's ``GetBool`` reads it (a YAML bool or "true"/"false")."""
+    raw: Any = option.arguments.get(key, default)
+    if isinstance(raw, bool):
+        return raw
+    if str(raw).lower() in ("true", "false"):
+        return str(raw).lower() == "true"
+    raise errors.SchedulerConfigError(f"plugin {option.name}: argument {key}={raw!r} is not true or false")
 
 
 class Predicates(base.Plugin):
@@ -40,7 +57,10 @@ class Predicates(base.Plugin):
         # By Task.shape (an int, cheap to hash); shapes that share a placement share its masks.
         self._static: dict[int, list[tuple[str, base.Mask]]] = {}
         self._masks: dict[podspec.Placement, list[tuple[str, base.Mask]]] = {}
-        self._existing: dict[podspec.AntiAffinity, base.Mask] = {}
+        self._pod_affinity = flag(option, "predicate.PodAffinityEnable", True)
+        self._spread_on = flag(option, "predicate.PodTopologySpreadEnable", True)
+        self._spread = spread.Spreading(ssn)
+        self._interpod = interpod.InterPod(ssn)
 
     def predicate(self, task: snapshot.Task, rows: base.Rows) -> list[tuple[str, base.Mask]]:
         checks = self._static.get(task.shape)
@@ -49,9 +69,17 @@ class Predicates(base.Plugin):
             if checks is None:
                 checks = self._masks[task.placement] = self._evaluate(task.placement)
             self._static[task.shape] = checks
-        out = [(reason, mask[rows]) for reason, mask in checks]
-        if task.placement.anti_affinity:
-            out.append((ANTI_AFFINITY, self._anti_affinity(task.placement, rows)))
+        return [(reason, mask[rows]) for reason, mask in checks]
+
+    def topological(self, task: snapshot.Task) -> bool:
+        return (self._pod_affinity and self._interpod.topological(task, scores=False)) or (
+            self._spread_on and self._spread.topological(task, hard=True)
+        )
+
+    def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
+        out = self._interpod.checks(task) if self._pod_affinity else []
+        if self._spread_on and self._spread.topological(task, hard=True):
+            out += self._spread.checks(task)
         return out
 
     def static_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
@@ -72,6 +100,13 @@ class Predicates(base.Plugin):
             )
             phrase = f"has only taints the pod tolerates (it does not tolerate {', '.join(refused)})"
             out.append((phrase, checks[TAINT]))
+        if interpod.AFFINITY in checks:
+            keys = ", ".join(sorted({t.topology_key for t in placement.affinity}))
+            phrase = f"has the label(s) {keys} that its pod affinity's topologyKey names"
+            out.append((phrase, checks[interpod.AFFINITY]))
+        if spread.MISSING in checks:
+            keys = ", ".join(sorted({c.topology_key for c in placement.spread if c.hard}))
+            out.append((f"has the label(s) {keys} that its topology spread constraints name", checks[spread.MISSING]))
         return out
 
     def _evaluate(self, placement: podspec.Placement) -> list[tuple[str, base.Mask]]:
@@ -80,45 +115,22 @@ class Predicates(base.Plugin):
         if not self._schedulable.all():
             checks.append((UNSCHEDULABLE, self._schedulable))
         if placement.node_selector or placement.node_affinity:
-            mask = np.array([_selected(placement, n.labels) for n in nodes], dtype=bool)
+            mask = np.array([placement.selects(n.labels) for n in nodes], dtype=bool)
             checks.append((SELECTOR, mask))
         if self._tainted:
             mask = np.ones(len(nodes), dtype=bool)
             for i in self._tainted:
-                mask[i] = all(
-                    any(tol.tolerates(taint) for tol in placement.tolerations)
-                    for taint in nodes[i].taints
-                    if taint.effect in BLOCKING
-                )
+                mask[i] = placement.tolerates(nodes[i].taints)
             checks.append((TAINT, mask))
+        if placement.affinity and self._pod_affinity:
+            mask = np.ones(len(nodes), dtype=bool)
+            for key in {t.topology_key for t in placement.affinity}:
+                ids, size = self.session.topology.ids(key)
+                mask &= ids != size
+            checks.append((interpod.AFFINITY, mask))
+        if self._spread_on and any(c.hard for c in placement.spread):
+            checks.append((spread.MISSING, self._spread.keyed(placement, hard=True)))
         return checks
-
-    def _anti_affinity(self, placement: podspec.Placement, rows: base.Rows) -> base.Mask:
-        ok = np.ones(len(rows), dtype=bool)
-        added = self.session.nodes.added_on_row
-        for term in placement.anti_affinity:
-            if term.topology_key != podspec.HOSTNAME:
-                continue
-            existing = self._existing.get(term)
-            if existing is None:
-                existing = self._existing[term] = self._existing_matches(term)
-            ok &= ~existing[rows]
-            if added:
-                for pos, row in enumerate(rows.tolist()):
-                    if ok[pos] and any(_hits(term, t.namespace, t.labels) for t in added.get(row, ())):
-                        ok[pos] = False
-        return ok
-
-    def _existing_matches(self, term: podspec.AntiAffinity) -> base.Mask:
-        mask = np.zeros(len(self.session.snapshot.nodes), dtype=bool)
-        for row, namespace, labels in self.session.snapshot.placed_labels:
-            if not mask[row] and _hits(term, namespace, labels):
-                mask[row] = True
-        return mask
-
-
-def _hits(term: podspec.AntiAffinity, namespace: str, labels: Mapping[str, str]) -> bool:
-    return namespace in term.namespaces and term.selector.matches(labels)
 
 
 def _selector_phrase(placement: podspec.Placement) -> str:
@@ -142,9 +154,3 @@ def _requirement_text(req: podspec.Requirement) -> str:
     if req.operator == "DoesNotExist":
         return f"!{req.key}"
     return f"{req.key} {'>' if req.operator == 'Gt' else '<'} {values}"
-
-
-def _selected(placement: podspec.Placement, labels: Mapping[str, str]) -> bool:
-    if any(labels.get(key) != value for key, value in placement.node_selector):
-        return False
-    return not (placement.node_affinity and not any(term.matches(labels) for term in placement.node_affinity))

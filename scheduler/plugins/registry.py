@@ -12,7 +12,18 @@
 from __future__ import annotations
 
 from scheduler.framework import plugin
-from scheduler.plugins import conformance, gang, nodeorder, overcommit, predicates, priority, proportion, spark
+from scheduler.plugins import (
+    capacity,
+    conformance,
+    drf,
+    gang,
+    nodeorder,
+    overcommit,
+    predicates,
+    priority,
+    proportion,
+    spark,
+)
 
 __all__ = ["ALWAYS", "PLUGINS"]
 
@@ -25,8 +36,10 @@ PLUGINS: dict[str, type[plugin.Plugin]] = {
         overcommit.Overcommit,
         predicates.Predicates,
         proportion.Proportion,
+        drf.Drf,
         nodeorder.NodeOrder,
         nodeorder.BinPack,
+        capacity.Capacity,
     )
 }
 ALWAYS: tuple[type[plugin.Plugin], ...] = (spark.SparkHold,)

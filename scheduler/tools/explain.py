@@ -12,10 +12,12 @@ the same way (fast paths off) with only the enqueue action run:
   should create them (from the PodGroup's ownerReference: an operator, the Volcano Job
   controller, a Spark driver);
 - per pending task shape: how many nodes each predicate and each resource refuses (the
-  plugins' own ``predicate`` hooks and the placement engine's idle capacity);
+  plugins' own ``predicate`` and ``domain_predicate`` hooks, so pod affinity, anti-affinity
+  and topology spread are named too, and the placement engine's idle capacity);
 - the best partial fit: pending tasks placed one after another on idle capacity as
   ``allocate`` scores nodes (discarded afterwards);
-- the queue's deserved share and use; for a Pending group, the enqueue facts: which plugin
+- the queue's deserved share and use (with capacity: at each level of the queue tree, and the
+  level whose real capability holds the group back); for a Pending group, the enqueue facts: which plugin
   refused (``Tiers.enqueue_refusal``, as the action asks), overcommit's unreserved capacity
   and the largest reservers, proportion's real capability of the queue.
 
@@ -35,7 +37,7 @@ from scheduler import cycle, errors
 from scheduler.actions import registry as action_registry
 from scheduler.api import plan, resources, snapshot
 from scheduler.framework import config, feasibility, placement, session, statement, tiers
-from scheduler.plugins import overcommit, proportion
+from scheduler.plugins import capacity, overcommit, proportion
 from scheduler.tools import workloads
 
 __all__ = ["Enqueue", "Explanation", "QueueShare", "Shape", "explain", "explain_all"]
@@ -64,6 +66,8 @@ class QueueShare:
     allocated: resources.Resource
     share: float  # max over dimensions of allocated / deserved
     overused: bool
+    levels: tuple[tuple[str, resources.Resource, resources.Resource], ...] = ()  # capacity: root → queue
+    limit: str | None = None  # capacity: the level that holds the group back, and by how much
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -153,7 +157,7 @@ def _one(
     pending = [t for t in ssn.pending_tasks(key) if not ssn.task(t).best_effort]
     ready = ssn.counts.ready[key]
     needed = max(job.min_member - ready - ssn.counts.pending_best_effort[key], 0)
-    queue = _queue(ssn, plugins, job.queue)
+    queue = _queue(ssn, plugins, job.queue, key, pending)
     enqueue = _enqueue(decided, ssn, plugins, key, verdict.phase) if job.phase == "Pending" else None
     fit_rows, free_up = _partial_fit(ssn, placer, pending, needed)
     fit = sum(fit_rows.values())
@@ -228,7 +232,7 @@ def _shapes(
         counts: collections.Counter[str] = collections.Counter()
         counts[placement.NOT_READY] = int((~placer.ready).sum())
         ok = placer.ready.copy()
-        for reason, mask in plugins.predicate(task, placer.rows):
+        for reason, mask in placer.checks(task):  # pod affinity and topology spread included
             counts[reason] += int((~mask).sum())
             ok &= mask
         req = ssn.vector(task.request)
@@ -248,7 +252,43 @@ def _proportion(ssn: session.Session, plugins: tiers.Tiers) -> proportion.Propor
     return configured or proportion.Proportion(config.PluginOption("proportion"), ssn)
 
 
-def _queue(ssn: session.Session, plugins: tiers.Tiers, name: str) -> QueueShare:
+def _capacity_queue(
+    ssn: session.Session, plugin: capacity.Capacity, name: str, key: str, pending: list[str]
+) -> QueueShare:
+    """The queue as capacity sees it: every level from root, and what holds the group back."""
+    info, zero = ssn.snapshot.queues.get(name), np.zeros(len(ssn.dims))
+    path = plugin.tree.path(name) if name in plugin.chain else (name,)
+    levels = tuple(
+        (
+            plugin.tree.label(node),
+            resources.from_vector(plugin.allocated(node), ssn.dims),
+            resources.from_vector(plugin.levels[node].deserved if node in plugin.levels else zero, ssn.dims),
+        )
+        for node in path
+    )
+    if ssn.job(key).phase == "Pending":
+        limit = plugin.enqueue_message(key)
+    else:
+        first = next((ssn.task(t) for t in pending), None)
+        limit = plugin.allocatable_message(name, first) if first and not plugin.allocatable(name, first) else None
+    return QueueShare(
+        name=name,
+        exists=info is not None,
+        state=info.state if info is not None else "NotFound",
+        weight=info.weight if info is not None else 0,
+        deserved=levels[-1][2],
+        allocated=resources.from_vector(ssn.allocated.of_queue(name), ssn.dims),
+        share=plugin.share(name),
+        overused=False,
+        levels=levels,
+        limit=limit.removeprefix("PodGroup is pending: ") if limit else None,
+    )
+
+
+def _queue(ssn: session.Session, plugins: tiers.Tiers, name: str, key: str, pending: list[str]) -> QueueShare:
+    configured = next((p for p in plugins.all if isinstance(p, capacity.Capacity)), None)
+    if configured is not None:
+        return _capacity_queue(ssn, configured, name, key, pending)
     info = ssn.snapshot.queues.get(name)
     plugin = _proportion(ssn, plugins)
     deserved = plugin.deserved.get(name, np.zeros(len(ssn.dims)))
@@ -305,10 +345,12 @@ def _state(job: snapshot.Job, phase: str, needed: int, facts: _Facts) -> str:
     queue = facts.queue
     if not queue.exists:
         return "no-queue"
+    if job.held is not None:  # the snapshot holds it: an unsound spec, a queue it may not use
+        return "invalid"
     if facts.never is not None:
         return "never"
-    if facts.invalid is not None and len(job.tasks) >= job.min_member:
-        return "invalid"
+    if facts.invalid is not None and len(job.tasks) >= job.min_member and phase != "Pending":
+        return "invalid"  # a Pending group refused as invalid (capacity: not a leaf) is not admitted
     if len(job.tasks) < job.min_member:
         return "no-pods"
     if phase == "Pending":
@@ -333,6 +375,8 @@ def _verdict(
     if state == "never":
         return f"can never run here: {facts.never}"
     if state == "invalid":
+        if job.held is not None:
+            return f"cannot be scheduled: {job.held[1]} ({job.held[0]})"
         invalid = facts.invalid
         assert invalid is not None
         return f"cannot be scheduled: {invalid.message} ({invalid.reason})"
@@ -346,6 +390,8 @@ def _verdict(
         return f"the cycle places it now: {facts.placed} pod(s) bound or pipelined"
     if state == "running":
         return "minMember is met; remaining members are placed as room appears" if job.tasks else "nothing is waiting"
+    if queue.limit:
+        return f"waits for queue quota: {queue.limit}"
     if fit >= needed:
         if queue.overused:
             return f"waits for resources: the tasks fit, but queue {queue.name} is at its deserved share"

@@ -18,7 +18,8 @@ quantity strings (``{"cpu": "40", "memory": "68719476736"}``), absent fields are
      "fit": {"nodes_total": int, "tasks": int, "needed": int, "nodes": [{"node": str, "tasks": int}],
              "free_up": Q},
      "queue": {"name": str, "exists": bool, "state": str, "weight": int, "deserved": Q,
-               "allocated": Q, "share": float, "overused": bool},
+               "allocated": Q, "share": float, "overused": bool,
+               "levels": [{"name": str, "allocated": Q, "deserved": Q}], "limit": str | null},
      "enqueue": null | {"admitted": bool, "refused_by": str | null, "reason": str,
                         "min_resources": Q | null, "idle": Q, "reserved": Q,
                         "reservers": [{"podgroup": str, "resources": Q}], "shortfall": Q,
@@ -91,6 +92,8 @@ def to_json(exp: explain.Explanation) -> dict[str, Any]:
             "allocated": _q(q.allocated),
             "share": q.share,
             "overused": q.overused,
+            "levels": [{"name": n, "allocated": _q(a), "deserved": _q(d)} for n, a, d in q.levels],
+            "limit": q.limit,
         },
         "enqueue": None
         if e is None
@@ -142,6 +145,12 @@ def render(exp: explain.Explanation) -> str:
         f"queue {q.name} ({q.state}, weight {q.weight}): deserved {q.deserved.human()}; holds {q.allocated.human()}; "
         f"share {q.share:.2f}{' (overused)' if q.overused else ''}",
     ]
+    if len(q.levels) > 1:
+        lines.append(
+            "  queue tree: " + " > ".join(f"{n} (holds {a.human()}; deserves {d.human()})" for n, a, d in q.levels)
+        )
+    if q.limit:
+        lines.append(f"  held back: {q.limit}")
     e = exp.enqueue
     if e is not None and exp.state in ("not-admitted", "no-pods") and e.refused_by not in (None, "never"):
         minimum = e.min_resources.human() if e.min_resources is not None else "none"

@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 from bridge import crdgen
-from bridge.models import podgroup, queue
+from bridge.models import command, podgroup, queue
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -98,3 +98,14 @@ def test_check_reports_a_stale_file(tmp_path: pathlib.Path) -> None:
     assert crdgen.check(tmp_path) == []
     (tmp_path / "scheduling.volcano.sh_queues.yaml").write_text("stale")
     assert crdgen.check(tmp_path) == ["scheduling.volcano.sh_queues.yaml"]
+
+
+def test_command_has_volcanos_top_level_fields_and_no_spec_or_status() -> None:
+    doc = crdgen.manifest(command.CRD)
+    assert doc["metadata"]["name"] == "commands.bus.volcano.sh" and doc["spec"]["scope"] == "Namespaced"
+    schema = doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
+    assert set(schema) == {"apiVersion", "kind", "metadata", "action", "target", "reason", "message"}
+    target = schema["target"]
+    assert set(target["properties"]) == {"apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"}
+    assert target["required"] == ["apiVersion", "kind", "name", "uid"]
+    assert target["x-kubernetes-map-type"] == "atomic"

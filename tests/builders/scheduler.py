@@ -156,8 +156,12 @@ def queue(
     deserved: Mapping[str, str] | None = None,
     reclaimable: bool | None = None,
     state: str | None = None,
+    parent: str | None = None,
+    annotations: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {"weight": weight}
+    if parent is not None:
+        spec["parent"] = parent
     if capability is not None:
         spec["capability"] = dict(capability)
     if guarantee is not None:
@@ -169,7 +173,7 @@ def queue(
     return {
         "apiVersion": "scheduling.volcano.sh/v1beta1",
         "kind": "Queue",
-        "metadata": {"name": name, "creationTimestamp": T0},
+        "metadata": {"name": name, "creationTimestamp": T0, "annotations": dict(annotations or {})},
         "spec": spec,
         "status": {"state": state} if state else {},
     }
@@ -180,8 +184,9 @@ def priority_class(name: str, value: int) -> dict[str, Any]:
 
 
 def mixed_workload(seed: int) -> dict[str, Any]:
-    """A seeded mixed workload: node sizes, taints, cordons, selectors, anti-affinity, BestEffort
-    and releasing pods, running gangs, queue capabilities and weights, priorities."""
+    """A seeded mixed workload: node sizes, taints, cordons, selectors, anti-affinity, zone spread,
+    preferred affinity, BestEffort and releasing pods, running gangs, queue capabilities and
+    weights, priorities."""
     r = random.Random(seed)
     count = r.randint(1, 25)
     nodes = [
@@ -231,6 +236,13 @@ def mixed_workload(seed: int) -> dict[str, Any]:
             elif x < 0.2:
                 term = {"labelSelector": {"matchLabels": {"app": f"g{g}"}}, "topologyKey": "kubernetes.io/hostname"}
                 spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}
+            elif x < 0.23:
+                rule = {"maxSkew": 1, "topologyKey": "zone", "labelSelector": {"matchLabels": {"app": f"g{g}"}}}
+                spec["topologySpreadConstraints"] = [rule]
+            elif x < 0.25:
+                term = {"labelSelector": {"matchLabels": {"app": f"g{g}"}}, "topologyKey": "zone"}
+                preferred = [{"weight": 50, "podAffinityTerm": term}]
+                spec["affinity"] = {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": preferred}}
             member = pod(
                 f"g{g}-p{k}",
                 group=f"g{g}",

@@ -13,7 +13,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def seed(name: str, **status: Any) -> dict[str, Any]:
-    body = yaml.safe_load((ROOT / "examples" / name).read_text())
+    body = next(d for d in yaml.safe_load_all((ROOT / "examples" / name).read_text()) if d)
     body["metadata"].update(namespace="team-a", uid="u-1")
     job = spec.defaulted(body)
     if status:
@@ -31,7 +31,7 @@ def tf(**status: Any) -> dict[str, Any]:
 
 def pod(job: dict[str, Any], task: str, index: int, phase: str = "Running", **extra: Any) -> dict[str, Any]:
     """An observed pod of ``job``; ``version`` and ``deleting`` tweak its annotations and metadata,
-    ``exit_code`` and ``restarts`` its container's status."""
+    ``exit_code``, ``restarts`` and ``ready`` its container's status."""
     name = job["metadata"]["name"]
     meta: dict[str, Any] = {
         "name": f"{name}-{task}-{index}",
@@ -46,4 +46,11 @@ def pod(job: dict[str, Any], task: str, index: int, phase: str = "Running", **ex
         status["containerStatuses"] = [{"name": "c", "state": {"terminated": {"exitCode": extra["exit_code"]}}}]
     if "restarts" in extra:
         status["containerStatuses"] = [{"name": "c", "restartCount": extra["restarts"], "state": {"running": {}}}]
+    if "ready" in extra:
+        status["containerStatuses"] = [{"name": "c", "ready": extra["ready"], "state": {"running": {}}}]
     return {"metadata": meta, "status": status}
+
+
+def depends_mpi(**status: Any) -> dict[str, Any]:
+    """Volcano's task-start-dependency MPI example: 1 mpimaster dependsOn 10 mpiworker, minAvailable 3."""
+    return seed("volcano/depends-on-mpi.yaml", **status)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from bridge import defaults
 from bridge.adapters import registry
 from tests.support import helmchart, kubeschemas
 from vbridge import chartgen
@@ -100,8 +101,8 @@ def test_kubeconform_schemas_are_strict(
     deployment["spec"]["template"]["spec"]["containers"][0]["runAsNonRoot"] = True  # belongs in securityContext
     service = copy.deepcopy(rendered.one("Service", "vb-webhook"))
     service["spec"]["ports"][0]["port"] = "443"
-    queue = copy.deepcopy(rendered.one("Queue", "default"))
-    queue["spec"]["weigth"] = 1
+    [queue] = [q for q in defaults.default_queue_objects() if q["metadata"]["name"] == defaults.DEFAULT_QUEUE]
+    queue["spec"]["weigth"] = 1  # a Queue as a user applies it beside the chart
     for broken in (deployment, service, queue):
         manifest = tmp_path / f"{broken['kind']}.yaml"
         manifest.write_text(yaml.safe_dump(broken))
@@ -137,7 +138,11 @@ def test_the_apiserver_accepts_each_combination(
     hooks = rendered.one("MutatingWebhookConfiguration", "vb")["webhooks"]
     assert [h["clientConfig"]["service"]["path"] for h in hooks] == [a.registration.path for a in registry.ADAPTERS]
     assert all(h["clientConfig"]["service"]["name"] == "vb-webhook" for h in hooks)
-    assert all(helmchart.NAMESPACE in h["namespaceSelector"]["matchExpressions"][0]["values"] for h in hooks)
+    for hook in hooks:  # namespaced kinds skip the release's namespace; a cluster-scoped one has no namespace
+        if hook["rules"][0]["scope"] == "Namespaced":
+            assert helmchart.NAMESPACE in hook["namespaceSelector"]["matchExpressions"][0]["values"]
+        else:
+            assert "namespaceSelector" not in hook
     _namespace(kubectl, helmchart.NAMESPACE)
     docs = [d for d in rendered.docs if d["kind"] not in CERT_MANAGER_KINDS]
     out = _apply_dry_run(kubectl, docs, tmp_path, helmchart.NAMESPACE)

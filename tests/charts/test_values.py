@@ -16,7 +16,12 @@ from tests.support import helmchart
 COMBOS = sorted(helmchart.COMBOS)
 VALUES = yaml.safe_load((helmchart.CHART / "values.yaml").read_text())
 README = (helmchart.CHART.parent / "README.md").read_text()
-VOLCANO_CRDS = {"podgroups.scheduling.volcano.sh", "queues.scheduling.volcano.sh", "jobs.batch.volcano.sh"}
+VOLCANO_CRDS = {
+    "podgroups.scheduling.volcano.sh",
+    "queues.scheduling.volcano.sh",
+    "jobs.batch.volcano.sh",
+    "commands.bus.volcano.sh",
+}
 COMPONENTS = ("webhook", "controllers", "scheduler")
 
 
@@ -52,9 +57,7 @@ def test_standalone_renders_three_components_and_the_volcano_crds(helm: pathlib.
     crds = rendered.all("CustomResourceDefinition")
     assert {c["metadata"]["name"] for c in crds} == VOLCANO_CRDS
     assert all(c["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep" for c in crds)
-    queue = rendered.one("Queue", defaults.DEFAULT_QUEUE)
-    assert queue["spec"] == defaults.DEFAULT_QUEUES[defaults.DEFAULT_QUEUE]
-    assert queue["metadata"]["annotations"]["helm.sh/resource-policy"] == "keep"
+    assert rendered.all("Queue") == []  # the scheduler makes the default Queues: one owner
     assert "--no-vcjobs" not in _args(rendered, "controllers")
     assert {s["metadata"]["name"] for s in rendered.all("Service")} == {"vb-webhook", "vb-scheduler-metrics"}
 
@@ -67,7 +70,8 @@ def test_external_volcano_renders_no_scheduler_no_crds_and_no_vcjobs(helm: pathl
     assert "--no-vcjobs" in _args(rendered, "controllers")
     assert f"--scheduler-name={defaults.SCHEDULER_NAME}" in _args(rendered, "webhook")
     rules = rendered.one("ClusterRole", "vb-controllers")["rules"]
-    assert not any("batch.volcano.sh" in r["apiGroups"] or "secrets" in r["resources"] for r in rules)
+    assert not any({"batch.volcano.sh", "bus.volcano.sh"} & set(r["apiGroups"]) for r in rules)
+    assert not any({"secrets", "queues/status"} & set(r["resources"]) for r in rules)
     # secrets only in the release namespace: the certificate Secret by name, and create (no name possible)
     assert [r["verbs"] for r in _role(rendered) if "resourceNames" not in r] == [["create"]]
 
@@ -117,18 +121,24 @@ def _grants(rendered: helmchart.Rendered, component: str) -> set[tuple[str, str,
 def test_least_privilege_per_component(helm: pathlib.Path, ca_file: pathlib.Path) -> None:
     rendered = helmchart.render(helm, "defaults", ca_file)
     webhook, controllers, scheduler = (_grants(rendered, c) for c in COMPONENTS)
-    assert {v for _, _, v in webhook} == {"get", "list", "watch"}
+    assert {v for _, _, v in webhook} == {"list", "watch"}  # what admission decides with, from its caches
     assert ("", "pods/binding", "create") in scheduler
     assert not any(res == "pods/binding" for _, res, _ in webhook | controllers)
     assert not any(res == "secrets" for _, res, _ in webhook | scheduler)
     assert any(res == "secrets" for _, res, _ in controllers)
     assert ("coordination.k8s.io", "leases", "update") in controllers & scheduler
+    # vcctl's Commands: the controllers carry them out and delete them; they never make one.
+    assert {v for g, res, v in controllers if res == "commands"} == {
+        "list",
+        "watch",
+        "delete",
+    }  # watched, not read one by one
     cluster_wide = [r for c in COMPONENTS for r in rendered.one("ClusterRole", f"vb-{c}")["rules"]]
     assert not any("leases" in r["resources"] for r in cluster_wide)  # a Role: the release namespace only
     for grants in (webhook, controllers, scheduler):
         assert not any(v in ("*", "escalate", "bind", "impersonate") or res == "*" for _, res, v in grants)
         events = {v for _, res, v in grants if res == "events"}
-        assert events in (set(), {"create", "patch"})
+        assert events in (set(), {"create"})  # bridge/k8s/events.py only creates
 
 
 def test_self_mode_scopes_the_cert_secret_and_webhook_configuration_by_name(
@@ -230,6 +240,16 @@ def test_the_interface_flags_are_rendered(helm: pathlib.Path, ca_file: pathlib.P
     scheduler = _args(rendered, "scheduler")
     assert {"--metrics-host=0.0.0.0", "--metrics-port=8080", "--conf=/conf/volcano-scheduler.conf"} <= set(scheduler)
     assert not any(re.match(r"--kubeconfig", a) for c in COMPONENTS for a in _args(rendered, c))
+
+
+def test_the_scheduler_period_takes_a_set_flag(helm: pathlib.Path, ca_file: pathlib.Path) -> None:
+    # `--set` hands helm "0.5" as a string; `--set-json` and values files a number: both render.
+    for flag in ("--set", "--set-json"):
+        rendered = helmchart.render(helm, "defaults", ca_file, flag, "scheduler.period=0.5")
+        assert "--period=0.5" in _args(rendered, "scheduler")
+    for bad in ("abc", "0", "-1", "1e400x"):
+        proc = helmchart.run_template(helm, ["--set", f"scheduler.period={bad}"])
+        assert proc.returncode != 0 and "period" in proc.stderr, (bad, proc.stderr)
 
 
 def test_user_roles_aggregate_into_view_and_edit(helm: pathlib.Path, ca_file: pathlib.Path) -> None:

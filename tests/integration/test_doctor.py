@@ -66,7 +66,7 @@ def test_fresh_lease_unsupported_plugins_volcano_and_operator_flags(
             spec=k8s.V1LeaseSpec(holder_identity="sched-0_1", lease_duration_seconds=15, renew_time=now),
         ),
     )
-    conf = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: drf\n'
+    conf = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n  - name: drf\n  - name: sla\n'
     k8s.CoreV1Api(api_client).create_namespaced_config_map(
         namespace,
         k8s.V1ConfigMap(
@@ -94,8 +94,8 @@ def test_fresh_lease_unsupported_plugins_volcano_and_operator_flags(
 
     apps.delete_namespaced_deployment("vc-scheduler", namespace)
     _, checks = doctor(control_plane, namespace, capsys)
-    assert checks["scheduler-conf"]["verdict"] == "WARN"
-    assert "plugins not implemented, ignored: drf" in checks["scheduler-conf"]["message"]
+    assert checks["scheduler-conf"]["verdict"] == "FAIL"
+    assert "Volcano plugin(s) sla not implemented" in checks["scheduler-conf"]["message"]
 
 
 def _deployment(name: str, labels: dict[str, str], args: list[str]) -> k8s.V1Deployment:

@@ -9,70 +9,26 @@ carry no simulator annotations and must not be changed.
 
 from __future__ import annotations
 
-import datetime
 import pathlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import yaml
 from kubernetes import client as k8s
 
-from scheduler import configure
-from tests.support import apiserver, bridgethread, schedthread, simthread
-from vbridge.localcluster import cluster
-from vbridge.nodesim import podstatus
+from tests.support import apiserver, schedthread, vcjobs
 
 pytestmark = pytest.mark.integration
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-VC = ("batch.volcano.sh", "v1alpha1")
-NODES = [f"sim-node-{i}" for i in range(4)]
-
-
-@pytest.fixture(scope="module")
-def scheduler(
-    control_plane: cluster.LocalCluster, sim_nodes: simthread.SimThread, api_client: k8s.ApiClient
-) -> Iterator[schedthread.SchedThread]:
-    for name in NODES:
-        # The TaintNodesByCondition admission plugin taints new nodes not-ready; with the node
-        # lifecycle controller off, nobody lifts it. Do what that controller would.
-        k8s.CoreV1Api(api_client).patch_node(name, {"spec": {"taints": None}})
-    conf = configure.parse("", scheduler_name="volcano")
-    thread = schedthread.SchedThread(control_plane, conf, connections=16, name="vcjob-scheduler").start()
-    try:
-        yield thread
-    finally:
-        thread.stop()
-
-
-@pytest.fixture
-def env(
-    api_client: k8s.ApiClient,
-    bridge: bridgethread.BridgeThread,
-    sim_nodes: simthread.SimThread,
-    scheduler: schedthread.SchedThread,
-    namespace: str,
-) -> tuple[k8s.ApiClient, str, schedthread.SchedThread]:
-    return api_client, namespace, scheduler
+VC = vcjobs.VC
+scheduler = vcjobs.scheduler  # the fixtures
+env = vcjobs.env
+create_job, get_job, phase, finish = vcjobs.create_job, vcjobs.get_job, vcjobs.phase, vcjobs.finish
 
 
 def seed(name: str) -> dict[str, Any]:
     body: dict[str, Any] = yaml.safe_load((ROOT / "examples" / name).read_text())
     return body
-
-
-def create_job(api: k8s.ApiClient, ns: str, body: dict[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = k8s.CustomObjectsApi(api).create_namespaced_custom_object(*VC, ns, "jobs", body)
-    return out
-
-
-def get_job(api: k8s.ApiClient, ns: str, name: str) -> dict[str, Any]:
-    out: dict[str, Any] = k8s.CustomObjectsApi(api).get_namespaced_custom_object(*VC, ns, "jobs", name)
-    return out
-
-
-def phase(api: k8s.ApiClient, ns: str, name: str) -> str:
-    return str(((get_job(api, ns, name).get("status") or {}).get("state") or {}).get("phase", ""))
 
 
 def pods_of(api: k8s.ApiClient, ns: str, job: str) -> dict[str, Any]:
@@ -90,14 +46,6 @@ def _group(api: k8s.ApiClient, ns: str, name: str) -> dict[str, Any] | None:
         if exc.status == 404:
             return None
         raise
-
-
-def finish(api: k8s.ApiClient, ns: str, name: str, code: int = 0) -> None:
-    """Write the status a kubelet writes when the container exits."""
-    core = k8s.CoreV1Api(api)
-    pod = api.sanitize_for_serialization(core.read_namespaced_pod(name, ns))
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    core.patch_namespaced_pod_status(name, ns, podstatus.finished(pod, code=code, now=now))
 
 
 def bound_cycles(sched: schedthread.SchedThread, keys: set[str]) -> list[set[str]]:

@@ -27,22 +27,26 @@ class Facts:
 
 
 def review(
-    obj: Any, *, kind: tuple[str, str, str], namespace: str = "team-a", uid: str = "u-1", operation: str = "CREATE"
+    obj: Any,
+    *,
+    kind: tuple[str, str, str],
+    namespace: str = "team-a",
+    uid: str = "u-1",
+    operation: str = "CREATE",
+    old: Any = None,
 ) -> bytes:
+    """An AdmissionReview of ``obj``; ``old`` (an UPDATE's object as it was) is sent as oldObject."""
     group, version, k = kind
-    return json.dumps(
-        {
-            "apiVersion": "admission.k8s.io/v1",
-            "kind": "AdmissionReview",
-            "request": {
-                "uid": uid,
-                "kind": {"group": group, "version": version, "kind": k},
-                "operation": operation,
-                "namespace": namespace,
-                "object": obj,
-            },
-        }
-    ).encode()
+    request = {
+        "uid": uid,
+        "kind": {"group": group, "version": version, "kind": k},
+        "operation": operation,
+        "namespace": namespace,
+        "object": obj,
+    }
+    if old is not None:
+        request["oldObject"] = old
+    return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}).encode()
 
 
 def answer(raw: bytes, path: str, facts: Any = None) -> dict[str, Any]:

@@ -3,6 +3,7 @@ tests read the cluster (``tests/integration/test_helm_install.py``)."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import pathlib
 import subprocess
@@ -188,6 +189,27 @@ def mpi_job() -> dict[str, Any]:
     assert master["name"] == "mpimaster"
     master["template"].setdefault("metadata", {})["annotations"] = {"sim.vbridge.io/run-seconds": "3"}
     return body
+
+
+def tfjob_pods(tf: dict[str, Any]) -> list[dict[str, Any]]:
+    """The pods of a (stamped) TFJob, as the training-operator makes them from its templates."""
+    name = tf["metadata"]["name"]
+    owner = {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "name": name, "uid": tf["metadata"]["uid"]}
+    out = []
+    for role, spec in tf["spec"]["tfReplicaSpecs"].items():
+        for i in range(spec["replicas"]):
+            template = copy.deepcopy(spec["template"])
+            template["metadata"].update(
+                name=f"{name}-{role.lower()}-{i}",
+                labels={
+                    "training.kubeflow.org/job-name": name,
+                    "training.kubeflow.org/replica-type": role.lower(),
+                    "training.kubeflow.org/replica-index": str(i),
+                },
+                ownerReferences=[{**owner, "controller": True, "blockOwnerDeletion": True}],
+            )
+            out.append(template)
+    return out
 
 
 def leftovers(bed: Bed) -> dict[str, list[str]]:

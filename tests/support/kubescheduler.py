@@ -14,17 +14,22 @@ from vbridge.localcluster import binaries, cluster, processes
 __all__ = ["start"]
 
 
-def start(lc: cluster.LocalCluster, bins: binaries.Binaries) -> processes.Process:
+def start(
+    lc: cluster.LocalCluster, bins: binaries.Binaries, *, scheduler_name: str = "default-scheduler"
+) -> processes.Process:
+    """kube-scheduler as ``scheduler_name``; with the cluster's native gangs on, with their gate too."""
     conf = {
         "apiVersion": "kubescheduler.config.k8s.io/v1",
         "kind": "KubeSchedulerConfiguration",
         "clientConnection": {"kubeconfig": str(lc.kubeconfig), "qps": 50, "burst": 100},
         "leaderElection": {"leaderElect": False},
-        "profiles": [{"schedulerName": "default-scheduler"}],
+        "profiles": [{"schedulerName": scheduler_name}],
     }
     path = lc.workdir / "kube-scheduler.yaml"
     path.write_text(yaml.safe_dump(conf))
     argv = [str(bins.path("kube-scheduler")), f"--config={path}", "--secure-port=0", "-v=1"]
+    if lc.native_gangs:
+        argv.append(cluster.NATIVE_GATES)
     proc = processes.Process("kube-scheduler", argv, log=lc.workdir / "logs" / "kube-scheduler.log")
     proc.start()
     return proc

@@ -46,21 +46,24 @@ def pods(
     priority_class: str | None = None,
     labels: dict[str, str] | None = None,
     prefix: str | None = None,
+    spec: dict[str, Any] | None = None,
 ) -> list[str]:
-    """Create ``count`` pods ``<prefix or group>-<i>`` in PodGroup ``group``; their names."""
+    """Create ``count`` pods ``<prefix or group>-<i>`` in PodGroup ``group``; their names. ``spec``
+    adds fields to each pod's spec (affinity, topologySpreadConstraints, ...)."""
     names = []
     for i in range(count):
         name = f"{prefix or group}-{i}"
         annotations = {apiserver.GROUP_NAME: group}
         if run_seconds is not None:
             annotations["sim.vbridge.io/run-seconds"] = str(run_seconds)
-        spec: dict[str, Any] = {
+        body_spec: dict[str, Any] = {
             "schedulerName": scheduler,
             "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}],
+            **(spec or {}),
         }
         if priority_class:
-            spec["priorityClassName"] = priority_class
-        body = {"metadata": {"name": name, "annotations": annotations, "labels": labels or {}}, "spec": spec}
+            body_spec["priorityClassName"] = priority_class
+        body = {"metadata": {"name": name, "annotations": annotations, "labels": labels or {}}, "spec": body_spec}
         k8s.CoreV1Api(api).create_namespaced_pod(ns, body)
         names.append(name)
     return names

@@ -66,8 +66,8 @@ def test_queue_denial_is_403_naming_the_queues_to_use() -> None:
 def test_unknown_versions_and_operations_are_allowed() -> None:
     old = answer(review({"metadata": {"name": "x"}}, kind=("kubeflow.org", "v1alpha1", "TFJob")), TF_PATH)
     assert old["allowed"] and "does not handle kubeflow.org/v1alpha1 TFJob" in old["warnings"][0]
-    update = answer(review(kf.tfjob("x", Worker=kf.replica(-1)), kind=TF, operation="UPDATE"), TF_PATH)
-    assert update == {"uid": "u-1", "allowed": True}
+    delete = answer(review(kf.tfjob("x", Worker=kf.replica(-1)), kind=TF, operation="DELETE"), TF_PATH)
+    assert delete == {"uid": "u-1", "allowed": True}
 
 
 def test_an_unknown_path_is_an_error_never_an_allow() -> None:
@@ -119,6 +119,9 @@ class Broken:
 
     def finished(self, obj: Any) -> bool:
         return False
+
+    def queue_of(self, obj: Any, ctx: base.Context) -> str | None:
+        return None
 
 
 def _by_path(path: str) -> base.Adapter:

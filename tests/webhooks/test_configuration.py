@@ -30,7 +30,7 @@ def test_one_webhook_per_adapter_routed_to_its_path() -> None:
         {
             "apiGroups": ["kubeflow.org"],
             "apiVersions": ["v1"],
-            "operations": ["CREATE"],
+            "operations": ["CREATE", "UPDATE"],
             "resources": ["tfjobs"],
             "scope": "Namespaced",
         }
@@ -43,18 +43,24 @@ def test_failure_policies_come_from_the_registry_and_pods_never_block() -> None:
     for adapter in registry.ADAPTERS:
         reg = adapter.registration
         assert by_name[configuration.webhook_name(reg)]["failurePolicy"] == reg.failure_policy
-    pods = [h for h in by_name.values() if h["rules"][0]["resources"] == ["pods"]]
-    assert pods and {h["failurePolicy"] for h in pods} == {"Ignore"}
-    jobs = [h for h in by_name.values() if h["rules"][0]["resources"] != ["pods"]]
-    assert {h["failurePolicy"] for h in jobs} == {"Fail"}
+    # Pods, and the PodGroups and Queues the scheduler judges again, never block on a bridge outage.
+    never_block = {"pods", "podgroups", "queues"}
+    pods = [h for h in by_name.values() if h["rules"][0]["resources"][0] in never_block]
+    assert len(pods) == 4 and {h["failurePolicy"] for h in pods} == {"Ignore"}
+    jobs = [h for h in by_name.values() if h["rules"][0]["resources"][0] not in never_block]
+    assert jobs and {h["failurePolicy"] for h in jobs} == {"Fail"}
 
 
 def test_excluded_namespaces_are_left_out_sorted_and_once() -> None:
     body = build(exclude_namespaces=("volcano-bridge", "kube-system", "volcano-bridge"))
-    for hook in body["webhooks"]:
+    namespaced = [h for h in body["webhooks"] if h["rules"][0]["scope"] == "Namespaced"]
+    assert len(namespaced) == len(body["webhooks"]) - 1
+    for hook in namespaced:
         assert hook["namespaceSelector"]["matchExpressions"] == [
             {"key": "kubernetes.io/metadata.name", "operator": "NotIn", "values": ["kube-system", "volcano-bridge"]}
         ]
+    (queues,) = [h for h in body["webhooks"] if h["rules"][0]["scope"] == "Cluster"]
+    assert queues["rules"][0]["resources"] == ["queues"] and "namespaceSelector" not in queues
 
 
 def test_pod_webhooks_select_their_labels_and_skip_grouped_pods() -> None:
@@ -79,7 +85,20 @@ def test_match_conditions_skip_mirror_pods_and_done_pods_with_the_scheduler_name
     assert "kubernetes.io/config.mirror" in spark["not-a-mirror-pod"]
     assert "object.spec.schedulerName == 'gang'" in spark["not-done-already"] and "{scheduler}" not in str(spark)
     assert spark["not-done-already"].startswith("!(")
-    assert "matchConditions" not in by_name["tfjob.kubeflow.org.vbridge.io"]
+    assert [c["name"] for c in by_name["tfjob.kubeflow.org.vbridge.io"]["matchConditions"]] == ["changed-on-update"]
+
+
+def test_updates_are_sent_only_when_the_spec_or_the_annotations_change() -> None:
+    """The scheduler writes a PodGroup's status on the object: those writes must not reach us."""
+    by_name = hooks(build())
+    for adapter in registry.ADAPTERS:
+        reg = adapter.registration
+        names = [c["name"] for c in by_name[configuration.webhook_name(reg)].get("matchConditions", [])]
+        assert ("changed-on-update" in names) == ("UPDATE" in reg.operations), reg.name
+    (changed,) = by_name["podgroup.scheduling.volcano.sh.vbridge.io"]["matchConditions"]
+    assert changed["expression"].startswith("request.operation != 'UPDATE' || ")
+    assert "object.spec != oldObject.spec" in changed["expression"]
+    assert "object.metadata.annotations != oldObject.metadata.annotations" in changed["expression"]
 
 
 def test_a_service_reference_for_the_chart_and_one_of_url_or_service_required() -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import uvloop
 
 from bridge import defaults, errors
-from bridge.k8s import client, kubeconfigs
+from bridge.k8s import client, kubeconfigs, owners
 from vbridge import runtime
 from vbridge.commands import connecting, leasing
 from vbridge.controllers import certs
@@ -75,10 +75,11 @@ def namespaces(args: argparse.Namespace) -> tuple[str, str]:
     return args.lease_namespace or here, args.webhook_namespace or here
 
 
-def build(api: client.Client, args: argparse.Namespace) -> runtime.Controllers:
-    """The composition ``args`` ask for (nothing runs yet)."""
+def build(api: client.Client, args: argparse.Namespace, owner: owners.Owner | None = None) -> runtime.Controllers:
+    """The composition ``args`` ask for (nothing runs yet); what it makes at run time (its Lease,
+    the certificate Secret) is owned by ``owner``, the ServiceAccount it runs as."""
     _, webhook_ns = namespaces(args)
-    elector = leasing.elector(api, args, name=args.lease_name)
+    elector = leasing.elector(api, args, name=args.lease_name, owner=owner)
     manager = None
     if args.manage_certs:
         missing = [f for f in ("cert_secret", "webhook_config", "webhook_service") if not getattr(args, f)]
@@ -97,6 +98,7 @@ def build(api: client.Client, args: argparse.Namespace) -> runtime.Controllers:
             serving_validity=args.cert_validity,
             serving_renew_before=args.cert_validity / 3,
             period=args.cert_check_period,
+            owner=owner.reference(webhook_ns) if owner else None,
         )
     return runtime.Controllers(
         api,
@@ -125,7 +127,7 @@ async def _run(conn: kubeconfigs.Connection, args: argparse.Namespace) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     async with client.Client(conn, connections=32) as api:
-        task = asyncio.create_task(build(api, args).run())
+        task = asyncio.create_task(build(api, args, owners.from_token(conn.token)).run())
         await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -373,11 +373,4 @@ def scheduler_conf(configmap: Mapping[str, Any] | None, *, where: str, expected:
     except errors.ConfigError as exc:
         return Check("scheduler-conf", FAIL, f"{where}: {exc}", "fix scheduler.conf in the values")
     plugins = sum(len(t) for t in conf.tiers)
-    if conf.unsupported:
-        return Check(
-            "scheduler-conf",
-            WARN,
-            f"{where}: plugins not implemented, ignored: {', '.join(conf.unsupported)}",
-            "drop them from the conf, or expect Volcano's behaviour without them",
-        )
     return Check("scheduler-conf", OK, f"{where}: actions {', '.join(conf.actions)}; {plugins} plugins")

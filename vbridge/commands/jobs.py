@@ -1,10 +1,12 @@
 """``vbridge job`` and ``vbridge queue``: vcctl's verbs for Volcano Jobs and Queues.
 
 ``job suspend``/``job resume`` set the annotation ``vbridge.io/job-command`` to ``AbortJob`` /
-``ResumeJob``; the Job controller carries the command out and removes the annotation (vcctl
-creates a ``bus.volcano.sh`` Command object instead; an annotation needs no extra CRD and is
-as visible). ``queue open``/``queue close`` write the queue's ``status.state``, which admission
-reads: a Closed queue takes no new jobs.
+``ResumeJob``; the Job controller carries the command out and removes the annotation (vcctl's
+``bus.volcano.sh`` Commands are turned into the same annotation). ``queue open``/``queue close``
+write the queue's ``status.state`` as a Command would (``controllers.commands.operate_queue``): a
+queue closed with PodGroups left is ``Closing`` until they are gone. Admission reads it: only an
+Open queue takes new jobs. ``queue list`` adds the queue tree, when there is one,
+with each level's allocated and deserved (``queuetree``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 from bridge import defaults
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, paths
-from vbridge.commands import connecting
+from vbridge.commands import connecting, queuetree
+from vbridge.controllers import commands as queue_commands
 
 __all__ = ["add_parsers", "job_rows", "queue_rows", "table"]
 
@@ -128,7 +131,11 @@ def cmd_queue(args: argparse.Namespace) -> int:
         base = paths.resource(QUEUES, "queues")
         if args.verb == "list":
             items = (await api.request("GET", base)).get("items", [])
-            return table(["NAME", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING"], queue_rows(items))
+            flat = table(["NAME", "WEIGHT", "STATE", "PENDING", "INQUEUE", "RUNNING"], queue_rows(items))
+            if not queuetree.is_tree(items):
+                return flat
+            nodes = (await api.request("GET", paths.resource("v1", "nodes"))).get("items", [])
+            return f"{flat}\n\n{queuetree.render(items, nodes)}"
         if args.verb == "create":
             spec: dict[str, Any] = {"weight": args.weight, "reclaimable": True}
             body = {"apiVersion": QUEUES, "kind": "Queue", "metadata": {"name": args.name}, "spec": spec}
@@ -137,10 +144,7 @@ def cmd_queue(args: argparse.Namespace) -> int:
                 "PATCH", f"{base}/{args.name}/status", body={"status": {"state": "Open"}}, content_type=client.MERGE
             )
             return f"queue {args.name} created"
-        state = "Open" if args.verb == "open" else "Closed"
-        await api.request(
-            "PATCH", f"{base}/{args.name}/status", body={"status": {"state": state}}, content_type=client.MERGE
-        )
+        state = await queue_commands.operate_queue(api, args.name, "OpenQueue" if args.verb == "open" else "CloseQueue")
         return f"queue {args.name} is {state}"
 
     return _run(args, work)

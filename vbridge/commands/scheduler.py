@@ -20,7 +20,7 @@ from typing import Any
 import uvloop
 
 from bridge import defaults, errors
-from bridge.k8s import client, kubeconfigs
+from bridge.k8s import client, kubeconfigs, owners
 from scheduler import configure
 from scheduler.framework import config
 from scheduler.io import loop
@@ -69,8 +69,6 @@ def main(args: argparse.Namespace) -> int:
         format="%(relativeCreated)7.0fms %(levelname)s %(name)s: %(message)s",
     )
     conf = load_config(args.conf, args.scheduler_name)
-    if conf.unsupported:
-        logging.getLogger(__name__).warning("plugins not implemented, ignored: %s", ", ".join(conf.unsupported))
     # The heap is mostly the cache's API objects: long-lived, frozen out of the collector once
     # listed (``loop.Scheduler``). Rarer young collections and full ones only after 100 of the
     # middle generation: at the defaults, binding 5,000 pods spent ~0.4 s in full collections.
@@ -83,7 +81,8 @@ async def _run(args: argparse.Namespace, conf: config.SchedulerConfig, conn: kub
     # Watches and lists on one client; binds and status writes on another, with a connection for
     # each bind the binder keeps in flight (64), so long watches never hold a bind back.
     async with client.Client(conn, connections=16) as api, client.Client(conn, connections=64) as writer:
-        elector = leasing.elector(api, args, name=args.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX)
+        lease_name = args.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX
+        elector = leasing.elector(api, args, name=lease_name, owner=owners.from_token(conn.token))
         sched = loop.Scheduler(
             api,
             conf,

@@ -15,7 +15,10 @@ Contract: a reconciler holds the I/O only. What to write is decided by pure code
 - ``vcjobs``: Volcano Jobs (``batch.volcano.sh/v1alpha1``): PodGroup, pods once the group left
   Pending, the svc/ssh/env plugins and the lifecycle policies (pure core in
   ``bridge.adapters.vcjob``);
+- ``commands``: vcctl's ``bus.volcano.sh`` Commands (job suspend/resume through the same
+  annotation as ``vbridge job``, queue open/close with ``Closing`` until drained; pure part in
+  ``bridge.bus``), deleted before they are carried out;
 - ``podgroup_io``: create or correct one PodGroup, shared by the reconcilers.
 """
 
-__all__ = ["jobs", "podgroup_io", "spark", "templates", "vcjobs", "wiring"]
+__all__ = ["commands", "jobs", "podgroup_io", "spark", "templates", "vcjobs", "wiring"]

@@ -14,7 +14,9 @@ bundle's certificate that matches it). Each round (:meth:`Manager.reconcile`):
    or due (less than ``serving_renew_before`` left, wrong SANs, or signed by a CA other than the
    current one: only once the webhooks already trusted the current CA before this round, so
    the apiserver never meets a certificate it does not trust yet);
-4. the Secret is written (created, or patched by diff with a ``resourceVersion`` test).
+4. the Secret is written (created, or patched by diff with a ``resourceVersion`` test), owned
+   by ``owner`` when given (the controllers' ServiceAccount, :mod:`bridge.k8s.owners`), so the
+   garbage collector removes it with the release.
 
 The old CA stays in the bundle until it expires, so the webhook servers may take their time
 (a kubelet refreshes mounted Secrets within a minute or so) to present the new certificate.
@@ -31,7 +33,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge import certs, defaults, errors, patching
-from bridge.k8s import client, paths
+from bridge.k8s import client, owners, paths
 
 __all__ = ["Manager", "Round"]
 
@@ -77,6 +79,7 @@ class Manager:
     serving_renew_before: datetime.timedelta = defaults.SERVING_RENEW_BEFORE
     period: float = defaults.CERT_CHECK_SECONDS
     clock: Callable[[], datetime.datetime] = _utcnow
+    owner: dict[str, Any] | None = None  # an ownerReference for the Secret
     rounds: list[Round] = dataclasses.field(default_factory=list)
 
     @property
@@ -163,13 +166,14 @@ class Manager:
             body = {
                 "apiVersion": "v1",
                 "kind": "Secret",
-                "metadata": {"name": self.secret, "namespace": self.namespace},
+                "metadata": owners.adopt({"name": self.secret, "namespace": self.namespace}, self.owner),
                 "type": "kubernetes.io/tls",
                 "data": data,
             }
             await self.api.request("POST", paths.resource("v1", "secrets", namespace=self.namespace), body=body)
             return
-        ops = patching.diff(secret, {**secret, "data": {**(secret.get("data") or {}), **data}})
+        metadata = owners.adopt(secret["metadata"], self.owner)
+        ops = patching.diff(secret, {**secret, "metadata": metadata, "data": {**(secret.get("data") or {}), **data}})
         if ops:
             await self.api.request("PATCH", path, body=_with_version_test(secret, ops), content_type=client.JSON_PATCH)
 

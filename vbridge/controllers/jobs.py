@@ -4,7 +4,10 @@ with ``generic_reconciler`` (SparkApplication, TFJob, PyTorchJob, MPIJob).
 It knows no kind: the adapter says what the group is (``podgroup``) and when the job is over
 (``finished``). The group is made with a controller ownerReference to the job (so it goes when
 the job goes), corrected when an operator made a same-named one (``bridge.podgroups.correction``),
-and deleted when the job finishes, which gives its queue back.
+and deleted when the job finishes, which gives its queue back. It is never made in, or moved
+to, a queue that does not admit the job's namespace (``bridge.queues.refusal``: the webhook skips
+some namespaces, and a namespace's queue annotation may change after admission): a Warning
+Event ``QueueNotAllowed`` on the job says so instead.
 """
 
 from __future__ import annotations
@@ -51,10 +54,10 @@ class JobReconciler:
         meta = obj.get("metadata") or {}
         if meta.get("deletionTimestamp"):
             return  # the garbage collector removes the owned PodGroup
-        # Admission judged the queue; the group of an admitted job is kept whatever became of it.
-        ctx = dataclasses.replace(
-            self.facts.context(meta.get("namespace", ""), scheduler_name=self.scheduler_name), queues=None
-        )
+        # Admission judged the queue; the group of an admitted job is kept whatever became of it,
+        # except that it never goes to a queue that does not admit the namespace (below).
+        facts = self.facts.context(meta.get("namespace", ""), scheduler_name=self.scheduler_name)
+        ctx = dataclasses.replace(facts, queues=None)
         try:
             group = self.adapter.podgroup(obj, ctx)
         except errors.InvalidObjectError as exc:
@@ -73,6 +76,13 @@ class JobReconciler:
             except errors.ApiError as exc:
                 if exc.status != 404:
                     raise
+            return
+        refused = facts.refusal(group["spec"]["queue"])
+        if refused is not None:
+            # A namespace the webhook skips (kube-system, ours), or a namespace annotation changed
+            # since: the group is neither made nor moved there (the scheduler would hold it anyway).
+            message = f"PodGroup {name} not made or moved: {refused}"
+            await events.emit(self.api, obj, reason="QueueNotAllowed", message=message, warning=True)
             return
         group["metadata"]["ownerReferences"] = [podgroups.owner_ref(obj)]
         outcome = await podgroup_io.ensure(self.api, group)

@@ -187,4 +187,9 @@ class SparkReconciler:
         if not driver.executor_may_make(existing):
             return
         ctx = self.facts.context(meta["namespace"], scheduler_name=self.scheduler_name)
-        await podgroup_io.ensure(self.api, driver.executor_podgroup(pod, ctx), fill_only=True)
+        group = driver.executor_podgroup(pod, ctx)
+        refused = ctx.refusal(group["spec"]["queue"])
+        if refused is not None:  # admitted while the webhook was down, or in a namespace it skips
+            await self._stuck(pod, "QueueNotAllowed", f"{refused}; no PodGroup is made for these executors")
+            return
+        await podgroup_io.ensure(self.api, group, fill_only=True)

@@ -13,7 +13,9 @@ previous run, which cannot restart the job again), deletes and creates pods thro
 bounded pool (``vcjob_create``), and records an Event on a phase change.
 
 Pods are created only once the PodGroup has left Pending: the scheduler's enqueue step admits
-the whole gang first (Volcano's delay-pod-creation). Pods that cannot be created are reported
+the whole gang first (Volcano's delay-pod-creation); a task with ``dependsOn`` has its pods
+made by the first sync after the tasks it names run (``bridge.adapters.vcjob.depends``; every
+pod change of the job causes a sync). Pods that cannot be created are reported
 (a Warning ``FailedCreatePod`` Event with the apiserver's message, the reason in
 ``status.state``) and tried again later, longer after a refusal than after a fault. A finished
 job gives its PodGroup back, as the other job kinds do; ``ttlSecondsAfterFinished`` then
@@ -32,7 +34,7 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bridge import defaults, errors, podgroups
+from bridge import bus, defaults, errors, podgroups
 from bridge.adapters.vcjob import creation, lifecycle, names, plugins, podgroup, pods, spec
 from bridge.k8s import client, events, paths, watching
 from vbridge.controllers import podgroup_io, vcjob_cache, vcjob_create
@@ -41,7 +43,8 @@ __all__ = ["COMMANDS", "VcJobController", "merge_patch", "new_keypair"]
 
 log = logging.getLogger(__name__)
 JOBS = names.API_VERSION
-COMMANDS = ("AbortJob", "ResumeJob", "RestartJob", "TerminateJob", "CompleteJob")
+COMMANDS = bus.JOB_ACTIONS
+_PLURALS = {"Service": "services", "ConfigMap": "configmaps", "Secret": "secrets", "NetworkPolicy": "networkpolicies"}
 Obj = dict[str, Any]
 
 
@@ -333,7 +336,7 @@ class VcJobController:
             await events.emit(self.api, job, reason="InvalidJob", message=why, warning=True)
 
     async def _make_owned(self, job: dict[str, Any]) -> None:
-        """The PodGroup, then the plugins' Service, ConfigMap and Secret, all owned by the job."""
+        """The PodGroup, then the plugins' Service, ConfigMap, NetworkPolicy and Secret, all owned by the job."""
         meta = job["metadata"]
         owner = podgroups.owner_ref(job)
         classes = await self.api.request("GET", paths.resource("scheduling.k8s.io/v1", "priorityclasses"))
@@ -360,10 +363,9 @@ class VcJobController:
                 keys = await asyncio.to_thread(new_keypair)  # ~0.1 s of CPU: keep the loop free
         for obj in plugins.objects(job, keys):
             obj["metadata"]["ownerReferences"] = [owner]
-            plural = {"Service": "services", "ConfigMap": "configmaps", "Secret": "secrets"}[obj["kind"]]
-            await _ignore(
-                409, self.api.request("POST", paths.resource("v1", plural, namespace=meta["namespace"]), body=obj)
-            )
+            plural = _PLURALS[obj["kind"]]
+            path = paths.resource(obj["apiVersion"], plural, namespace=meta["namespace"])
+            await _ignore(409, self.api.request("POST", path, body=obj))
 
     async def _finish(self, job: dict[str, Any], now: datetime.datetime, *, group_left: bool) -> None:
         """Give the queue back (delete the PodGroup); delete the job once its TTL has passed."""

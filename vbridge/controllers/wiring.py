@@ -3,8 +3,9 @@ kind families with controllers of their own.
 
 - one ``jobs.JobReconciler`` per adapter registered with ``generic_reconciler``;
 - ``spark.SparkReconciler``: spark-submit drivers and client-mode executors;
-- ``vcjobs.VcJobController``: Volcano Jobs (unless ``vcjobs`` is off: ``controllers --no-vcjobs``,
-  for clusters where Volcano's own controller runs them).
+- ``vcjobs.VcJobController``: Volcano Jobs, and ``commands.CommandController``: vcctl's
+  ``bus.volcano.sh`` Commands on Jobs and Queues (unless ``vcjobs`` is off: ``controllers
+  --no-vcjobs``, for clusters where Volcano's own controllers run them).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Protocol
 from bridge import facts as facts_mod
 from bridge.adapters import base, registry
 from bridge.k8s import client
-from vbridge.controllers import jobs, spark
+from vbridge.controllers import commands, jobs, spark
 from vbridge.controllers import vcjobs as vcjob_controller
 
 __all__ = ["Reconciler", "reconcilers"]
@@ -42,4 +43,5 @@ def reconcilers(
     out.append(spark.SparkReconciler(api, facts, scheduler_name=scheduler_name, templates_by_name=templates_by_name))
     if vcjobs:
         out.append(vcjob_controller.VcJobController(api, scheduler_name=scheduler_name))
+        out.append(commands.CommandController(api))
     return out

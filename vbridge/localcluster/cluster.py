@@ -61,6 +61,11 @@ class Ports:
     etcd: int | None = None
 
 
+# Kubernetes 1.37's gang scheduling is beta and off by default: these turn it on.
+NATIVE_GATES = "--feature-gates=GenericWorkload=true"
+NATIVE_APISERVER_FLAGS = (NATIVE_GATES, "--runtime-config=scheduling.k8s.io/v1beta1=true")
+
+
 class LocalCluster(processes.Started):
     def __init__(
         self,
@@ -71,12 +76,17 @@ class LocalCluster(processes.Started):
         extra_crds: tuple[pathlib.Path, ...] = (),
         start_timeout: float = 60.0,
         endpoint_routing: bool = False,
+        native_gangs: bool = False,
     ) -> None:
         self._own_workdir = workdir is None
         # True: the apiserver reaches webhook (and aggregated API) Services through their
         # endpoints (--enable-aggregator-routing), as pods of a Service need with no kube-proxy
         # here; False keeps the ClusterIP/ExternalName resolution the operators' webhooks use.
         self.endpoint_routing = endpoint_routing
+        # True: Kubernetes' own gang scheduling (the Workload API, scheduling.k8s.io/v1beta1) is
+        # served and its controllers run: the GenericWorkload gate on the apiserver and the
+        # controller manager (and on the kube-scheduler that places such pods, see NATIVE_GATES).
+        self.native_gangs = native_gangs
         self.workdir = workdir or pathlib.Path(tempfile.mkdtemp(prefix="vbridge-cluster-"))
         self.bins = bins
         self.ports = ports
@@ -157,6 +167,7 @@ class LocalCluster(processes.Started):
                 "--enable-priority-and-fairness=false",
                 "--event-ttl=15m",
                 "-v=1",
+                *(NATIVE_APISERVER_FLAGS if self.native_gangs else ()),
             ],
             log=logs / "kube-apiserver.log",
         )
@@ -184,6 +195,7 @@ class LocalCluster(processes.Started):
                 "--kube-api-qps=500",
                 "--kube-api-burst=1000",
                 "-v=1",
+                *((NATIVE_GATES,) if self.native_gangs else ()),
             ],
             log=logs / "kube-controller-manager.log",
         )

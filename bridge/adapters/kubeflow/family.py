@@ -3,7 +3,9 @@
 Rules (training-operator's, without its gang flag): PodGroup named after the job; minMember =
 Σ replicas of the gang roles, or ``runPolicy.schedulingPolicy.minAvailable``; minResources =
 the requests of the first minMember pods, roles ordered by PriorityClass value (then by the
-kind's role order); minTaskMember = how many of those first pods each role contributes. Each
+kind's role order); a ``minAvailable`` above the gang's replicas, or ``minResources`` that are
+malformed or negative, are denied (the gang could never be complete); minTaskMember = how
+many of those first pods each role contributes. Each
 replica template is stamped with schedulerName, ``scheduling.k8s.io/group-name`` and
 ``volcano.sh/task-spec``, so no operator flag is needed, and labelled ``vbridge.io/grouped`` so
 that the pod webhook is not called for its pods. ``admit`` validates and stamps only (the
@@ -17,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from bridge import errors, keys, patching, podgroups, podresources
+from bridge import errors, keys, patching, podgroups, podresources, validation
 from bridge.adapters import base
 
 __all__ = ["KubeflowAdapter", "registration"]
@@ -34,6 +36,7 @@ def registration(name: str, kind: str, plural: str, version: str = "v1") -> base
         plural=plural,
         failure_policy="Fail",
         why=f"an unstamped {kind} would start piecemeal; denying is safer than a silent no-gang",
+        operations=("CREATE", "UPDATE"),
         generic_reconciler=True,
     )
 
@@ -51,6 +54,9 @@ class KubeflowAdapter:
 
     def default_min_member(self, spec: Mapping[str, Any], replicas: Mapping[str, int]) -> int:
         return sum(replicas[r] for r in self.gang_roles(spec, replicas))
+
+    def validate_spec(self, spec: Mapping[str, Any]) -> None:
+        """Raise InvalidObjectError for a kind's own field its operator would refuse (none here)."""
 
     # -- shared logic -----------------------------------------------------------------------------
 
@@ -99,11 +105,20 @@ class KubeflowAdapter:
         if (meta.get("labels") or {}).get(keys.OPT_IN_LABEL) == "disabled":
             return None
         replicas = self._replicas(specs)
-        min_member = self._policy(obj).get("minAvailable", self.default_min_member(spec, replicas))
-        if not isinstance(min_member, int) or min_member < 0:
+        self.validate_spec(spec)
+        policy = self._policy(obj)
+        min_member = policy.get("minAvailable", self.default_min_member(spec, replicas))
+        if not isinstance(min_member, int) or isinstance(min_member, bool) or min_member < 0:
             raise errors.InvalidObjectError(
                 f"schedulingPolicy.minAvailable must be a non-negative integer, got {min_member!r}"
             )
+        gang = sum(replicas[r] for r in self.gang_roles(spec, replicas))
+        if "minAvailable" in policy and min_member > gang:
+            raise errors.InvalidObjectError(
+                f"schedulingPolicy.minAvailable {min_member} is greater than the job's replicas ({gang}): "
+                "the gang could never be complete"
+            )
+        validation.resource_list(policy.get("minResources"), "schedulingPolicy.minResources")
         return specs, replicas, min_member
 
     @staticmethod
@@ -113,6 +128,10 @@ class KubeflowAdapter:
     def _queue(self, obj: Mapping[str, Any], ctx: base.Context) -> str:
         meta = obj.get("metadata") or {}
         return ctx.queue(field=self._policy(obj).get("queue"), annotations=meta.get("annotations"))
+
+    def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
+        meta = obj.get("metadata") or {}
+        return ctx.resolve(field=self._policy(obj).get("queue"), annotations=meta.get("annotations"))
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
         checked = self._validated(obj)

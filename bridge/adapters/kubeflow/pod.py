@@ -46,3 +46,6 @@ class KubeflowPodAdapter:
 
     def finished(self, obj: dict[str, Any]) -> bool:
         return False  # not reconciled (``registration.generic_reconciler`` is False)
+
+    def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
+        return None  # admitted on CREATE only; a pod names its group, not a queue

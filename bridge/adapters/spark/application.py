@@ -18,7 +18,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import errors, keys, podgroups
+from bridge import errors, keys, podgroups, validation
 from bridge.adapters import base
 from bridge.adapters.spark import sizing
 
@@ -39,18 +39,39 @@ def _int(value: Any, what: str) -> int | None:
     return value
 
 
+def _count(value: Any, what: str) -> int | None:
+    out = _int(value, what)
+    if out is not None and out < 0:
+        raise errors.InvalidObjectError(f"{what} must not be negative, got {out}")
+    return out
+
+
+def _executor_counts(spec: Mapping[str, Any]) -> tuple[int | None, bool, int | None, int | None]:
+    """(instances, dynamic, initial, minimum), each checked as Spark checks them: no count is
+    negative, minExecutors is at most maxExecutors, and dynamic allocation allows some executor."""
+    executor = spec.get("executor") or {}
+    dyn = spec.get("dynamicAllocation") or {}
+    instances = _count(executor.get("instances"), "executor.instances")
+    initial = _count(dyn.get("initialExecutors"), "dynamicAllocation.initialExecutors")
+    minimum = _count(dyn.get("minExecutors"), "dynamicAllocation.minExecutors")
+    maximum = _count(dyn.get("maxExecutors"), "dynamicAllocation.maxExecutors")
+    dynamic = bool(dyn.get("enabled"))
+    if minimum is not None and maximum is not None and minimum > maximum:
+        raise errors.InvalidObjectError(
+            f"dynamicAllocation.minExecutors ({minimum}) must be at most dynamicAllocation.maxExecutors ({maximum})"
+        )
+    if dynamic and maximum == 0:
+        raise errors.InvalidObjectError("dynamicAllocation.maxExecutors cannot be 0 with dynamic allocation enabled")
+    return instances, dynamic, initial, minimum
+
+
 def min_resources(spec: Mapping[str, Any]) -> dict[str, str]:
     """Driver + N executors (executors only in client mode) by Spark's rules."""
     conf = {k: str(v) for k, v in (spec.get("sparkConf") or {}).items()}
     non_jvm = str(spec.get("type", "")).lower() in ("python", "r")
     executor = spec.get("executor") or {}
-    dyn = spec.get("dynamicAllocation") or {}
-    count = sizing.executor_count(
-        instances=_int(executor.get("instances"), "executor.instances"),
-        dynamic=bool(dyn.get("enabled")),
-        initial=_int(dyn.get("initialExecutors"), "dynamicAllocation.initialExecutors"),
-        minimum=_int(dyn.get("minExecutors"), "dynamicAllocation.minExecutors"),
-    )
+    instances, dynamic, initial, minimum = _executor_counts(spec)
+    count = sizing.executor_count(instances=instances, dynamic=dynamic, initial=initial, minimum=minimum)
     sizes = [sizing.pod_size(_role(spec, executor, conf, "executor"), non_jvm=non_jvm, what="executor").times(count)]
     if spec.get("mode", "cluster") == "cluster":
         driver = sizing.pod_size(_role(spec, spec.get("driver") or {}, conf, "driver"), non_jvm=non_jvm, what="driver")
@@ -72,6 +93,7 @@ class SparkApplicationAdapter:
         plural="sparkapplications",
         failure_policy="Fail",
         why="a SparkApplication that asked for volcano and is let through unstamped would run without its gang",
+        operations=("CREATE", "UPDATE"),
         generic_reconciler=True,
     )
 
@@ -86,12 +108,24 @@ class SparkApplicationAdapter:
 
     def _resources(self, obj: Mapping[str, Any]) -> dict[str, str]:
         spec = obj.get("spec") or {}
-        return dict((spec.get("batchSchedulerOptions") or {}).get("resources") or min_resources(spec))
+        given = (spec.get("batchSchedulerOptions") or {}).get("resources")
+        if given:
+            _executor_counts(spec)  # the counts Spark will refuse are refused even when sizes are given
+            validation.resource_list(given, "batchSchedulerOptions.resources")
+            return dict(given)
+        return min_resources(spec)
 
     def _queue(self, obj: Mapping[str, Any], ctx: base.Context) -> str:
         meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
         options = spec.get("batchSchedulerOptions") or {}
         return ctx.queue(field=options.get("queue"), annotations=meta.get("annotations"))
+
+    def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
+        if not self._ours(obj, ctx):
+            return None
+        meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
+        options = spec.get("batchSchedulerOptions") or {}
+        return ctx.resolve(field=options.get("queue"), annotations=meta.get("annotations"))
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
         """Stamped, with its queue checked and its sizes validated (the group is the reconciler's)."""

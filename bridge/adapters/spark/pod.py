@@ -7,7 +7,8 @@ spark-operator launched it for an application we stamped.
   VolcanoFeatureStep, or our SparkApplication stamp): the annotation is kept.
 - Not annotated (Spark ≤ 4.1 official images): we do the feature step's work: annotate
   ``<appId>-podgroup``. Executors, including client-mode ones with no driver pod, are grouped by
-  ``spark-app-selector`` under that same name, so they are never left without a group.
+  ``spark-app-selector`` under that same name, so they are never left without a group. Such an
+  executor is denied when the queue its annotation (or namespace) names refuses its namespace.
 - Executors grouped at the source: a driver's arguments get ``--conf`` pairs (right after
   ``driver``, which the Spark image's entrypoint hands to spark-submit) that make Spark annotate
   its executors with the group, put them on our scheduler and label them ``vbridge.io/grouped``.
@@ -28,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import keys, patching
+from bridge import errors, keys, patching
 from bridge.adapters import base
 from bridge.adapters.spark import application
 from bridge.adapters.spark import conf as sparkconf
@@ -83,6 +84,13 @@ class SparkPodAdapter:
         if name is None:
             name = group_name(sparkconf.app_id(obj))
             desired = patching.assoc(desired, ("metadata", "annotations"), {**annotations, keys.GROUP_NAME: name})
+        if role == "executor" and name == group_name(sparkconf.app_id(obj)):
+            # Client mode: the executors' group is ours to make, in the queue their annotation or
+            # namespace names; a queue closed since still takes them, one that refuses the
+            # namespace never does.
+            refused = ctx.refusal(ctx.resolve(field=None, annotations=annotations))
+            if refused is not None:
+                raise errors.QueueError(refused)
         if role == "driver":
             containers = sparkconf.with_driver_confs(
                 desired["spec"].get("containers") or [], _executor_stamps(name, ctx.scheduler_name)
@@ -100,3 +108,6 @@ class SparkPodAdapter:
 
     def finished(self, obj: dict[str, Any]) -> bool:
         return False  # not reconciled as a job (``registration.generic_reconciler`` is False)
+
+    def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
+        return None  # admitted on CREATE only; a pod names its group, not a queue

@@ -13,7 +13,7 @@ from typing import Any
 
 from bridge import errors
 from bridge.adapters import base
-from bridge.adapters.vcjob import lifecycle, podgroup, spec
+from bridge.adapters.vcjob import depends, lifecycle, podgroup, spec
 
 __all__ = ["VolcanoJobAdapter"]
 
@@ -27,6 +27,7 @@ class VolcanoJobAdapter:
         plural="jobs",
         failure_policy="Fail",
         why="an unchecked Job could sit in a closed or missing queue forever; Volcano denies it too",
+        operations=("CREATE", "UPDATE"),
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
@@ -37,11 +38,22 @@ class VolcanoJobAdapter:
         warnings = spec.validate(desired)
         field = desired["spec"].get("queue")
         # The CRD defaults queue to "default"; like Volcano's podgroup mutation, that value yields
-        # to a queue named on the job or its namespace.
-        desired["spec"]["queue"] = ctx.queue(
-            field=None if field == "default" else field, annotations=meta.get("annotations")
-        )
+        # to a queue named on the job or its namespace, when the job is made. Afterwards (UPDATE)
+        # the field is the queue: an annotation changed later moves nothing.
+        yields = field == "default" and ctx.admitted_queue is None
+        desired["spec"]["queue"] = ctx.queue(field=None if yields else field, annotations=meta.get("annotations"))
+        gang = depends.gang(desired)
+        if gang.reduced:
+            warnings.append(
+                f"minAvailable {desired['spec']['minAvailable']} counts pods of tasks that wait (dependsOn) for "
+                f"{', '.join(gang.first)}, so the gang could never form: it gangs the {gang.min_member} pods of "
+                f"{', '.join(gang.first)} that start first (PodGroup minMember {gang.min_member})"
+            )
         return base.Admission(desired=desired, warnings=tuple(warnings))
+
+    def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
+        """The field: admission wrote the resolved queue there."""
+        return str((obj.get("spec") or {}).get("queue") or "default")
 
     def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
         """``<job>-<uid>`` as the controller makes it; None before the job exists (no uid)."""

@@ -13,8 +13,10 @@ Volcano's rules (``pkg/controllers/job``: the cache, the pod and PodGroup handle
   targets and enter Restarting with retryCount and version raised (Failed once retryCount
   reaches maxRetry; the last retry keeps finished pods, as Volcano's killJob does);
   CompleteJob/AbortJob/TerminateJob kill the unfinished pods and end in Completed/Aborted/
-  Terminated once none is left; ResumeJob restarts an Aborted job. Sync moves Pending → Running
-  at minAvailable started pods and Running → Completed/Failed when every pod has finished.
+  Terminated once none is left; ResumeJob restarts an Aborted job. Sync makes the missing pods
+  of the tasks ``depends.startable`` allows (a task with ``dependsOn`` waits until the tasks it
+  names run), moves Pending → Running at minAvailable started pods and Running →
+  Completed/Failed when every pod has finished.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bridge.adapters.vcjob import creation, names, pods, spec
+from bridge.adapters.vcjob import creation, depends, names, pods, spec
 
 __all__ = [
     "FINISHED",
@@ -273,7 +275,10 @@ def step(job: Mapping[str, Any], observed: Sequence[Pod], request: Request, *, n
         else:  # SyncJob, ResumeJob: make what is missing, move by the counts
             present = {_name(p) for p in observed}
             job_name = job["metadata"]["name"]
-            create = tuple((t, i) for t, i in pods.desired_names(job) if names.pod(job_name, t, i) not in present)
+            allowed = depends.startable(job, observed)  # a dependent task waits for its tasks to run
+            create = tuple(
+                (t, i) for t, i in pods.desired_names(job) if t in allowed and names.pod(job_name, t, i) not in present
+            )
             new_phase = _synced(job, phase, c)
     elif phase == "Restarting":
         total = sum(t.replicas for t in spec.tasks(job))

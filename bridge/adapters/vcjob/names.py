@@ -18,7 +18,9 @@ __all__ = [
     "TASK_INDEX",
     "TASK_SPEC",
     "configmap",
+    "domain",
     "env_key",
+    "network_policy",
     "pod",
     "pod_task",
     "pod_version",
@@ -37,7 +39,8 @@ TASK_INDEX = "volcano.sh/task-index"
 JOB_VERSION = "volcano.sh/job-version"
 JOB_RETRY_COUNT = "volcano.sh/job-retry-count"
 # Ours: a one-shot command (AbortJob, ResumeJob) for the controller, removed once carried out.
-# Volcano uses a bus.volcano.sh Command object; an annotation needs no extra CRD.
+# ``vbridge job`` sets it; a bus.volcano.sh Command (vcctl) is turned into it
+# (vbridge.controllers.commands), so both take one path.
 COMMAND = "vbridge.io/job-command"
 
 
@@ -53,6 +56,17 @@ def pod(job_name: str, task: str, index: int) -> str:
 
 def service(job_name: str) -> str:
     return job_name
+
+
+def network_policy(job_name: str) -> str:
+    return job_name
+
+
+def domain(job_name: str, task: str, index: int, template: Mapping[str, Any]) -> str:
+    """``<hostname>.<subdomain>`` of a pod (Volcano's MakeDomainName): the template's own
+    ``hostname``/``subdomain`` if set, else the pod's name under the job's Service."""
+    pod_spec = template.get("spec") or {}
+    return f"{pod_spec.get('hostname') or pod(job_name, task, index)}.{pod_spec.get('subdomain') or service(job_name)}"
 
 
 def configmap(job_name: str) -> str:

@@ -1,8 +1,12 @@
 """A Job's spec: Volcano's admission defaults, its validation, and a typed view. Pure.
 
 Defaults (jobs-mutate): queue ``default``, schedulerName, maxRetry 3, task names ``default<i>``,
-task minAvailable = replicas, job minAvailable = Σ task minAvailable. Validation (jobs-validate)
-raises :class:`bridge.errors.InvalidObjectError` naming the field and what to change. Queue
+task minAvailable = replicas, job minAvailable = Σ task minAvailable, and the ``svc`` plugin for
+``tensorflow``, ``mpi``, ``pytorch`` and ``ray`` (``ssh`` too for ``mpi``). Validation
+(jobs-validate) raises :class:`bridge.errors.InvalidObjectError` naming the field and what to
+change: among others, ``dependsOn`` must name other tasks and form no cycle, with ``iteration``
+``any`` or ``all``, and the plugins' arguments must be ones the plugin knows
+(``bridge.adapters.vcjob.flags``; Volcano logs a bad one and runs the job without it). Queue
 checks need cluster facts and live in the adapter.
 
 A task's ``maxRetry`` (Volcano v1.9+) bounds its pods' in-place container restarts: more than
@@ -18,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bridge import defaults, errors
+from bridge.adapters.vcjob import flags
 
 __all__ = ["ACTIONS", "EVENTS", "PLUGINS", "Task", "defaulted", "pod_count", "tasks", "validate"]
 
@@ -33,8 +38,11 @@ ACTIONS = (
 )
 # Events a user may name in a policy (Volcano's internal OutOfSync/CommandIssued/JobUpdated are not).
 EVENTS = ("*", "PodPending", "PodRunning", "PodFailed", "PodEvicted", "Unknown", "TaskCompleted", "TaskFailed")
-# svc, ssh and env are carried out by our controller; the others are Volcano's and accepted as-is.
-PLUGINS = ("svc", "ssh", "env", "tensorflow", "mpi", "pytorch", "ray", "hcclrank")
+# Carried out by our controller; ray and hcclrank are Volcano's and accepted as-is (with a warning).
+APPLIED = ("svc", "ssh", "env", "tensorflow", "mpi", "pytorch")
+PLUGINS = (*APPLIED, "ray", "hcclrank")
+FRAMEWORKS = ("tensorflow", "mpi", "pytorch", "ray")  # Volcano's webhook adds svc for these (and ssh for mpi)
+ITERATIONS = ("all", "any")  # dependsOn.iteration
 DEFAULT_MAX_RETRY = 3
 UNLIMITED = -1  # a task maxRetry of -1: restart in place without limit
 
@@ -47,6 +55,8 @@ class Task:
     template: Mapping[str, Any]
     policies: tuple[Mapping[str, Any], ...]
     max_retry: int = DEFAULT_MAX_RETRY  # in-place restarts of the task's pods before TaskFailed; -1: no limit
+    depends_on: tuple[str, ...] = ()  # dependsOn.name: tasks that must be ready before this one's pods are made
+    iteration: str = "all"  # dependsOn.iteration: "any" (one of them is enough) or "all"
 
 
 def _int(value: Any, what: str, *, default: int | None = None) -> int:
@@ -90,7 +100,29 @@ def defaulted(job: Mapping[str, Any], *, scheduler_name: str = defaults.SCHEDULE
         total += _int(task["minAvailable"], f"task {task['name']!r} minAvailable")
     if not spec.get("minAvailable"):  # Volcano treats 0 like unset
         spec["minAvailable"] = total
+    plugins = spec.get("plugins")
+    if isinstance(plugins, Mapping) and plugins:
+        plugins = spec["plugins"] = dict(plugins)
+        if any(p in plugins for p in FRAMEWORKS):
+            plugins.setdefault("svc", [])
+        if "mpi" in plugins:
+            plugins.setdefault("ssh", [])
     return out
+
+
+def _depends(raw: Mapping[str, Any], name: str) -> tuple[tuple[str, ...], str]:
+    depends = raw.get("dependsOn")
+    if depends is None:
+        return (), "all"
+    listed = (depends.get("name") or []) if isinstance(depends, Mapping) else None
+    if not isinstance(listed, list) or not all(isinstance(d, str) and d for d in listed):
+        raise errors.InvalidObjectError(f"task {name!r}: dependsOn.name must list task names")
+    iteration = depends.get("iteration") or "all"
+    if iteration not in ITERATIONS:
+        raise errors.InvalidObjectError(
+            f"task {name!r}: dependsOn.iteration {iteration!r} is unknown; use one of {', '.join(ITERATIONS)}"
+        )
+    return tuple(listed), str(iteration)
 
 
 def tasks(job: Mapping[str, Any]) -> list[Task]:
@@ -108,6 +140,7 @@ def tasks(job: Mapping[str, Any]) -> list[Task]:
             raise errors.InvalidObjectError(
                 f"task {name!r} maxRetry must be an integer >= -1 (-1: no limit), got {max_retry!r}"
             )
+        depends_on, iteration = _depends(raw, name)
         out.append(
             Task(
                 name=name,
@@ -116,6 +149,8 @@ def tasks(job: Mapping[str, Any]) -> list[Task]:
                 template=template,
                 policies=tuple(p for p in raw.get("policies") or [] if isinstance(p, Mapping)),
                 max_retry=max_retry or DEFAULT_MAX_RETRY,  # Volcano: 0 counts as unset
+                depends_on=depends_on,
+                iteration=iteration,
             )
         )
     return out
@@ -177,14 +212,7 @@ def validate(job: Mapping[str, Any]) -> list[str]:
         total += t.replicas
     for i, raw in enumerate(spec["tasks"]):
         _policies(raw.get("policies"), f"task {raw.get('name') or i!r}")
-        depends = raw.get("dependsOn") or {}
-        if not isinstance(depends, Mapping) or not isinstance(depends.get("name") or [], list):
-            raise errors.InvalidObjectError(f"task {raw.get('name')!r}: dependsOn.name must list task names")
-        for dep in depends.get("name") or []:
-            if dep not in names:
-                raise errors.InvalidObjectError(f"task {raw.get('name')!r} depends on unknown task {dep!r}")
-        if raw.get("dependsOn"):
-            warnings.append("task dependsOn is accepted but not enforced: all tasks start together")
+    _acyclic(tasks(job))
     _policies(spec.get("policies"), "job")
     if total > defaults.VCJOB_MAX_PODS:
         raise errors.InvalidObjectError(
@@ -206,10 +234,37 @@ def validate(job: Mapping[str, Any]) -> list[str]:
     for name in plugins:
         if name not in PLUGINS:
             raise errors.InvalidObjectError(f"unknown job plugin {name!r}; known plugins: {', '.join(PLUGINS)}")
-    ignored = sorted(set(plugins) - {"svc", "ssh", "env"})
+    for name in plugins:
+        if name in flags.KNOWN:
+            flags.parse(name, plugins[name])
+    ignored = sorted(set(plugins) - set(APPLIED))
     if ignored:
         warnings.append(f"plugins {', '.join(ignored)} are accepted but not applied by volcano-bridge")
     mounts = [v.get("mountPath") for v in spec.get("volumes") or [] if isinstance(v, Mapping)]
     if any(not m for m in mounts) or len(set(mounts)) != len(mounts):
         raise errors.InvalidObjectError("spec.volumes need a mountPath each, and no two may share one")
     return sorted(set(warnings))
+
+
+def _acyclic(all_tasks: list[Task]) -> None:
+    """Every dependsOn names another known task, and together they form no cycle (Volcano: a DAG)."""
+    known = {t.name: t for t in all_tasks}
+    for t in all_tasks:
+        for dep in t.depends_on:
+            if dep == t.name:
+                raise errors.InvalidObjectError(f"task {t.name!r} depends on itself")
+            if dep not in known:
+                raise errors.InvalidObjectError(f"task {t.name!r} depends on unknown task {dep!r}")
+    finished: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            loop = " → ".join((*path[path.index(name) :], name))
+            raise errors.InvalidObjectError(f"task dependsOn forms a cycle ({loop}); the tasks must form a DAG")
+        if name not in finished:
+            for dep in known[name].depends_on:
+                visit(dep, (*path, name))
+            finished.add(name)
+
+    for t in all_tasks:
+        visit(t.name, ())

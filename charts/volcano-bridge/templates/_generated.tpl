@@ -5,7 +5,6 @@
   resources:
   - sparkapplications
   verbs:
-  - get
   - list
   - watch
 - apiGroups:
@@ -15,7 +14,6 @@
   - pytorchjobs
   - mpijobs
   verbs:
-  - get
   - list
   - watch
 {{- end }}

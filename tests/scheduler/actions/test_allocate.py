@@ -20,6 +20,11 @@ from tests.support import scenarios
 
 Q = [b.queue()]
 LATER = "2025-01-01T00:10:00Z"
+# Volcano's default tiers without drf: job order by priority, gang readiness, then creation.
+NO_DRF = (
+    'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins: [{name: priority}, {name: gang}, {name: conformance}]\n'
+    "- plugins: [{name: overcommit}, {name: predicates}, {name: proportion}, {name: nodeorder}]\n"
+)
 
 SCENARIOS = [
     scenarios.Scenario(
@@ -110,6 +115,7 @@ SCENARIOS = [
         + [b.pod("replacement", group="g", cpu="2", created=LATER), b.pod("fresh", group="f", cpu="2", created=LATER)],
         podgroups=[b.podgroup("g", min_member=3, phase="Running"), b.podgroup("f", created=LATER)],
         queues=Q,
+        conf=NO_DRF,  # drf would order f (no share yet) first: tests/scheduler/plugins/test_drf.py
         binds={"replacement": "n2"},
         phases={"g": "Running", "f": "Inqueue"},
     ),

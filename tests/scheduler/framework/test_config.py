@@ -28,7 +28,7 @@ def test_defaults_are_volcanos() -> None:
     assert conf.actions == ("enqueue", "allocate", "backfill")
     assert [[p.name for p in tier] for tier in conf.tiers] == [
         ["priority", "gang", "conformance"],
-        ["overcommit", "predicates", "proportion", "nodeorder"],
+        ["overcommit", "drf", "predicates", "proportion", "nodeorder"],
     ]
     assert (conf.scheduler_name, conf.overcommit_factor, conf.spark_reservation_timeout) == ("volcano", 1.2, 300.0)
 
@@ -37,7 +37,7 @@ def test_helm_conf() -> None:
     conf = configure.parse(HELM, scheduler_name="bridge", spark_reservation_timeout=60)
     assert conf.actions[-1] == "reclaim"
     assert conf.overcommit_factor == 1.5
-    assert conf.unsupported == ("drf",)
+    assert conf.plugin("drf") is not None
     assert conf.plugin("binpack") is not None
     assert (conf.scheduler_name, conf.spark_reservation_timeout) == ("bridge", 60)
 

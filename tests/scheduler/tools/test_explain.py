@@ -84,6 +84,32 @@ CASES = [
         verdict="only 1 of the 2 task(s)",
     ),
     Case(
+        # The spread predicate is named: zone a holds a matching pod already, zone b has no room.
+        id="topology-spread-counted-as-a-predicate",
+        nodes=[
+            b.node("a1", labels={"zone": "a"}),
+            b.node("a2", labels={"zone": "a"}),
+            b.node("b1", labels={"zone": "b"}, cpu="1"),
+        ],
+        pods=[
+            b.pod("old", group=None, node="a1", labels={"app": "w"}, scheduler="default-scheduler"),
+            b.pod(
+                "p0",
+                cpu="2",
+                labels={"app": "w"},
+                spec={
+                    "topologySpreadConstraints": [
+                        {"maxSkew": 1, "topologyKey": "zone", "labelSelector": {"matchLabels": {"app": "w"}}}
+                    ]
+                },
+            ),
+        ],
+        podgroups=[b.podgroup("pg", phase="Inqueue")],
+        state="waiting",
+        failures={"node(s) didn't match pod topology spread constraints": 2, "Insufficient cpu": 1},
+        text=("node(s) didn't match pod topology spread constraints",),
+    ),
+    Case(
         id="pending-group-blocked-by-inqueue-reservation",
         nodes=[b.node("n1", cpu="10")],
         pods=[b.pod("big0", group="big", cpu="1"), b.pod("p0", cpu="4")],
@@ -315,3 +341,45 @@ def test_resolve_errors(kind: str, name: str, message: str) -> None:
     snap = building.build(nodes=[b.node("n1")], pods=[], podgroups=RESOLVE_GROUPS, queues=[b.queue()])
     with pytest.raises(bridge_errors.BridgeError, match=message):
         workloads.resolve(snap, kind, "ns", name)
+
+
+CAPACITY = (
+    'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins: [{name: priority}, {name: gang}]\n'
+    "- plugins: [{name: overcommit}, {name: predicates}, {name: capacity, enableHierarchy: true}]\n"
+)
+TREE = [
+    b.queue("org", capability={"cpu": "6"}),
+    b.queue("team", parent="org", capability={"cpu": "4"}),
+    b.queue("pa", parent="team", deserved={"cpu": "2"}),
+    b.queue("pb", parent="org"),
+]
+TEAM_FULL = [b.pod(f"r{i}", group="r", cpu="1", memory=None, node="n0") for i in range(4)]
+
+
+@pytest.mark.parametrize(
+    ("pods", "groups", "verdict", "level"),
+    [
+        (  # admitted, its pod fits a node, but team (pa's parent) is at its capability
+            [*TEAM_FULL, b.pod("p0", cpu="1", memory=None)],
+            [b.podgroup("r", queue="pa", phase="Running"), b.podgroup("pg", queue="pa", phase="Inqueue")],
+            "waits for queue quota: the pod of queue pa would exceed its ancestor team's real capability",
+            "team (holds cpu 4, pods 4; deserves nothing) > pa (holds cpu 4, pods 4; deserves cpu 2)",
+        ),
+        (  # pending: minResources beyond org's capability, though pb itself has none
+            [b.pod("p0", cpu="1", memory=None)],
+            [b.podgroup("pg", queue="pb", min_resources={"cpu": "7"})],
+            "minResources of queue pb would exceed its ancestor org's real capability (cpu 0 + 7 > 6",
+            "root (holds nothing; deserves nothing) > org",
+        ),
+    ],
+    ids=["allocate-held-back-by-a-middle-level", "enqueue-held-back-by-the-top-level"],
+)
+def test_explain_names_the_level_of_the_queue_tree_that_holds_a_group(
+    pods: list[dict[str, Any]], groups: list[dict[str, Any]], verdict: str, level: str
+) -> None:
+    snap = building.build(nodes=SIXTEENS, pods=pods, podgroups=groups, queues=TREE)
+    exp = explain.explain(snap, configure.parse(CAPACITY), "ns/pg")
+    assert verdict in exp.verdict
+    text = report.render(exp)
+    assert "queue tree: " in text and level in text, text
+    assert json.loads(json.dumps(report.to_json(exp)))["queue"]["limit"] == exp.queue.limit

@@ -233,10 +233,10 @@ def test_scheduler_conf() -> None:
         configmap('actions: "enqueue, allocate"\ntiers:\n- plugins: [{name: gang}]\n'), where=where, expected=True
     )
     assert (good.verdict, good.message) == ("OK", f"{where}: actions enqueue, allocate; 1 plugins")
-    drf = checks.scheduler_conf(
+    sla = checks.scheduler_conf(
         configmap("tiers:\n- plugins: [{name: gang}, {name: drf}, {name: sla}]\n"), where=where, expected=True
     )
-    assert drf.verdict == "WARN" and drf.message.endswith("plugins not implemented, ignored: drf, sla")
+    assert sla.verdict == "FAIL" and "Volcano plugin(s) sla not implemented by this scheduler" in sla.message
     bad = checks.scheduler_conf(configmap('actions: "allocate, dance"\n'), where=where, expected=True)
     assert bad.verdict == "FAIL" and "unknown action(s) dance" in bad.message
 

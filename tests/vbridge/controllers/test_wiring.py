@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from bridge.adapters import registry
 from bridge.k8s import client, kubeconfigs
-from vbridge.controllers import jobs, spark, vcjobs, wiring
+from vbridge.controllers import commands, jobs, spark, vcjobs, wiring
 
 API = client.Client(kubeconfigs.Connection(server="https://127.0.0.1:1", ca_file=None, cert_file=None, key_file=None))
 
 
-def test_generic_reconcilers_for_registered_job_kinds_and_the_two_own_controllers() -> None:
+def test_generic_reconcilers_for_registered_job_kinds_and_the_own_controllers() -> None:
     built = wiring.reconcilers(API, facts=None, scheduler_name="volcano", templates_by_name={})
     generic = [r for r in built if isinstance(r, jobs.JobReconciler)]
     assert [r.adapter.registration.name for r in generic] == [
@@ -22,18 +22,23 @@ def test_generic_reconcilers_for_registered_job_kinds_and_the_two_own_controller
     assert [type(r) for r in built if not isinstance(r, jobs.JobReconciler)] == [
         spark.SparkReconciler,
         vcjobs.VcJobController,
+        commands.CommandController,
     ]
+    beside_volcano = wiring.reconcilers(API, None, scheduler_name="volcano", templates_by_name={}, vcjobs=False)
+    assert not any(isinstance(r, vcjobs.VcJobController | commands.CommandController) for r in beside_volcano)
 
 
-def test_volcano_jobs_and_pods_have_no_generic_reconciler() -> None:
+def test_volcano_jobs_pods_and_the_scheduling_kinds_have_no_generic_reconciler() -> None:
     assert {a.registration.name for a in registry.ADAPTERS if not a.registration.generic_reconciler} == {
         "batch.volcano.sh/job",
         "spark.apache.org/pod",
         "kubeflow.org/pod",
+        "scheduling.volcano.sh/podgroup",  # judged at admission, held by the scheduler: nothing to reconcile
+        "scheduling.volcano.sh/queue",
     }
 
 
 def test_an_adapter_list_of_no_job_kinds_builds_only_the_own_controllers() -> None:
     pods_only = [a for a in registry.ADAPTERS if a.registration.kind == "Pod"]
     built = wiring.reconcilers(API, None, scheduler_name="volcano", templates_by_name={}, adapters=pods_only)
-    assert len(built) == 2 and not any(isinstance(r, jobs.JobReconciler) for r in built)
+    assert len(built) == 3 and not any(isinstance(r, jobs.JobReconciler) for r in built)

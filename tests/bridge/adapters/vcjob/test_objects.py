@@ -60,14 +60,15 @@ def test_env_plugin_sets_the_index_on_every_container_and_init_container() -> No
 def test_svc_plugin_hosts_files_env_and_dns_identity() -> None:
     job = jobs.tf()
     job["spec"]["tasks"][1]["name"] = "worker-gpu"
-    service, config = plugins.objects(job, None)
+    service, config, policy = plugins.objects(job, None)
     assert service["metadata"]["name"] == "tensorflow-dist-mnist" and service["spec"]["clusterIP"] == "None"
+    assert policy["kind"] == "NetworkPolicy" and policy["metadata"]["name"] == "tensorflow-dist-mnist"
     assert config["metadata"]["name"] == "tensorflow-dist-mnist-svc"
     assert config["data"] == {
         "ps.host": "tensorflow-dist-mnist-ps-0.tensorflow-dist-mnist",
         "VC_PS_HOSTS": "tensorflow-dist-mnist-ps-0.tensorflow-dist-mnist",
         "VC_PS_NUM": "1",
-        "worker-gpu.host": "tensorflow-dist-mnist-worker-gpu-0.tensorflow-dist-mnist\n"
+        "worker_gpu.host": "tensorflow-dist-mnist-worker-gpu-0.tensorflow-dist-mnist\n"
         "tensorflow-dist-mnist-worker-gpu-1.tensorflow-dist-mnist",
         "VC_WORKER_GPU_HOSTS": "tensorflow-dist-mnist-worker-gpu-0.tensorflow-dist-mnist,"
         "tensorflow-dist-mnist-worker-gpu-1.tensorflow-dist-mnist",
@@ -109,4 +110,4 @@ def test_ssh_plugin_secret_config_and_private_mount() -> None:
 
 
 def test_no_ssh_secret_without_key_material() -> None:
-    assert [o["kind"] for o in plugins.objects(jobs.mpi(), None)] == ["Service", "ConfigMap"]
+    assert [o["kind"] for o in plugins.objects(jobs.mpi(), None)] == ["Service", "ConfigMap", "NetworkPolicy"]

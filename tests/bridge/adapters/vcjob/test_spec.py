@@ -64,6 +64,17 @@ def _broken(change: str) -> dict[str, Any]:
         s["tasks"][0]["template"] = {"spec": {}}
     elif change == "depends":
         s["tasks"][1]["dependsOn"] = {"name": ["nobody"]}
+    elif change == "cycle":
+        s["tasks"][0]["dependsOn"] = {"name": ["mpiworker"]}
+        s["tasks"][1]["dependsOn"] = {"name": ["mpimaster"]}
+    elif change == "self":
+        s["tasks"][1]["dependsOn"] = {"name": ["mpiworker"]}
+    elif change == "iteration":
+        s["tasks"][0]["dependsOn"] = {"name": ["mpiworker"], "iteration": "some"}
+    elif change == "plugin-flag":
+        s["plugins"]["mpi"] = ["--master=mpimaster", "--workers=mpiworker"]
+    elif change == "plugin-port":
+        s["plugins"]["svc"] = ["--disable-network-policy=maybe"]
     elif change == "mounts":
         s["volumes"] = [{"mountPath": "/data"}, {"mountPath": "/data"}]
     return job
@@ -84,6 +95,11 @@ def _broken(change: str) -> dict[str, Any]:
         ("no-containers", "template.spec.containers must list a container"),
         ("depends", "depends on unknown task 'nobody'"),
         ("mounts", "no two may share one"),
+        ("cycle", "task dependsOn forms a cycle (mpimaster → mpiworker → mpimaster)"),
+        ("self", "task 'mpiworker' depends on itself"),
+        ("iteration", "dependsOn.iteration 'some' is unknown; use one of all, any"),
+        ("plugin-flag", "plugin 'mpi': unknown argument --workers; known: --master, --worker, --port"),
+        ("plugin-port", "plugin 'svc': invalid value 'maybe' for --disable-network-policy: use true or false"),
     ],
 )
 def test_invalid_jobs_are_refused_with_what_to_change(change: str, message: str) -> None:
@@ -93,8 +109,30 @@ def test_invalid_jobs_are_refused_with_what_to_change(change: str, message: str)
 
 def test_plugins_we_do_not_apply_are_accepted_with_a_warning() -> None:
     job = jobs.tf()
+    job["spec"]["plugins"]["ray"] = []
     job["spec"]["plugins"]["tensorflow"] = ["--port=2222"]
-    assert spec.validate(job) == ["plugins tensorflow are accepted but not applied by volcano-bridge"]
+    assert spec.validate(job) == ["plugins ray are accepted but not applied by volcano-bridge"]
+
+
+def test_framework_plugins_bring_svc_and_mpi_brings_ssh_as_volcanos_webhook_adds_them() -> None:
+    job = jobs.tf()
+    job["spec"]["plugins"] = {"mpi": ["--port=22"]}
+    assert spec.defaulted(job)["spec"]["plugins"] == {"mpi": ["--port=22"], "svc": [], "ssh": []}
+    job["spec"]["plugins"] = {"pytorch": [], "svc": ["--disable-network-policy"]}
+    assert spec.defaulted(job)["spec"]["plugins"] == {"pytorch": [], "svc": ["--disable-network-policy"]}
+    job["spec"]["plugins"] = {"env": []}
+    assert spec.defaulted(job)["spec"]["plugins"] == {"env": []}
+
+
+def test_depends_on_is_read_with_its_iteration() -> None:
+    job = jobs.mpi()
+    job["spec"]["tasks"][0]["dependsOn"] = {"name": ["mpiworker"]}
+    master, worker = spec.tasks(job)
+    assert (master.depends_on, master.iteration) == (("mpiworker",), "all")
+    assert (worker.depends_on, worker.iteration) == ((), "all")
+    job["spec"]["tasks"][0]["dependsOn"] = {"name": ["mpiworker"], "iteration": "any"}
+    assert spec.tasks(job)[0].iteration == "any"
+    assert spec.validate(job) == []
 
 
 json_values = st.recursive(

@@ -1,0 +1,41 @@
+"""Queue ``scheduling.volcano.sh/v1beta1`` (cluster-scoped): validated, never changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bridge import validation
+from bridge.adapters import base
+
+__all__ = ["QueueAdapter"]
+
+
+class QueueAdapter:
+    registration = base.Registration(
+        name="scheduling.volcano.sh/queue",
+        group="scheduling.volcano.sh",
+        versions=("v1beta1",),
+        kind="Queue",
+        plural="queues",
+        failure_policy="Ignore",
+        why="queues are the administrators' (and the chart's default Queue is made at install, before the "
+        "webhook may run); the scheduler holds the groups of an unsound queue instead",
+        operations=("CREATE", "UPDATE"),
+        scope="Cluster",
+    )
+
+    def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
+        """None: admitted unchanged. Raises for an unsound spec, a parent that is itself or missing."""
+        name = str((obj.get("metadata") or {}).get("name") or "")
+        known = set(ctx.queues) if ctx.queues is not None else None
+        validation.queue_spec(name, obj.get("spec"), known=known)
+        return None
+
+    def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
+        return None
+
+    def finished(self, obj: dict[str, Any]) -> bool:
+        return False  # not reconciled
+
+    def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
+        return None  # a Queue is not in a queue

@@ -1,0 +1,295 @@
+"""Pods per node row and per topology domain, kept current as the cycle places pods. Session state.
+
+Pod affinity, anti-affinity and topology spread ask how many pods of some kind sit in a node's
+topology domain (the nodes sharing its value of a label such as ``topology.kubernetes.io/zone``).
+Counting pods for that on every decision would cost a scan of every pod per node; instead:
+
+- ``ids(key)``: each node row's domain of a topology key, as one integer array (rows without
+  the label get ``size``, an extra domain whose count is always 0), computed once per key;
+- a ``Count`` per pod selector some pod's terms name (``count``): matching pods per row, and
+  per domain of each key asked for, kept up to date one pod at a time;
+- a ``Count`` per term some pod holds (``held``): the pods holding it per row and domain, so
+  an existing pod's anti-affinity (and, for scores, its affinity) can turn a newcomer away.
+
+Counts start from the snapshot's pods on nodes (through an index by label value, built once)
+and follow every pod the session allocates, pipelines, rolls back or evicts: ``Session``
+calls ``add``, ``drop``, ``evict`` and ``unevict`` from its ``apply_*``/``undo_*``, so a
+statement's earlier placements count for its later members and a discard takes them back.
+Evicted pods are terminating: topology spread stops counting them, pod affinity does not (as
+kube-scheduler). Everything is built at session open from the terms the snapshot's pods hold
+(``Snapshot.placed_terms``, ``Tally.constrained``); a selector asked for later is counted
+then, from the snapshot and this cycle's placements. ``active`` is false when no pod has any
+such term: then every call returns at once and nothing is kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.api import podspec, snapshot
+
+__all__ = ["PREFERRED_AFFINITY", "PREFERRED_ANTI", "REQUIRED_AFFINITY", "REQUIRED_ANTI", "Count", "Topology"]
+
+Ids = npt.NDArray[np.intp]
+Array = npt.NDArray[np.float64]
+Selectors = tuple[podspec.PodSelector, ...]  # a pod counts when it matches every one
+
+# The roles in which a placed pod holds a term (``Topology.held``).
+REQUIRED_ANTI = "required-anti-affinity"
+REQUIRED_AFFINITY = "required-affinity"
+PREFERRED_AFFINITY = "preferred-affinity"
+PREFERRED_ANTI = "preferred-anti-affinity"
+
+
+_NO_HELD: Mapping[str, list[tuple[podspec.PodTerm, Count]]] = types.MappingProxyType({})
+_NO_COUNTS: list[tuple[_Key, Count]] = []  # shared, never changed
+
+
+@dataclasses.dataclass(slots=True)
+class Count:
+    """Pods per node row (``rows``) and per domain of each key in ``domains`` (arrays of size + 1)."""
+
+    rows: Array
+    domains: dict[str, Array] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Key:
+    selectors: Selectors
+    live: bool  # terminating pods left out (topology spread)
+
+
+class Topology:
+    def __init__(self, snap: snapshot.Snapshot) -> None:
+        self.snapshot = snap
+        cols = snap.columns
+        self.active = bool(cols.constrained or snap.placed_terms)
+        self._ids: dict[str, tuple[Ids, int]] = {}
+        self._identity: set[str] = set()  # keys whose domains are the rows themselves
+        self._counts: dict[_Key, Count] = {}
+        self._by_label: dict[tuple[str, str], list[tuple[_Key, Count]]] = {}
+        self._unindexed: list[tuple[_Key, Count]] = []
+        self._held: dict[tuple[str, podspec.PodTerm], Count] = {}
+        self._held_by_label: dict[tuple[str, str], list[tuple[str, podspec.PodTerm]]] = {}
+        self._held_unindexed: list[tuple[str, podspec.PodTerm]] = []
+        self._memo: dict[str, list[tuple[_Key, Count]]] = {}  # task key → the counts it is in
+        self._own: dict[int, list[Count]] = {}  # Task.shape → the held counts of its own terms
+        self._held_memo: dict[str, Mapping[str, list[tuple[podspec.PodTerm, Count]]]] = {}
+        self._placed: dict[str, int] = {}  # tasks placed this cycle → row
+        self._evicted: set[str] = set()
+        self._pods_by_label: dict[tuple[str, str], list[int]] = {}
+        self._indexed: set[str] = set()  # label keys ``_pods_by_label`` covers
+        if not self.active:
+            return
+        tasks = snap.tasks
+        holders = [(row, placement) for row, placement in snap.placed_terms]
+        for key in cols.constrained:
+            placement = tasks[key].placement
+            self._register_own(placement)
+            holders.append((-1, placement))  # pending: holds its terms once placed
+        for row, placement in holders:
+            for role, term in _held_terms(placement):
+                count = self._held_count(role, term)
+                if row >= 0:
+                    count.rows[row] += 1
+
+    # --- domains ------------------------------------------------------------------------
+    def ids(self, key: str) -> tuple[Ids, int]:
+        """(each row's domain of ``key``, the number of domains); rows without the label get that number."""
+        found = self._ids.get(key)
+        if found is None:
+            values: dict[str, int] = {}
+            raw = [node.labels.get(key) for node in self.snapshot.nodes]
+            for value in raw:
+                if value is not None and value not in values:
+                    values[value] = len(values)
+            size = len(values)
+            ids = np.array([size if v is None else values[v] for v in raw], dtype=np.intp)
+            found = self._ids[key] = (ids, size)
+            if size == len(raw) and bool((ids == np.arange(size)).all()):
+                self._identity.add(key)  # one domain per row, in row order (the hostname)
+        return found
+
+    def per_row(self, values: npt.NDArray[Any], key: str) -> npt.NDArray[Any]:
+        """``values`` per domain of ``key`` (size + 1 entries) spread over the rows: each row's own domain's."""
+        if key in self._identity:
+            return values[:-1]
+        return values.take(self.ids(key)[0])
+
+    def domain(self, count: Count, key: str) -> Array:
+        """``count`` per domain of ``key`` (size + 1 entries, the last always 0); kept up to date."""
+        sums = count.domains.get(key)
+        if sums is None:
+            ids, size = self.ids(key)
+            found: Array = np.bincount(ids, weights=count.rows, minlength=size + 1).astype(np.float64)
+            found[size] = 0
+            sums = count.domains[key] = found
+        return sums
+
+    # --- counts -------------------------------------------------------------------------
+    def count(self, selectors: Selectors, *, live: bool = False) -> Count:
+        """Pods matching every selector (not terminating ones when ``live``), per row and domain."""
+        key = _Key(selectors, live)
+        found = self._counts.get(key)
+        if found is None:
+            found = self._new_count(key)
+            for task_key, row in self._placed.items():  # registered late: this cycle's pods too
+                task = self.snapshot.tasks[task_key]
+                if _matches(key, task) and not (live and task_key in self._evicted):
+                    found.rows[row] += 1
+            self._memo.clear()
+        return found
+
+    def held(self, task: snapshot.Task) -> Mapping[str, list[tuple[podspec.PodTerm, Count]]]:
+        """Role → the terms some pod holds in that role that match ``task``, with their holders."""
+        found = self._held_memo.get(task.key)
+        if found is None:
+            matched: dict[str, list[tuple[podspec.PodTerm, Count]]] = {}
+            if self.active:
+                by_label = self._held_by_label
+                candidates = [hit for label in task.labels.items() for hit in by_label.get(label, ())]
+                candidates += self._held_unindexed
+                for role, term in dict.fromkeys(candidates):
+                    if term.pods.matches(task.namespace, task.labels):
+                        matched.setdefault(role, []).append((term, self._held[(role, term)]))
+            # Shared when empty: most tasks match no term, and keeping nothing for them spares the GC.
+            found = self._held_memo[task.key] = matched or _NO_HELD
+        return found
+
+    # --- changes, from Session.apply_*/undo_* ------------------------------------------
+    def add(self, row: int, task: snapshot.Task, delta: int = 1) -> None:
+        if not self.active:
+            return
+        if delta > 0:
+            self._placed[task.key] = row
+        else:
+            del self._placed[task.key]
+        for _, count in self._of(task):
+            self._bump(count, row, delta)
+        if task.placement.pod_terms:
+            own = self._own.get(task.shape)
+            if own is None:
+                own = [self._held_count(role, term) for role, term in _held_terms(task.placement)]
+                self._own[task.shape] = own
+            for count in own:
+                self._bump(count, row, delta)
+
+    def drop(self, row: int, task: snapshot.Task) -> None:
+        self.add(row, task, -1)
+
+    def evict(self, row: int, task: snapshot.Task, delta: int = -1) -> None:
+        """``task`` on ``row`` is now terminating (``delta`` +1: no longer): spread counts follow."""
+        if not self.active:
+            return
+        if delta < 0:
+            self._evicted.add(task.key)
+        else:
+            self._evicted.discard(task.key)
+        for key, count in self._of(task):
+            if key.live:
+                self._bump(count, row, delta)
+
+    def unevict(self, row: int, task: snapshot.Task) -> None:
+        self.evict(row, task, 1)
+
+    # --- internals ----------------------------------------------------------------------
+    def _register_own(self, placement: podspec.Placement) -> None:
+        """The counts a pending pod's own terms read, counted before any placement."""
+        if placement.affinity:
+            self.count(tuple(t.pods for t in placement.affinity))
+        for term in (*placement.anti_affinity, *placement.preferred_affinity, *placement.preferred_anti_affinity):
+            self.count((term.pods,))
+        for spread in placement.spread:
+            self.count((spread.pods,), live=True)
+
+    def _new_count(self, key: _Key) -> Count:
+        count = Count(np.zeros(len(self.snapshot.nodes)))
+        self._counts[key] = count
+        labels = _index_labels(key.selectors[0])
+        if labels is None:
+            self._unindexed.append((key, count))
+            candidates: Iterable[int] = range(len(self.snapshot.placed_labels))
+        else:
+            for label in labels:
+                self._by_label.setdefault(label, []).append((key, count))
+            index = self._pod_index(label[0] for label in labels)
+            candidates = sorted({i for label in labels for i in index.get(label, ())})
+        placed = self.snapshot.placed_labels
+        for i in candidates:
+            row, namespace, pod_labels, deleting = placed[i]
+            if not (key.live and deleting) and all(s.matches(namespace, pod_labels) for s in key.selectors):
+                count.rows[row] += 1
+        return count
+
+    def _pod_index(self, keys: Iterable[str]) -> dict[tuple[str, str], list[int]]:
+        """Pods on nodes by (label, value), for the label keys asked for so far."""
+        index = self._pods_by_label
+        missing = set(keys) - self._indexed
+        if missing:
+            self._indexed |= missing
+            for i, (_, _, labels, _) in enumerate(self.snapshot.placed_labels):
+                for k in missing:
+                    value = labels.get(k)
+                    if value is not None:
+                        index.setdefault((k, value), []).append(i)
+        return index
+
+    def _held_count(self, role: str, term: podspec.PodTerm) -> Count:
+        count = self._held.get((role, term))
+        if count is None:
+            count = self._held[(role, term)] = Count(np.zeros(len(self.snapshot.nodes)))
+            labels = _index_labels(term.pods)
+            if labels is None:
+                self._held_unindexed.append((role, term))
+            else:
+                for label in labels:
+                    self._held_by_label.setdefault(label, []).append((role, term))
+            self._held_memo.clear()
+        return count
+
+    def _of(self, task: snapshot.Task) -> list[tuple[_Key, Count]]:
+        found = self._memo.get(task.key)
+        if found is None:
+            by_label = self._by_label
+            candidates = [hit for label in task.labels.items() for hit in by_label.get(label, ())]
+            candidates += self._unindexed
+            found = [(k, c) for k, c in dict(candidates).items() if _matches(k, task)] if candidates else _NO_COUNTS
+            self._memo[task.key] = found or _NO_COUNTS
+        return found
+
+    def _bump(self, count: Count, row: int, delta: int) -> None:
+        count.rows[row] += delta
+        for key, sums in count.domains.items():
+            ids, size = self._ids[key]
+            domain = ids[row]
+            if domain != size:
+                sums[domain] += delta
+
+
+def _matches(key: _Key, task: snapshot.Task) -> bool:
+    return all(s.matches(task.namespace, task.labels) for s in key.selectors)
+
+
+def _index_labels(pods: podspec.PodSelector) -> list[tuple[str, str]] | None:
+    """(label, value) pairs one of which every pod the selector matches has, or None if there are none."""
+    if pods.selector is None:
+        return []  # selects nothing: indexed under no label, so never a candidate
+    for req in pods.selector.requirements:
+        if req.operator == "In" and req.values:
+            return [(req.key, value) for value in req.values]
+    return None
+
+
+def _held_terms(placement: podspec.Placement) -> list[tuple[str, podspec.PodTerm]]:
+    return [
+        *((REQUIRED_ANTI, t) for t in placement.anti_affinity),
+        *((REQUIRED_AFFINITY, t) for t in placement.affinity),
+        *((PREFERRED_AFFINITY, t) for t in placement.preferred_affinity),
+        *((PREFERRED_ANTI, t) for t in placement.preferred_anti_affinity),
+    ]

@@ -1,0 +1,156 @@
+"""Pod affinity and anti-affinity, as kube-scheduler's InterPodAffinity plugin: filter and score. Pure.
+
+Not a plugin of its own (Volcano has none): ``predicates`` asks ``InterPod.checks`` and
+``nodeorder`` asks ``InterPod.score``, over every node row, from the session's ``topology`` counts (pods placed this
+cycle included, so a gang's earlier members count for its later ones).
+
+Filter, for a pod P on a node N (each check a reason of its own, in kube-scheduler's order):
+
+- P's required affinity: N has every term's topology key, and in N's domain of each there is a
+  pod matching *all* of P's terms; unless no such pod exists anywhere and P matches its own
+  terms (the first pod of a group that attracts itself);
+- P's required anti-affinity: in N's domain of each term's key no pod matches the term (a node
+  without the key is fine);
+- existing pods' required anti-affinity (symmetry): no pod in N's domain holds a term that
+  matches P.
+
+Score (preferred terms), as PreScore, Score and NormalizeScore: per domain, + weight for each
+pod matching one of P's preferred affinity terms, - weight per match of a preferred
+anti-affinity term; symmetrically, + weight (hard weight 1, kube-scheduler's default, for a
+required term) for each placed pod whose affinity term matches P, - weight for its preferred
+anti-affinity. A node sums its domains' values; scores are scaled to 0-100 over the feasible
+nodes ((s - min) / (max - min), truncated) and multiplied by nodeorder's ``podaffinity.weight``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.api import snapshot
+from scheduler.framework import session, topology
+
+__all__ = ["AFFINITY", "ANTI_AFFINITY", "EXISTING_ANTI_AFFINITY", "InterPod"]
+
+AFFINITY = "node(s) didn't match pod affinity rules"
+ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"
+EXISTING_ANTI_AFFINITY = "node(s) didn't satisfy existing pods anti-affinity rules"
+HARD_WEIGHT = 1  # kube-scheduler's hardPodAffinityWeight default
+
+Mask = npt.NDArray[np.bool_]
+Scores = npt.NDArray[np.float64]
+Counted = list[tuple[str, topology.Count, float]]  # (topology key, count, weight)
+_PREFERRED = (topology.PREFERRED_AFFINITY, topology.PREFERRED_ANTI)
+
+
+class InterPod:
+    """The filter and the score over one session; the counts a task's own terms read are
+    looked up once per task shape (the terms are part of it), held terms once per task."""
+
+    def __init__(self, ssn: session.Session) -> None:
+        self.topo = ssn.topology
+        self.rows = len(ssn.snapshot.nodes)
+        self._own: dict[tuple[int, str], Counted] = {}
+
+    def topological(self, task: snapshot.Task, *, scores: bool) -> bool:
+        """Whether ``checks`` (``scores`` false) or ``score`` (true) has anything to say on ``task``."""
+        if not self.topo.active:
+            return False
+        placement, held = task.placement, self.topo.held(task)
+        if scores:
+            own = placement.preferred_affinity or placement.preferred_anti_affinity
+            return bool(own) or any(r in held for r in (topology.REQUIRED_AFFINITY, *_PREFERRED))
+        return bool(placement.affinity or placement.anti_affinity) or topology.REQUIRED_ANTI in held
+
+    def checks(self, task: snapshot.Task) -> list[tuple[str, Mask]]:
+        placement = task.placement
+        out = []
+        if placement.affinity:
+            out.append((AFFINITY, self._affinity(task)))
+        if placement.anti_affinity:
+            out.append((ANTI_AFFINITY, self._none_near(self._counted(task, "anti"))))
+        held = self.topo.held(task).get(topology.REQUIRED_ANTI)
+        if held:
+            out.append((EXISTING_ANTI_AFFINITY, self._none_near([(t.topology_key, c, 1.0) for t, c in held])))
+        return out
+
+    def score(self, task: snapshot.Task, feasible: Mask, weight: float) -> Scores | None:
+        held = self.topo.held(task)
+        parts = list(self._counted(task, "preferred"))
+        parts += [(t.topology_key, c, float(HARD_WEIGHT)) for t, c in held.get(topology.REQUIRED_AFFINITY, ())]
+        parts += [(t.topology_key, c, float(t.weight)) for t, c in held.get(topology.PREFERRED_AFFINITY, ())]
+        parts += [(t.topology_key, c, -float(t.weight)) for t, c in held.get(topology.PREFERRED_ANTI, ())]
+        raw = self._weighted(parts)
+        if raw is None:
+            return None
+        low = float(raw.min(where=feasible, initial=np.inf))
+        high = float(raw.max(where=feasible, initial=-np.inf))
+        if high <= low:
+            return np.zeros(self.rows)
+        scaled: Scores = np.subtract(raw, low)  # then in place: 100 × ((s − min) / (max − min)), as Go, truncated
+        scaled /= high - low
+        scaled *= 100.0
+        np.trunc(scaled, out=scaled)
+        if weight != 1:
+            scaled *= weight
+        return scaled
+
+    def _counted(self, task: snapshot.Task, which: str) -> Counted:
+        found = self._own.get((task.shape, which))
+        if found is None:
+            placement, topo = task.placement, self.topo
+            if which == "anti":
+                found = [(t.topology_key, topo.count((t.pods,)), 1.0) for t in placement.anti_affinity]
+            elif which == "affinity":
+                count = topo.count(tuple(t.pods for t in placement.affinity))
+                found = [(key, count, 1.0) for key in dict.fromkeys(t.topology_key for t in placement.affinity)]
+            else:
+                found = [(t.topology_key, topo.count((t.pods,)), float(t.weight)) for t in placement.preferred_affinity]
+                found += [
+                    (t.topology_key, topo.count((t.pods,)), -float(t.weight)) for t in placement.preferred_anti_affinity
+                ]
+            self._own[(task.shape, which)] = found
+        return found
+
+    def _by_key(self, parts: Counted) -> dict[str, Scores]:
+        """Σ weight × count per domain, for each topology key."""
+        sums: dict[str, Scores] = {}
+        for key, count, weight in parts:
+            if weight:
+                part = self.topo.domain(count, key)
+                part = part if weight == 1 else weight * part
+                sums[key] = part if key not in sums else sums[key] + part
+        return sums
+
+    def _none_near(self, parts: Counted) -> Mask:
+        """Rows in whose domain (of each key) no counted pod is."""
+        ok: Mask | None = None
+        for key, sums in self._by_key(parts).items():
+            clear = self.topo.per_row(sums == 0, key)
+            ok = clear if ok is None else ok & clear
+        return np.ones(self.rows, dtype=bool) if ok is None else ok
+
+    def _weighted(self, parts: Counted) -> Scores | None:
+        raw: Scores | None = None
+        for key, sums in self._by_key(parts).items():
+            part = self.topo.per_row(sums, key)
+            raw = part if raw is None else raw + part
+        return raw
+
+    def _affinity(self, task: snapshot.Task) -> Mask:
+        """In every term's domain a pod matching all terms, or none anywhere and the pod matches
+        them itself (nodes without the keys are refused statically, so they pass here)."""
+        parts = self._counted(task, "affinity")
+        count = parts[0][1]
+        nowhere = not any(self.topo.domain(count, key).any() for key, _, _ in parts)
+        if nowhere and all(t.pods.matches(task.namespace, task.labels) for t in task.placement.affinity):
+            return np.ones(self.rows, dtype=bool)
+        ok: Mask | None = None
+        for key, _, _ in parts:
+            sums = self.topo.domain(count, key)
+            near = sums > 0
+            near[-1] = True  # no key: refused statically, not counted twice
+            here = self.topo.per_row(near, key)
+            ok = here if ok is None else ok & here
+        assert ok is not None
+        return ok

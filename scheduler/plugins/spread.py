@@ -1,0 +1,189 @@
+"""Topology spread constraints, as kube-scheduler's PodTopologySpread plugin: filter and score. Pure.
+
+Not a plugin of its own (Volcano has none): ``predicates`` asks ``Spreading.checks`` for the
+``DoNotSchedule`` constraints and ``nodeorder`` asks ``Spreading.score`` for the
+``ScheduleAnyway`` ones, over every node row, from the session's ``topology`` counts (pods
+placed this cycle included). Counted are the pods of the pod's namespace that the constraint's
+selector matches (an empty selector counts none), not terminating, on *eligible* nodes: nodes
+with every constraint's topology key that pass the pod's nodeSelector and required node
+affinity (``nodeAffinityPolicy: Honor``, the default) and, with ``nodeTaintsPolicy: Honor``,
+have no taint it does not tolerate. The domains of a key are its values on eligible nodes.
+
+Filter: a node without a constraint's key is refused (a static check, ``MISSING``); otherwise
+the count in its domain, plus one if the pod matches its own selector, minus the smallest
+count over the domains (0 when there are fewer domains than ``minDomains``) must not exceed
+``maxSkew``.
+
+Score: nodes without every key score 0; per constraint, count × log(domains among the
+feasible nodes + 2) + maxSkew − 1 (for ``kubernetes.io/hostname`` the count on the node
+itself, and the feasible nodes as domains), summed and rounded; then scaled as NormalizeScore
+does (100 × (max + min − s) / max, 100 everywhere when max is 0) and multiplied by
+nodeorder's ``podtopologyspread.weight``. System default constraints (kube-scheduler's, from
+the Services and ReplicaSets a pod belongs to) are not applied.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.api import podspec, snapshot
+from scheduler.framework import session, topology
+
+__all__ = ["MISSING", "SKEW", "Spreading"]
+
+SKEW = "node(s) didn't match pod topology spread constraints"
+MISSING = SKEW + " (missing required label)"
+MAX_COUNT = float(2**31 - 1)  # kube-scheduler's "no domain" minimum: nothing is skewed against it
+
+Mask = npt.NDArray[np.bool_]
+Scores = npt.NDArray[np.float64]
+Ids = npt.NDArray[np.intp]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Domains:
+    """One constraint's eligible rows and their domains (static for a placement)."""
+
+    rows: Ids
+    ids: Ids
+    all_keyed: bool  # every row with the key is eligible: the session's own domain sums apply
+    present: Mask  # per domain: some eligible row is in it
+    count: int  # how many are
+
+
+class Spreading:
+    """The constraints' static parts are cached by what they depend on (topology keys, the
+    pod's node selection and tolerations), not by placement: every gang has a selector of its
+    own, but few differ in these."""
+
+    def __init__(self, ssn: session.Session) -> None:
+        self.topo = ssn.topology
+        self.nodes = ssn.snapshot.nodes
+        self._domains: dict[tuple[object, ...], _Domains] = {}
+        self._keyed: dict[tuple[str, ...], Mask] = {}
+        self._selected: dict[tuple[object, ...], Mask] = {}
+        self._tolerated: dict[tuple[podspec.Toleration, ...], Mask] = {}
+
+    def topological(self, task: snapshot.Task, *, hard: bool) -> bool:
+        return self.topo.active and any(c.hard is hard for c in task.placement.spread)
+
+    def keyed(self, placement: podspec.Placement, *, hard: bool) -> Mask:
+        """Rows with every topology key of the placement's hard (or soft) constraints."""
+        keys = tuple(sorted({c.topology_key for c in placement.spread if c.hard is hard}))
+        found = self._keyed.get(keys)
+        if found is None:
+            found = np.ones(len(self.nodes), dtype=bool)
+            for key in keys:
+                ids, size = self.topo.ids(key)
+                found &= ids != size
+            self._keyed[keys] = found
+        return found
+
+    def checks(self, task: snapshot.Task) -> list[tuple[str, Mask]]:
+        placement = task.placement
+        ok: Mask | None = None
+        for c in placement.spread:
+            if not c.hard:
+                continue
+            domains = self._eligible(placement, c)
+            ids, size = self.topo.ids(c.topology_key)
+            sums = self._sums(c, domains, ids, size)
+            low = float(sums[:size][domains.present].min()) if domains.count else MAX_COUNT
+            if domains.count < c.min_domains:
+                low = 0.0
+            own = 1 if c.pods.matches(task.namespace, task.labels) else 0
+            allowed = sums <= c.max_skew + low - own  # per domain
+            allowed[size] = True  # no key: refused statically, not counted twice
+            here = self.topo.per_row(allowed, c.topology_key)
+            ok = here if ok is None else ok & here
+        return [(SKEW, np.ones(len(self.nodes), dtype=bool) if ok is None else ok)]
+
+    def score(self, task: snapshot.Task, feasible: Mask, weight: float) -> Scores | None:
+        placement = task.placement
+        constraints = [c for c in placement.spread if not c.hard]
+        if not constraints:
+            return None
+        keyed = self.keyed(placement, hard=False)
+        scored = feasible & keyed
+        if not scored.any():
+            return np.zeros(len(self.nodes))
+        total: Scores | None = None  # a fresh array: changed in place below
+        for c in constraints:
+            ids, size = self.topo.ids(c.topology_key)
+            if c.topology_key == podspec.HOSTNAME:  # the node's own count; the feasible nodes as domains
+                counts = self._count(c).rows if _counts(c) else np.zeros(len(self.nodes))
+                part = counts * math.log(int(np.count_nonzero(scored)) + 2)
+            else:
+                found = int(np.count_nonzero(np.bincount(ids[scored], minlength=size + 1)[:size]))
+                sums = self._sums(c, self._eligible(placement, c), ids, size)
+                part = self.topo.per_row(sums * math.log(found + 2), c.topology_key)
+            part += c.max_skew - 1
+            total = part if total is None else np.add(total, part, out=total)
+        assert total is not None
+        total += 0.5
+        raw = np.floor(total, out=total)  # Go's math.Round: these are never negative
+        low = float(raw.min(where=scored, initial=np.inf))
+        high = max(float(raw.max(where=scored, initial=0.0)), 0.0)
+        if high:  # 100 × (max + min − s) / max in Go's int64 division: exact here, whole numbers
+            raw *= -100.0
+            raw += 100.0 * (high + low)
+            raw /= high
+            out = np.floor(raw, out=raw)
+        else:
+            out = np.full(len(raw), 100.0)
+        if not keyed.all():
+            out *= keyed  # nodes without every key are not scored (0)
+        if weight != 1:
+            out *= weight
+        return out
+
+    def _count(self, c: podspec.Spread) -> topology.Count:
+        return self.topo.count((c.pods,), live=True)
+
+    def _sums(self, c: podspec.Spread, domains: _Domains, ids: Ids, size: int) -> Scores:
+        """Matching pods per domain (size + 1 entries, the last 0), over eligible rows only."""
+        if not _counts(c):
+            return np.zeros(size + 1)
+        count = self._count(c)
+        if domains.all_keyed:
+            return self.topo.domain(count, c.topology_key)
+        weights = count.rows.take(domains.rows)
+        sums: Scores = np.bincount(domains.ids, weights=weights, minlength=size + 1).astype(np.float64)
+        sums[size] = 0
+        return sums
+
+    def _eligible(self, placement: podspec.Placement, c: podspec.Spread) -> _Domains:
+        keys = tuple(sorted({o.topology_key for o in placement.spread if o.hard is c.hard}))
+        selection = (placement.node_selector, placement.node_affinity) if c.honor_affinity else None
+        tolerations = placement.tolerations if c.honor_taints else None
+        cache = (c.hard, keys, c.topology_key, selection, tolerations)
+        found = self._domains.get(cache)
+        if found is None:
+            eligible = self.keyed(placement, hard=c.hard).copy()
+            if selection is not None and (placement.node_selector or placement.node_affinity):
+                selected = self._selected.get(selection)
+                if selected is None:
+                    selected = np.array([placement.selects(n.labels) for n in self.nodes], dtype=bool)
+                    self._selected[selection] = selected
+                eligible &= selected
+            if tolerations is not None:
+                tolerated = self._tolerated.get(tolerations)
+                if tolerated is None:
+                    tolerated = np.array([placement.tolerates(n.taints) for n in self.nodes], dtype=bool)
+                    self._tolerated[tolerations] = tolerated
+                eligible &= tolerated
+            ids, size = self.topo.ids(c.topology_key)
+            rows = np.flatnonzero(eligible)
+            present = np.bincount(ids[rows], minlength=size + 1)[:size] > 0
+            all_keyed = bool(np.array_equal(eligible, ids != size))
+            found = self._domains[cache] = _Domains(rows, ids[rows], all_keyed, present, int(present.sum()))
+        return found
+
+
+def _counts(c: podspec.Spread) -> bool:
+    """Whether the constraint counts any pod: kube-scheduler counts none for an empty or null selector."""
+    return c.pods.selector is not None and bool(c.pods.selector.requirements)

@@ -1,0 +1,190 @@
+"""vcctl's write verbs against the real apiserver: ``bus.volcano.sh`` Commands carried out, then gone.
+
+Each Command is made exactly as vcctl makes it (``pkg/cli/util.CreateJobCommand`` for ``vcctl
+job suspend|resume``, ``pkg/cli/queue.createQueueCommand`` for ``vcctl queue operate -a
+open|close``): ``generateName`` ``<target>-<action lowercased>-``, the target as controller
+ownerReference and as ``target``; queue Commands in ``default``. Our controllers (the bridge
+thread) carry them out; our scheduler drains a Closing queue.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes import client as k8s
+
+from scheduler import configure
+from tests.support import apiserver, bridgethread, schedthread, simthread
+from vbridge.localcluster import cluster
+
+pytestmark = pytest.mark.integration
+BUS = ("bus.volcano.sh", "v1alpha1")
+VC = ("batch.volcano.sh", "v1alpha1")
+MPI = pathlib.Path(__file__).resolve().parents[2] / "examples" / "volcano-job-mpi.yaml"
+NODES = [f"sim-node-{i}" for i in range(4)]
+
+
+@pytest.fixture(scope="module")
+def scheduler(
+    control_plane: cluster.LocalCluster, sim_nodes: simthread.SimThread, api_client: k8s.ApiClient
+) -> Iterator[schedthread.SchedThread]:
+    for name in NODES:
+        k8s.CoreV1Api(api_client).patch_node(name, {"spec": {"taints": None}})
+    # Volcano's default conf, drf included.
+    thread = schedthread.SchedThread(control_plane, configure.parse(""), connections=16, name="bus-scheduler").start()
+    try:
+        yield thread
+    finally:
+        thread.stop()
+
+
+@pytest.fixture
+def env(
+    api_client: k8s.ApiClient,
+    bridge: bridgethread.BridgeThread,
+    sim_nodes: simthread.SimThread,
+    scheduler: schedthread.SchedThread,
+    namespace: str,
+) -> tuple[k8s.ApiClient, str]:
+    return api_client, namespace
+
+
+def vcctl_command(api: k8s.ApiClient, target: dict[str, Any], action: str, *, namespace: str) -> dict[str, Any]:
+    meta = target["metadata"]
+    ref = {
+        "apiVersion": target["apiVersion"],
+        "kind": target["kind"],
+        "name": meta["name"],
+        "uid": meta["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+    body = {
+        "apiVersion": "bus.volcano.sh/v1alpha1",
+        "kind": "Command",
+        "metadata": {"generateName": f"{meta['name']}-{action.lower()}-", "ownerReferences": [ref]},
+        "target": ref,
+        "action": action,
+    }
+    out: dict[str, Any] = k8s.CustomObjectsApi(api).create_namespaced_custom_object(*BUS, namespace, "commands", body)
+    return out
+
+
+def mpi_job(api: k8s.ApiClient, ns: str, queue: str | None = None, dry_run: str | None = None) -> dict[str, Any]:
+    """Volcano's MPI example, unchanged but for its queue."""
+    body = yaml.safe_load(MPI.read_text())
+    body["metadata"].pop("namespace", None)
+    if queue:
+        body["spec"]["queue"] = queue
+    crd = k8s.CustomObjectsApi(api)
+    extra = {"dry_run": dry_run} if dry_run else {}
+    out: dict[str, Any] = crd.create_namespaced_custom_object(*VC, ns, "jobs", body, **extra)
+    return out
+
+
+def job(api: k8s.ApiClient, ns: str, name: str) -> dict[str, Any]:
+    out: dict[str, Any] = k8s.CustomObjectsApi(api).get_namespaced_custom_object(*VC, ns, "jobs", name)
+    return out
+
+
+def phase(api: k8s.ApiClient, ns: str, name: str) -> str:
+    return str(((job(api, ns, name).get("status") or {}).get("state") or {}).get("phase", ""))
+
+
+def pods(api: k8s.ApiClient, ns: str, name: str) -> list[str]:
+    items = k8s.CoreV1Api(api).list_namespaced_pod(ns, label_selector=f"volcano.sh/job-name={name}").items
+    return sorted(p.metadata.name for p in items if p.status.phase == "Running" and not p.metadata.deletion_timestamp)
+
+
+def gone(api: k8s.ApiClient, command: dict[str, Any]) -> bool:
+    meta = command["metadata"]
+    crd = k8s.CustomObjectsApi(api)
+    return apiserver.gone(lambda: crd.get_namespaced_custom_object(*BUS, meta["namespace"], "commands", meta["name"]))
+
+
+def events(api: k8s.ApiClient, namespace: str, name: str) -> list[tuple[str, str, str]]:
+    items = k8s.CoreV1Api(api).list_namespaced_event(namespace, field_selector=f"involvedObject.name={name}").items
+    return [(e.type, e.reason, e.message) for e in items]
+
+
+def queue_state(api: k8s.ApiClient, name: str) -> str:
+    queue = k8s.CustomObjectsApi(api).get_cluster_custom_object(*apiserver.PG, "queues", name)
+    return str((queue.get("status") or {}).get("state") or "")
+
+
+def test_vcctl_job_suspend_then_resume(env: tuple[k8s.ApiClient, str]) -> None:
+    api, ns = env
+    made = mpi_job(api, ns)
+    name = made["metadata"]["name"]
+    apiserver.eventually(lambda: len(pods(api, ns, name)) == 3, timeout=60, what="the gang to run")
+
+    suspend = vcctl_command(api, made, "AbortJob", namespace=ns)
+    assert suspend["metadata"]["name"].startswith(f"{name}-abortjob-")
+    apiserver.eventually(lambda: gone(api, suspend), what="the Command to be deleted once taken up")
+    apiserver.eventually(lambda: phase(api, ns, name) == "Aborted", timeout=60, what="the job to be Aborted")
+    apiserver.eventually(lambda: not pods(api, ns, name), timeout=60, what="the job's pods to stop")
+    issued = [e for e in events(api, ns, name) if e[1] == "CommandIssued"]
+    message = "Start to execute command AbortJob, and clean it up to make sure executed not more than once."
+    assert issued == [("Normal", "CommandIssued", message)]
+    assert "vbridge.io/job-command" not in (job(api, ns, name)["metadata"].get("annotations") or {})
+
+    resume = vcctl_command(api, job(api, ns, name), "ResumeJob", namespace=ns)
+    apiserver.eventually(lambda: gone(api, resume), what="the resume Command to be deleted")
+    apiserver.eventually(lambda: len(pods(api, ns, name)) == 3, timeout=60, what="the gang to run again")
+    apiserver.eventually(lambda: phase(api, ns, name) == "Running", timeout=60, what="the job to be Running again")
+
+
+def test_vcctl_queue_close_stays_closing_until_drained_then_open(env: tuple[k8s.ApiClient, str]) -> None:
+    api, ns = env
+    crd = k8s.CustomObjectsApi(api)
+    qname = f"q-{ns[-5:]}"
+    body = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": qname}}
+    queue = crd.create_cluster_custom_object(*apiserver.PG, "queues", {**body, "spec": {"weight": 1}})
+    try:
+        group = {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": "held"},
+            "spec": {"minMember": 1, "queue": qname},
+        }
+        crd.create_namespaced_custom_object(*apiserver.PG, ns, "podgroups", group)
+
+        close = vcctl_command(api, queue, "CloseQueue", namespace="default")
+        apiserver.eventually(lambda: gone(api, close), what="the close Command to be deleted")
+        apiserver.eventually(lambda: queue_state(api, qname) == "Closing", what="Closing: a PodGroup is left")
+        assert ("Normal", "CloseQueue", f"queue {qname} is Closing") in events(api, "default", qname)
+
+        def denied() -> str | None:
+            try:
+                mpi_job(api, ns, qname, dry_run="All")
+            except k8s.ApiException as exc:
+                return str(exc.body)
+            return None
+
+        # A Closing queue takes no new jobs: admission says so (once its queue facts show Closing).
+        assert f"queue '{qname}' is Closing, not Open" in apiserver.eventually(denied, what="the denial")
+
+        crd.delete_namespaced_custom_object(*apiserver.PG, ns, "podgroups", "held")
+        apiserver.eventually(lambda: queue_state(api, qname) == "Closed", what="the drained queue to be Closed")
+
+        current = crd.get_cluster_custom_object(*apiserver.PG, "queues", qname)
+        reopen = vcctl_command(api, current, "OpenQueue", namespace="default")
+        apiserver.eventually(lambda: gone(api, reopen), what="the open Command to be deleted")
+        apiserver.eventually(lambda: queue_state(api, qname) == "Open", what="the queue to be Open again")
+    finally:
+        crd.delete_cluster_custom_object(*apiserver.PG, "queues", qname)
+
+
+def test_a_command_that_cannot_be_carried_out_is_told_and_left(env: tuple[k8s.ApiClient, str]) -> None:
+    api, ns = env
+    wrong = vcctl_command(api, mpi_job(api, ns), "OpenQueue", namespace=ns)
+    name = wrong["metadata"]["name"]
+    refused = apiserver.eventually(
+        lambda: [e for e in events(api, ns, name) if e[1] == "InvalidCommand"], what="the refusal Event"
+    )
+    assert refused[0][0] == "Warning" and "action OpenQueue is not one a Job takes" in refused[0][2]
+    assert not gone(api, wrong)

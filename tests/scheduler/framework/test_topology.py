@@ -1,0 +1,87 @@
+"""topology: pods per row and domain follow placements, rollbacks and evictions in the session."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scheduler.api import building, podspec
+from scheduler.framework import topology
+from tests.builders import scheduler as b
+
+ZONE = "topology.kubernetes.io/zone"
+SPREAD = {
+    "topologySpreadConstraints": [
+        {"maxSkew": 1, "topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": "w"}}},
+    ]
+}
+
+
+def _topology(pods: list[dict[str, object]]) -> topology.Topology:
+    nodes = [b.node("a1", labels={ZONE: "a"}), b.node("a2", labels={ZONE: "a"}), b.node("x")]
+    return topology.Topology(building.build(nodes=nodes, pods=pods, podgroups=[b.podgroup("pg")], queues=[b.queue()]))
+
+
+def _selector(app: str) -> tuple[podspec.PodSelector, ...]:
+    return (podspec.PodSelector(podspec.Namespaces(frozenset({"ns"})), podspec.matches({"matchLabels": {"app": app}})),)
+
+
+def test_no_pod_terms_keeps_nothing() -> None:
+    topo = _topology([b.pod("p0", labels={"app": "w"})])
+    assert not topo.active
+    topo.add(0, next(iter(topo.snapshot.tasks.values())))  # returns at once
+
+
+def test_counts_start_from_pods_on_nodes_and_follow_the_session() -> None:
+    topo = _topology(
+        [
+            b.pod("old", group=None, node="a1", labels={"app": "w"}, scheduler="default-scheduler"),
+            b.pod("p0", labels={"app": "w"}, spec=SPREAD),
+            b.pod("p1", labels={"app": "w"}),
+        ]
+    )
+    assert topo.active
+    ids, size = topo.ids(ZONE)
+    assert (ids.tolist(), size) == ([0, 0, 1], 1)  # x has no zone: the extra domain
+    count = topo.count(_selector("w"), live=True)
+    assert topo.domain(count, ZONE).tolist() == [1, 0]
+    p1 = topo.snapshot.tasks["ns/p1"]
+    topo.add(1, p1)
+    assert count.rows.tolist() == [1, 1, 0] and topo.domain(count, ZONE).tolist() == [2, 0]
+    topo.add(2, topo.snapshot.tasks["ns/p0"])  # on the node without the label: its domain stays 0
+    assert topo.domain(count, ZONE).tolist() == [2, 0]
+    topo.drop(1, p1)
+    assert topo.domain(count, ZONE).tolist() == [1, 0]
+    assert np.array_equal(topo.per_row(topo.domain(count, ZONE), ZONE), [1, 1, 0])
+
+
+def test_a_count_asked_for_late_includes_this_cycles_pods() -> None:
+    topo = _topology([b.pod("p0", labels={"app": "w"}, spec=SPREAD), b.pod("p1", labels={"app": "v"})])
+    topo.add(0, topo.snapshot.tasks["ns/p1"])
+    assert topo.count(_selector("v")).rows.tolist() == [1, 0, 0]
+
+
+def test_evicted_pods_leave_live_counts_only() -> None:
+    pods = [b.pod("old", node="a1", labels={"app": "w"}), b.pod("p0", labels={"app": "w"}, spec=SPREAD)]
+    topo = _topology(pods)
+    old = topo.snapshot.tasks["ns/old"]
+    live, every = topo.count(_selector("w"), live=True), topo.count(_selector("w"))
+    topo.evict(0, old)
+    assert (live.rows[0], every.rows[0]) == (0, 1)
+    topo.unevict(0, old)
+    assert (live.rows[0], every.rows[0]) == (1, 1)
+
+
+def test_held_terms_match_the_pods_they_concern() -> None:
+    term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": ZONE}
+    guard = {"affinity": {"podAntiAffinity": {podspec.REQUIRED: [term]}}}
+    topo = _topology(
+        [
+            b.pod("guard", group=None, node="a2", labels={"app": "g"}, scheduler="default-scheduler", spec=guard),
+            b.pod("web", labels={"app": "web"}),
+            b.pod("db", labels={"app": "db"}),
+        ]
+    )
+    held = topo.held(topo.snapshot.tasks["ns/web"])
+    ((found, holders),) = held[topology.REQUIRED_ANTI]
+    assert found.topology_key == ZONE and holders.rows.tolist() == [0, 1, 0]
+    assert not topo.held(topo.snapshot.tasks["ns/db"])

@@ -1,0 +1,103 @@
+"""What a release grants each ServiceAccount, and which of it an audit log shows was used.
+
+``grants(manifest)``: from a rendered release (``helm get manifest``), every (ServiceAccount,
+apiGroup, resource, verb, resourceNames) a ClusterRole or Role bound to one of its accounts
+allows, one entry per combination of a rule's groups, resources and verbs.
+``uses(grant, events)``: how many audited requests of that account the grant allowed (a 403 is
+not a use). A grant no request used is one the run does not show is needed: ``NOT_EXERCISED``
+names, for the chart's standalone install, those a code path needs that the helm test's run
+does not take. ``table`` counts the uses of every grant, keyed (component, group, resource,
+verb).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from typing import Any
+
+import yaml
+
+__all__ = ["NOT_EXERCISED", "Grant", "grants", "table", "uses"]
+
+
+# Granted, needed by a code path the helm test's run does not take (or not in every run).
+NOT_EXERCISED = {
+    ("controllers", "scheduling.volcano.sh", "podgroups", "patch"): "podgroup_io.ensure: a PodGroup corrected",
+    ("controllers", "", "pods/status", "patch"): "spark.py: a driver whose PodGroup cannot be made (its conf unusable)",
+    ("controllers", "batch.volcano.sh", "jobs", "patch"): "vcjobs.py: a job's command annotation cleared",
+    ("controllers", "batch.volcano.sh", "jobs", "delete"): "vcjobs.py: ttlSecondsAfterFinished",
+    ("controllers", "batch.volcano.sh", "jobs", "get"): "commands.py: a Command's target Job read",
+    ("controllers", "scheduling.volcano.sh", "queues", "get"): "commands.py: a Queue read before it opens or closes",
+    ("controllers", "scheduling.volcano.sh", "queues/status", "patch"): "commands.py: a Queue opened or closed",
+    ("controllers", "bus.volcano.sh", "commands", "delete"): "commands.py: a Command deleted once carried out",
+    ("controllers", "", "secrets", "patch"): "certs.py: the serving certificate renewed",
+    ("scheduler", "", "pods/status", "patch"): "binder.py: PodScheduled=False on a pod a cycle saw waiting (timing)",
+    ("scheduler", "", "pods", "get"): "binder.py: a pod read back after a failed bind",
+    ("scheduler", "", "pods", "delete"): "binder.py: preemption and reclaim evict",
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Grant:
+    account: str  # the ServiceAccount's name
+    group: str
+    resource: str  # with its subresource: ``pods/binding``
+    verb: str
+    names: tuple[str, ...] = ()  # resourceNames; empty: any
+    namespace: str | None = None  # a Role's namespace; None: cluster-wide
+
+    def allows(self, event: dict[str, Any]) -> bool:
+        ref = event.get("objectRef") or {}
+        resource = "/".join(x for x in (ref.get("resource"), ref.get("subresource")) if x)
+        return (
+            event.get("verb") == self.verb
+            and ref.get("apiGroup", "") == self.group
+            and resource == self.resource
+            and (not self.names or ref.get("name") in self.names)
+            and (self.namespace is None or ref.get("namespace") == self.namespace)
+        )
+
+
+def grants(manifest: str) -> list[Grant]:
+    docs = [d for d in yaml.safe_load_all(manifest) if d]
+    roles = {(d["kind"], d["metadata"].get("namespace"), d["metadata"]["name"]): d for d in docs}
+    out: list[Grant] = []
+    for binding in docs:
+        if binding["kind"] not in ("ClusterRoleBinding", "RoleBinding"):
+            continue
+        ns = binding["metadata"].get("namespace") if binding["kind"] == "RoleBinding" else None
+        ref = binding["roleRef"]
+        role = roles.get((ref["kind"], ns if ref["kind"] == "Role" else None, ref["name"]))
+        if role is None:
+            continue
+        accounts = [s["name"] for s in binding.get("subjects") or [] if s["kind"] == "ServiceAccount"]
+        out += [g for account in accounts for g in _expand(account, role.get("rules") or [], ns)]
+    return out
+
+
+def _expand(account: str, rules: Iterable[dict[str, Any]], namespace: str | None) -> list[Grant]:
+    return [
+        Grant(account, group, resource, verb, tuple(rule.get("resourceNames") or ()), namespace)
+        for rule in rules
+        for group in rule.get("apiGroups") or []
+        for resource in rule.get("resources") or []
+        for verb in rule.get("verbs") or []
+    ]
+
+
+def uses(grant: Grant, events: Iterable[dict[str, Any]], *, namespace: str) -> int:
+    user = f"system:serviceaccount:{namespace}:{grant.account}"
+    return sum(
+        1
+        for e in events
+        if e["user"]["username"] == user and (e.get("responseStatus") or {}).get("code") != 403 and grant.allows(e)
+    )
+
+
+def table(manifest: str, events: list[dict[str, Any]], *, namespace: str, prefix: str) -> dict[tuple[str, ...], int]:
+    out: dict[tuple[str, ...], int] = {}
+    for g in grants(manifest):
+        key = (g.account.removeprefix(prefix), g.group, g.resource, g.verb)
+        out[key] = out.get(key, 0) + uses(g, events, namespace=namespace)
+    return out
