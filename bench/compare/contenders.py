@@ -6,7 +6,6 @@ import argparse
 import asyncio
 import dataclasses
 import gc
-import os
 import pathlib
 import shutil
 import subprocess
@@ -21,7 +20,7 @@ from bridge.k8s import client, kubeconfigs, paths
 from compare import workloads
 from scheduler.api import plan
 from scheduler.io import binder
-from vbridge.localcluster import binaries, cluster, processes
+from vbridge.localcluster import binaries, cluster, processes, volcano
 from vbridge.nodesim import nodes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -71,22 +70,15 @@ class Result:
 
 def volcano_dir(build: bool) -> tuple[pathlib.Path | None, str]:
     """The folder tools/build-volcano.sh prints (building unless a warm cache has it), or why not."""
-    env = dict(os.environ)
-    if not build:
-        env["VBRIDGE_NO_BUILD"] = "1"
     t0 = time.perf_counter()
-    proc = subprocess.run(
-        ["bash", str(ROOT / "tools" / "build-volcano.sh")], capture_output=True, text=True, env=env, check=False
-    )
-    sys.stderr.write(proc.stderr[-4000:])
-    for line in proc.stdout.splitlines():
-        if line.startswith("volcano="):
-            took = time.perf_counter() - t0
-            if took > 5:
-                print(f"volcano: built in {took:.0f} s", flush=True)
-            return pathlib.Path(line.split("=", 1)[1]), ""
-    tail = proc.stderr.strip().splitlines()[-3:]
-    return None, f"tools/build-volcano.sh exit {proc.returncode}: {' | '.join(tail)}"
+    try:
+        folder = volcano.find(build=build)
+    except errors.BinaryMissingError as exc:
+        return None, str(exc)
+    took = time.perf_counter() - t0
+    if took > 5:
+        print(f"volcano: built in {took:.0f} s", flush=True)
+    return folder, ""
 
 
 def start_process(

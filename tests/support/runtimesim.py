@@ -21,6 +21,7 @@ class RuntimeSimThread(loopthread.LoopThread):
         nets: Mapping[str, runtime.NodeNet],
         resync: float = 2.0,
         backoff: tuple[float, float] = (1.0, 4.0),
+        default_run_seconds: float | None = None,
     ) -> None:
         self.sim: simulator.Simulator | None = None
         self.runtime: runtime.Runtime | None = None
@@ -30,7 +31,9 @@ class RuntimeSimThread(loopthread.LoopThread):
         async def main(ready: asyncio.Event) -> None:
             async with client.Client(conn, connections=16) as api:
                 self.runtime = runtime.Runtime(api, conn.server, config)
-                self.sim = simulator.Simulator(api, list(specs), runtime=self.runtime)
+                self.sim = simulator.Simulator(
+                    api, list(specs), runtime=self.runtime, default_run_seconds=default_run_seconds
+                )
                 await self.sim.register_nodes()
                 ready.set()
                 await self.sim.serve()

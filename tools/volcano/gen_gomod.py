@@ -1,4 +1,4 @@
-"""Regenerate go.mod for the Volcano scheduler wrapper module (benchmark only).
+"""Regenerate go.mod for the wrapper module of Volcano's scheduler and controller-manager.
 
 volcano.sh/volcano cannot be `go install`ed: its go.mod replaces every Kubernetes staging
 module (required at v0.0.0), pins grpc, otlptracegrpc and cloud.google.com/go, and points
@@ -25,7 +25,9 @@ import re
 import subprocess
 
 HERE = pathlib.Path(__file__).resolve().parent
-TOOL = "volcano.sh/volcano/cmd/scheduler"
+# vc-scheduler (bench/scheduler_compare.py, the beside-Volcano test) and vc-controller-manager
+# (the beside-Volcano test: Volcano's own PodGroup and Job controllers).
+TOOLS = ("volcano.sh/volcano/cmd/scheduler", "volcano.sh/volcano/cmd/controller-manager")
 ENV = dict(os.environ, GOTOOLCHAIN="local", GOWORK="off", GOFLAGS="-mod=mod")
 
 
@@ -74,7 +76,9 @@ def main() -> None:
         "",
         f"require volcano.sh/volcano {args.version}",
         "",
-        f"tool {TOOL}",
+        "tool (",
+        *(f"\t{tool}" for tool in TOOLS),
+        ")",
         "",
         "replace (",
     ]

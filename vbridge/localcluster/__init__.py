@@ -11,10 +11,12 @@ controllers off), installs our CRDs and the ``default`` queue, and writes a kube
 ``depcrds`` fetches the CRDs of the upstream operators from their pinned Go modules;
 ``operators`` runs spark-operator, training-operator and mpi-operator out of cluster against a
 ``LocalCluster``, with what a pod would give them (``trainingwebhook``: the training-operator's
-Secret, Service and webhook configuration). ``probes`` asks loopback HTTP endpoints whether
+Secret, Service and webhook configuration). ``volcano`` runs Volcano's own vc-scheduler and
+vc-controller-manager (built by ``tools/build-volcano.sh``) with Volcano's CRDs, what the chart's
+``volcano.external=true`` mode is installed beside. ``probes`` asks loopback HTTP endpoints whether
 they are ready (standard library, no proxy).
 
 Errors are :class:`bridge.errors.ControlPlaneError` subclasses with the component's last log lines.
 """
 
-__all__ = ["binaries", "certs", "cluster", "depcrds", "operators", "probes", "processes", "trainingwebhook"]
+__all__ = ["binaries", "certs", "cluster", "depcrds", "operators", "probes", "processes", "trainingwebhook", "volcano"]

@@ -69,7 +69,7 @@ NATIVE_GATES = "--feature-gates=GenericWorkload=true"
 NATIVE_APISERVER_FLAGS = (NATIVE_GATES, "--runtime-config=scheduling.k8s.io/v1beta1=true")
 
 
-class LocalCluster:
+class LocalCluster(processes.Started):
     def __init__(
         self,
         workdir: pathlib.Path | None = None,
@@ -100,13 +100,6 @@ class LocalCluster:
         self.procs: list[processes.Process] = []
         self.timings: dict[str, float] = {}  # seconds from start() to: apiserver ready, all ready
         self._t0 = 0.0
-
-    def __enter__(self) -> LocalCluster:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # -- lifecycle -------------------------------------------------------------------------
 

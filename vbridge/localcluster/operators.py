@@ -30,7 +30,16 @@ from bridge import errors
 from bridge.k8s import client, kubeconfigs, paths
 from vbridge.localcluster import binaries, cluster, depcrds, probes, processes, trainingwebhook
 
-__all__ = ["OPERATORS", "Operator", "find", "install_crds", "spark_home", "spark_version", "token_kubeconfig"]
+__all__ = [
+    "OPERATORS",
+    "Operator",
+    "find",
+    "install_crds",
+    "of_schemes",
+    "spark_home",
+    "spark_version",
+    "token_kubeconfig",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,7 +172,16 @@ def token_kubeconfig(
     return path
 
 
-def install_crds(lc: cluster.LocalCluster, name: str, cache: pathlib.Path) -> None:
+def of_schemes(crds: list[dict[str, Any]], schemes: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The CRDs of the kinds ``schemes`` names (``tfjob`` → ``tfjobs``); all when empty."""
+    if not schemes:
+        return crds
+    plurals = {f"{s.lower()}s" for s in schemes}
+    return [d for d in crds if d["spec"]["names"]["plural"] in plurals]
+
+
+def install_crds(lc: cluster.LocalCluster, name: str, cache: pathlib.Path, *, schemes: tuple[str, ...] = ()) -> None:
+    """The operator's CRDs; with ``schemes``, only the CRDs of those kinds (``tfjob`` → tfjobs)."""
     docs: list[dict[str, Any]] = []
     for crd_set in OPERATORS[name].crd_sets:
         for path in depcrds.ensure(crd_set, cache):
@@ -171,6 +189,7 @@ def install_crds(lc: cluster.LocalCluster, name: str, cache: pathlib.Path) -> No
     for crd_set, rel in OPERATORS[name].more_crds:
         module, version, _ = depcrds.SETS[crd_set]
         docs += [d for d in yaml.safe_load_all((depcrds.module_dir(module, version) / rel).read_text()) if d]
+    docs = of_schemes(docs, schemes)
 
     async def go() -> None:
         async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
@@ -179,7 +198,7 @@ def install_crds(lc: cluster.LocalCluster, name: str, cache: pathlib.Path) -> No
     cluster.run_sync(go())
 
 
-class Operator:
+class Operator(processes.Started):
     """One upstream operator process against ``lc``; ``stop`` is idempotent."""
 
     def __init__(
@@ -191,6 +210,7 @@ class Operator:
         spark: pathlib.Path | None = None,
         crd_cache: pathlib.Path | None = None,
         start_timeout: float = 90.0,
+        schemes: tuple[str, ...] = (),
     ) -> None:
         if name not in OPERATORS:
             raise errors.ConfigError(f"unknown operator {name!r}; known: {', '.join(OPERATORS)}")
@@ -201,23 +221,22 @@ class Operator:
         root = binaries.repo_root()
         self.crd_cache = crd_cache or ((root / ".cache" / "dep-crds") if root else lc.workdir / "dep-crds")
         self.start_timeout = start_timeout
+        # training-operator only: its --enable-scheme values (e.g. ("tfjob",)); empty: every kind.
+        # Fewer kinds need fewer CRDs: without "mpijob" its MPIJob v1 CRD is not installed, so
+        # mpi-operator's v2beta1 CRD of the same name can serve the same cluster.
+        if schemes and name != "training-operator":
+            raise errors.ConfigError(f"{name}: schemes are the training-operator's --enable-scheme")
+        self.schemes = schemes
         self.workdir = lc.workdir / name
         self.proc: processes.Process | None = None
         self.probe = ""
         self.webhook_urls: list[str] = []
 
-    def __enter__(self) -> Operator:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
     def start(self) -> None:
         binary = self.binary or find(self.name)
         if not binary.exists():
             raise errors.BinaryMissingError(f"{self.name}: {binary} does not exist; run tools/build-operators.sh")
-        install_crds(self.lc, self.name, self.crd_cache)
+        install_crds(self.lc, self.name, self.crd_cache, schemes=self.schemes)
         kubeconfig = token_kubeconfig(self.lc, self.workdir / "kubeconfig")
         env = {"KUBECONFIG": str(kubeconfig)}
         if self.name == "spark-operator":
@@ -252,7 +271,9 @@ class Operator:
 
     def _training_args(self, env: dict[str, str]) -> list[str]:
         webhook_port = cluster.free_port()
-        self.webhook_urls = trainingwebhook.setup(self.lc, self.workdir, namespace=SYSTEM_NAMESPACE, port=webhook_port)
+        self.webhook_urls = trainingwebhook.setup(
+            self.lc, self.workdir, namespace=SYSTEM_NAMESPACE, port=webhook_port, schemes=self.schemes
+        )
         env["MY_POD_NAMESPACE"] = SYSTEM_NAMESPACE
         env["TMPDIR"] = str(self.workdir / "tmp")
         self.probe = f"127.0.0.1:{cluster.free_port()}"
@@ -260,6 +281,7 @@ class Operator:
             f"--webhook-server-port={webhook_port}",
             f"--health-probe-bind-address={self.probe}",
             "--metrics-bind-address=0",
+            *(f"--enable-scheme={s}" for s in self.schemes),
         ]
 
     def _mpi_args(self) -> list[str]:

@@ -10,10 +10,11 @@ import signal
 import subprocess
 import time
 from collections.abc import Sequence
+from typing import Self
 
 from bridge import errors
 
-__all__ = ["Process"]
+__all__ = ["Process", "Started"]
 
 _PR_SET_PDEATHSIG = 1
 
@@ -78,3 +79,20 @@ class Process:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(popen.pid, signal.SIGKILL)
             popen.wait(5)
+
+
+class Started:
+    """What ``start`` and ``stop``: ``with thing:`` starts it, and stops it however the block ends."""
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
