@@ -1,0 +1,20 @@
+"""How long and how hard the reliability suite runs: the CI variant by default, the long one with
+``VBRIDGE_RELIABILITY_LONG=1`` (README, "Reliability suite"). Each figure can be set on its own
+with the environment variable named beside it."""
+
+from __future__ import annotations
+
+import os
+
+LONG = os.environ.get("VBRIDGE_RELIABILITY_LONG") == "1"
+
+
+def _number(name: str, ci: float, long: float) -> float:
+    return float(os.environ.get(name) or (long if LONG else ci))
+
+
+KILL_LOOP = int(_number("VBRIDGE_KILL_LOOP", 20, 100))  # SIGKILLs of the scheduler mid-binds
+CHURN_SECONDS = _number("VBRIDGE_CHURN_SECONDS", 180, 600)  # arrivals keep coming this long
+CHURN_GROUPS = int(_number("VBRIDGE_CHURN_GROUPS", 1000, 3000))  # PodGroups submitted, at least
+FUZZ_EXAMPLES = int(_number("VBRIDGE_FUZZ_EXAMPLES", 2000, 100_000))  # generated reviews per kind
+APISERVER_DOWN_SECONDS = _number("VBRIDGE_APISERVER_DOWN_SECONDS", 60, 60)
