@@ -14,7 +14,5 @@ def _number(name: str, ci: float, long: float) -> float:
 
 
 KILL_LOOP = int(_number("VBRIDGE_KILL_LOOP", 20, 100))  # SIGKILLs of the scheduler mid-binds
-CHURN_SECONDS = _number("VBRIDGE_CHURN_SECONDS", 180, 600)  # arrivals keep coming this long
-CHURN_GROUPS = int(_number("VBRIDGE_CHURN_GROUPS", 1000, 3000))  # PodGroups submitted, at least
 FUZZ_EXAMPLES = int(_number("VBRIDGE_FUZZ_EXAMPLES", 2000, 100_000))  # generated reviews per kind
 APISERVER_DOWN_SECONDS = _number("VBRIDGE_APISERVER_DOWN_SECONDS", 60, 60)

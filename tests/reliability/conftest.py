@@ -80,6 +80,9 @@ class Recorder:
             outcomes = {got[0] if got else "not run" for _, got in seen}
             if "failed" in outcomes:
                 result = "FAIL"
+            elif item.missing:
+                observed.append(f"not done here yet: {item.missing}")
+                result = "TODO"
             elif item.not_here:
                 observed.append(f"cannot be tested here: {item.not_here}")
                 result = "N/A" if not item.tests else "PARTIAL"

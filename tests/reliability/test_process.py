@@ -7,6 +7,7 @@ components believe.
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from bridge import defaults
 from scheduler import configure
 from tests.builders import vcjob
 from tests.reliability import budget, conftest
-from tests.support import accounting, apiserver, bridgethread, ctlproc, schedbed, schedthread, simthread
+from tests.support import accounting, apiserver, bridgethread, ctlproc, schedbed, schedthread, simthread, toxiproxy
 from vbridge import runtime
 from vbridge.localcluster import certs, cluster, processes
 from vbridge.nodesim import nodes
@@ -50,15 +51,20 @@ def test_r12_scheduler_sigkilled_mid_binds_in_a_loop(
     rapi: k8s.ApiClient,
     rns: str,
     sim: list[str],
+    proxy: toxiproxy.Proxied,
     tmp_path_factory: pytest.TempPathFactory,
     observe: conftest.Observe,
 ) -> None:
     """Each round: a gang of 12 arrives, a fresh ``vbridge scheduler`` process starts, and is
     SIGKILLed as soon as the apiserver shows the first of the gang's binds. The next process
-    must finish what the dead one left (a previous gang cut in half) and never bind twice."""
+    must finish what the dead one left (a previous gang cut in half) and never bind twice. The
+    scheduler talks through the proxy with 150 ± 150 ms of latency, so a gang's binds land over
+    a few hundred milliseconds and the kill falls among them."""
     name = "kill-" + uuid.uuid4().hex[:6]
     logs = tmp_path_factory.mktemp("kill-logs")
-    args = ["scheduler", f"--kubeconfig={rlc.kubeconfig}", f"--scheduler-name={name}", "--period=0.2"]
+    args = ["scheduler", f"--kubeconfig={proxy.kubeconfig}", f"--scheduler-name={name}", "--period=0.2"]
+    slow = contextlib.ExitStack()
+    slow.enter_context(proxy.toxic("latency", latency=150, jitter=150))
     size, mid_binds, t0 = 12, 0, time.monotonic()
     for i in range(budget.KILL_LOOP):
         schedbed.podgroup(rapi, rns, f"g{i}", size)
@@ -72,6 +78,7 @@ def test_r12_scheduler_sigkilled_mid_binds_in_a_loop(
             proc.kill()
         at_kill = bound_count(rapi, rns, f"g{i}")
         mid_binds += 0 < max(first, at_kill) < size or at_kill < size
+    slow.close()
     final = ctlproc.Proc("sched-final", args, logs)
     try:
         total = budget.KILL_LOOP * size
