@@ -180,7 +180,7 @@ def test_s6_raw_bytes_and_deep_nesting_get_a_valid_answer(caller: asgi.Caller, o
         seen += 1
 
     run()
-    job = json.loads(support.review(kf.tfjob("deep", Worker=kf.replica(1)), kind=support.TF, uid="deep nesting"))
+    job = json.loads(support.review(kf.tfjob("deep", Worker=kf.replica(1)), kind=support.TF, uid="deep-nesting"))
     depth = 20_000  # past every JSON parser's default limit, the request's uid before it
     job["request"]["object"]["spec"]["deep"] = "@"
     deep = json.dumps(job).replace('"@"', '{"a":[' * depth + "{}" + "]}" * depth).encode()
@@ -192,12 +192,12 @@ def test_s6_raw_bytes_and_deep_nesting_get_a_valid_answer(caller: asgi.Caller, o
     sizes = []
     bodies = [("deep nesting", deep)]
     bodies += [
-        (n, support.review(o, kind=support.TF, uid=n))
+        (n, support.review(o, kind=support.TF, uid=n.replace(" ", "-")))
         for n, o in (("huge arrays", big_array), ("a 2 MiB string", big_string))
     ]
     for name, raw in bodies:
         sizes.append(f"{name} ({len(raw) // 1024} KiB)")
-        check(*caller.post(path, raw), name)
+        check(*caller.post(path, raw), name.replace(" ", "-"))  # a uid as the apiserver writes one
     observe(
         f"{seen} raw and JSON bodies, then {', '.join(sizes)}: each a valid answer with its uid; "
         f"peak RSS of the test process {_kib_peak() / 1024:.0f} MiB"
