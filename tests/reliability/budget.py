@@ -14,5 +14,5 @@ def _number(name: str, ci: float, long: float) -> float:
 
 
 KILL_LOOP = int(_number("VBRIDGE_KILL_LOOP", 20, 100))  # SIGKILLs of the scheduler mid-binds
-FUZZ_EXAMPLES = int(_number("VBRIDGE_FUZZ_EXAMPLES", 2000, 100_000))  # generated reviews per kind
+FUZZ_EXAMPLES = int(_number("VBRIDGE_FUZZ_EXAMPLES", 500, 100_000))  # generated reviews per kind
 APISERVER_DOWN_SECONDS = _number("VBRIDGE_APISERVER_DOWN_SECONDS", 60, 60)
