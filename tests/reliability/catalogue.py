@@ -107,9 +107,12 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "R10",
-        "binds over reset, black-holed and cut connections",
+        "binds over reset, black-holed, cut, slow (latency, 16 KB/s, slow close) connections",
         "failure recorded (FailedScheduling, PodScheduled=False), retried; gang completes; cache matches the API",
-        (R + "test_network.py::test_reset_peer_and_timeouts_on_every_component_connection",),
+        (
+            R + "test_network.py::test_reset_peer_and_timeouts_on_every_component_connection",
+            R + "test_network.py::test_degraded_links_slow_everything_and_lose_nothing",
+        ),
         missing="a bind refused with 500, 409 or 429 on a chosen call (Toxiproxy cuts TCP, not calls): only binds "
         "over reset and black-holed connections are shown",
     ),
