@@ -64,6 +64,8 @@ __all__ = [
     "VCJOB_EXPECT_SECONDS",
     "VCJOB_MAX_PODS",
     "VCJOB_SYNC_WORKERS",
+    "WATCH_SILENCE_SECONDS",
+    "WATCH_TIMEOUT_SECONDS",
     "WEBHOOK_TIMEOUT_SECONDS",
     "default_queue_objects",
     "pod_namespace",
@@ -102,6 +104,13 @@ VCJOB_CREATE_RETRY_FIRST = 1.0  # seconds before a failed create is tried again 
 VCJOB_CREATE_RETRY_CLIENT = 5.0  # ... after a 4xx (invalid template, missing PriorityClass), doubled
 VCJOB_CREATE_RETRY_MOST = 60.0  # the longest wait between attempts
 VCJOB_EXPECT_SECONDS = 60.0  # how long a created pod the watch has not shown yet counts as present
+
+# Watches (bridge.k8s.watching): the server ends each watch after WATCH_TIMEOUT_SECONDS and it is
+# resumed from its resourceVersion (cheap: served from the watch cache). A stream silent for longer
+# than that plus WATCH_SILENCE_SECONDS is a dead connection (a black hole, a half-open TCP): it is
+# dropped and resumed, instead of waiting for ever for a close that never comes.
+WATCH_TIMEOUT_SECONDS = 60
+WATCH_SILENCE_SECONDS = 15.0
 
 # The webhook server's own limits (webhooks.limits, webhooks.server).
 HEADER_TIMEOUT_SECONDS = 5.0  # from accept: TLS handshake and request head, else the connection is aborted

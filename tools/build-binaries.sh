@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the Go binaries volcano-bridge runs (kube-apiserver, kube-controller-manager,
-# kube-scheduler, kubectl, etcd; kwok, helm and kubeconform) from the wrapper modules under tools/.
+# kube-scheduler, kubectl, etcd; kwok, helm, kubeconform and toxiproxy-server) from the wrapper
+# modules under tools/.
 # Binaries land in .cache/bin/<component>-<version>-<go.sum hash>/; a warm run builds nothing.
 # Prints the folder of each set as NAME=DIR lines on stdout; progress goes to stderr.
 set -euo pipefail
@@ -17,6 +18,7 @@ key() { cat "$1/go.mod" "$1/go.sum" | sha256sum | cut -c1-10; }  # content only:
 binname() { # what go build names a package's binary (a major-version suffix is dropped)
   local last; last=$(basename "$1")
   if [ "$1" = go.etcd.io/etcd/server/v3 ]; then echo etcd
+  elif [ "$1" = github.com/Shopify/toxiproxy/v2/cmd/server ]; then echo toxiproxy-server
   elif [[ $last =~ ^v[0-9]+$ ]]; then basename "$(dirname "$1")"
   else echo "$last"; fi
 }
@@ -31,7 +33,9 @@ build_set() { # NAME MODULE-DIR OUT-DIR LDFLAGS PKG...
   local t0=$SECONDS tmp="$out.tmp.$$"
   mkdir -p "$tmp"
   (cd "$dir" && go mod download >&2 && go build -trimpath -ldflags "$ldflags" -o "$tmp/" "$@" >&2)
-  [ -f "$tmp/server" ] && mv "$tmp/server" "$tmp/etcd"
+  for p in "$@"; do  # go names both etcd's and toxiproxy's binary after their directory, server
+    if [ "$p" = go.etcd.io/etcd/server/v3 ] || [ "$(basename "$p")" = server ]; then mv "$tmp/server" "$tmp/$(binname "$p")"; fi
+  done
   rm -rf "$out"; mv "$tmp" "$out"
   echo "$name: built in $((SECONDS - t0)) s -> $out" >&2
   echo "$name=$out"
@@ -51,7 +55,9 @@ build_set controlplane "$cp_dir" "$cache/k8s-$k8s-etcd-$etcd-$(key "$cp_dir")" "
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
   k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl go.etcd.io/etcd/server/v3
 
-extras="kwok helm kubeconform"  # kubeconform: the chart tests validate `helm template` with it
+# kubeconform: the chart tests validate `helm template` with it; toxiproxy: the reliability suite's
+# network faults between the components and the apiserver (tests/reliability)
+extras="kwok helm kubeconform toxiproxy"
 [ "${VBRIDGE_BENCH_TOOLS:-}" = 1 ] && extras="$extras vegeta"  # bench/admission.py's constant-rate load generator
 if [ "${VBRIDGE_SKIP_EXTRAS:-}" != 1 ]; then
   for extra in $extras; do
@@ -60,6 +66,7 @@ if [ "${VBRIDGE_SKIP_EXTRAS:-}" != 1 ]; then
       kwok) pkg=sigs.k8s.io/kwok/cmd/kwok; mod=sigs.k8s.io/kwok ;;
       helm) pkg=helm.sh/helm/v3/cmd/helm; mod=helm.sh/helm/v3 ;;
       kubeconform) pkg=github.com/yannh/kubeconform/cmd/kubeconform; mod=github.com/yannh/kubeconform ;;
+      toxiproxy) pkg=github.com/Shopify/toxiproxy/v2/cmd/server; mod=github.com/Shopify/toxiproxy/v2 ;;
       vegeta) pkg=github.com/tsenart/vegeta/v12; mod=github.com/tsenart/vegeta/v12 ;;
     esac
     v=$(modver "$d" "$mod")

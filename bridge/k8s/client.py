@@ -118,10 +118,18 @@ class Client:
         out: dict[str, Any] = _loads(data) if data else {}
         return out
 
-    async def stream_lines(self, path: str, params: dict[str, Any]) -> AsyncIterator[dict[str, Any]]:
-        """Each JSON line of a streaming (watch) response; the read timeout is left to the server."""
+    async def stream_lines(
+        self, path: str, params: dict[str, Any], *, silence: float | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Each JSON line of a streaming (watch) response. Its end is left to the server; with
+        ``silence``, a stream that brings nothing for that many seconds raises ``TimeoutError``."""
         url = self._server + path
-        async with self._http().get(url, params=_query(params), timeout=self._stream_timeout) as response:
+        timeout = (
+            self._stream_timeout
+            if silence is None
+            else aiohttp.ClientTimeout(None, sock_connect=5.0, sock_read=silence)
+        )
+        async with self._http().get(url, params=_query(params), timeout=timeout) as response:
             if response.status >= 400:
                 raise _error(response.status, response.reason or "", await response.read())
             async for line in response.content:

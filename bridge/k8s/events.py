@@ -13,6 +13,7 @@ from bridge.k8s import client, paths
 __all__ = ["emit"]
 
 log = logging.getLogger(__name__)
+_NOT_RECORDED: tuple[type[BaseException], ...] = (errors.ApiError, *client.TRANSPORT_ERRORS)
 
 
 async def emit(api: client.Client, obj: dict[str, Any], *, reason: str, message: str, warning: bool = False) -> None:
@@ -43,5 +44,5 @@ async def emit(api: client.Client, obj: dict[str, Any], *, reason: str, message:
     }
     try:
         await api.request("POST", paths.resource("v1", "events", namespace=namespace), body=body)
-    except errors.ApiError as exc:
-        log.warning("could not record event %s on %s: %s", reason, meta.get("name"), exc)
+    except _NOT_RECORDED as exc:  # a refusal or a dropped connection: an Event is best effort
+        log.warning("could not record event %s on %s: %s", reason, meta.get("name"), exc or type(exc).__name__)

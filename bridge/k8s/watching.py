@@ -26,7 +26,7 @@ import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import client as client_mod
 
 __all__ = ["Backoff", "Event", "Position", "follow", "relist", "watch"]
@@ -110,7 +110,7 @@ async def watch(
     path: str,
     *,
     params: dict[str, Any] | None = None,
-    timeout_seconds: int = 300,
+    timeout_seconds: int = defaults.WATCH_TIMEOUT_SECONDS,
     position: Position | None = None,
 ) -> AsyncIterator[Event]:
     """Yield events for ``path`` (a collection) until cancelled or an error other than 410.
@@ -139,6 +139,7 @@ async def watch(
                     "allowWatchBookmarks": "true",
                     "timeoutSeconds": timeout_seconds,
                 },
+                silence=timeout_seconds + defaults.WATCH_SILENCE_SECONDS,
             ):
                 kind, obj = event.get("type", ""), event.get("object", {})
                 if kind == "ERROR":
@@ -160,7 +161,9 @@ async def watch(
                 raise
             rv = ""
         except client_mod.TRANSPORT_ERRORS:
-            await asyncio.sleep(0.5)  # connection dropped: resume from the last resourceVersion
+            # Connection dropped, or silent past the server's own timeout (dead): resume from the
+            # last resourceVersion.
+            await asyncio.sleep(0.5)
 
 
 def _name(obj: dict[str, Any]) -> str:

@@ -161,6 +161,10 @@ class Scheduler:
                     except errors.BridgeError as exc:
                         # The API said no (or the conf cannot be used on this input): log, try again.
                         log.error("scheduling cycle failed: %s", exc)
+                    except Exception:
+                        # Anything else (a dropped connection mid-write, a bug on one odd object)
+                        # ends this cycle, never the scheduler: the next one starts from the cache.
+                        log.exception("scheduling cycle failed unexpectedly")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), self.period)
             await asyncio.sleep(self.debounce)  # fold a burst of events into one cycle

@@ -158,6 +158,9 @@ class StatusWriter:
                 if exc.status not in (404, 409):
                     log.warning("%s %s failed: %s", method, path, exc)
                 return False
+            except client.TRANSPORT_ERRORS as exc:  # a dropped or timed-out connection: written next cycle
+                log.warning("%s %s failed: %s", method, path, exc or type(exc).__name__)
+                return False
         return True
 
     def _unchanged(self, slot: str, want: tuple[Any, ...], live: tuple[Any, ...]) -> bool:

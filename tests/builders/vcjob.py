@@ -54,3 +54,38 @@ def pod(job: dict[str, Any], task: str, index: int, phase: str = "Running", **ex
 def depends_mpi(**status: Any) -> dict[str, Any]:
     """Volcano's task-start-dependency MPI example: 1 mpimaster dependsOn 10 mpiworker, minAvailable 3."""
     return seed("volcano/depends-on-mpi.yaml", **status)
+
+
+def simple(
+    name: str,
+    replicas: int = 3,
+    *,
+    run_seconds: float = 2.0,
+    queue: str = "default",
+    cpu: str = "1",
+    policies: list[dict[str, Any]] | None = None,
+    max_retry: int | None = None,
+) -> dict[str, Any]:
+    """A one-task Volcano Job of ``replicas`` pods, all needed (minAvailable), that the node
+    simulator finishes ``run_seconds`` after they start; as a user would submit it."""
+    annotations = {"sim.vbridge.io/run-seconds": str(run_seconds)}
+    container = {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu, "memory": "1Gi"}}}
+    spec: dict[str, Any] = {
+        "minAvailable": replicas,
+        "queue": queue,
+        "tasks": [
+            {
+                "name": "work",
+                "replicas": replicas,
+                "template": {
+                    "metadata": {"annotations": annotations},
+                    "spec": {"restartPolicy": "Never", "containers": [container]},
+                },
+            }
+        ],
+    }
+    if policies is not None:
+        spec["policies"] = policies
+    if max_retry is not None:
+        spec["maxRetry"] = max_retry
+    return {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "metadata": {"name": name}, "spec": spec}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import pathlib
 
 from bridge.k8s import client, kubeconfigs
 from tests.support import loopthread
@@ -12,19 +13,22 @@ from webhooks import server
 
 
 class BridgeThread(loopthread.LoopThread):
-    def __init__(self, lc: cluster.LocalCluster, *, scheduler_name: str = "volcano") -> None:
+    def __init__(
+        self, lc: cluster.LocalCluster, *, scheduler_name: str = "volcano", kubeconfig: pathlib.Path | None = None
+    ) -> None:
+        """``kubeconfig``: how the bridge reaches the apiserver (default ``lc``'s; e.g. through a proxy)."""
         port = cluster.free_port()
         pki = certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
         serving = certs.issue_from(
             pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",)
         )
         self.url = f"https://127.0.0.1:{port}"
-        self.kubeconfig = lc.kubeconfig
+        self.kubeconfig = kubeconfig or lc.kubeconfig
         settings = server.Settings(port=port, certfile=serving.cert, keyfile=serving.key, scheduler_name=scheduler_name)
         self.bridge: runtime.Bridge | None = None
 
         async def main(ready: asyncio.Event) -> None:
-            async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=16) as api:
+            async with client.Client(kubeconfigs.load(self.kubeconfig), connections=16) as api:
                 self.bridge = runtime.Bridge(api, settings)
                 task = asyncio.create_task(self.bridge.run())
                 started = asyncio.create_task(self.bridge.started.wait())

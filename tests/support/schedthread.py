@@ -12,6 +12,7 @@ after the call, so each of them decided with those objects in view.
 from __future__ import annotations
 
 import asyncio
+import pathlib
 import threading
 from collections.abc import Callable, Collection
 
@@ -59,7 +60,8 @@ class Cycles:
 
 
 class SchedThread(loopthread.LoopThread):
-    """``loop.Scheduler(conf)`` against ``lc``; ``cycles`` records every cycle, then ``on_cycle`` sees it."""
+    """``loop.Scheduler(conf)`` against ``lc`` (through ``kubeconfig`` when given: e.g. a proxy);
+    ``cycles`` records every cycle, then ``on_cycle`` sees it."""
 
     def __init__(
         self,
@@ -71,6 +73,7 @@ class SchedThread(loopthread.LoopThread):
         connections: int = 32,
         metrics_port: int | None = None,
         name: str = "scheduler",
+        kubeconfig: pathlib.Path | None = None,
     ) -> None:
         self.cycles = Cycles()
         self.scheduler_name = conf.scheduler_name
@@ -82,7 +85,7 @@ class SchedThread(loopthread.LoopThread):
                 on_cycle(report)
 
         async def main(ready: asyncio.Event) -> None:
-            async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=connections) as api:
+            async with client.Client(kubeconfigs.load(kubeconfig or lc.kubeconfig), connections=connections) as api:
                 sched = loop.Scheduler(
                     api, conf, period=0.5, bind_hook=hook, on_cycle=record, metrics_port=metrics_port
                 )

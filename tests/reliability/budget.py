@@ -1,0 +1,18 @@
+"""How long and how hard the reliability suite runs: the CI variant by default, the long one with
+``VBRIDGE_RELIABILITY_LONG=1`` (README, "Reliability suite"). Each figure can be set on its own
+with the environment variable named beside it."""
+
+from __future__ import annotations
+
+import os
+
+LONG = os.environ.get("VBRIDGE_RELIABILITY_LONG") == "1"
+
+
+def _number(name: str, ci: float, long: float) -> float:
+    return float(os.environ.get(name) or (long if LONG else ci))
+
+
+KILL_LOOP = int(_number("VBRIDGE_KILL_LOOP", 20, 100))  # SIGKILLs of the scheduler mid-binds
+FUZZ_EXAMPLES = int(_number("VBRIDGE_FUZZ_EXAMPLES", 500, 100_000))  # generated reviews per kind
+APISERVER_DOWN_SECONDS = _number("VBRIDGE_APISERVER_DOWN_SECONDS", 60, 60)

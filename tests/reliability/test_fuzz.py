@@ -1,0 +1,325 @@
+"""Hostile and malformed input: generated AdmissionReviews of every kind through the webhook's
+HTTP handler in-process, raw bytes, deep nesting, huge arrays and strings; bodies over the cap,
+forged Content-Length and slow-loris clients against the real server in a child process.
+
+Every request gets a valid AdmissionReview answer (HTTP 200, the request's uid, ``allowed`` set,
+a JSON Patch that decodes, a message on a denial), or, for what is not a review at all, a clean
+HTTP error; nothing raises; memory stays bounded (the peak is printed). The number of generated
+reviews per kind is ``budget.FUZZ_EXAMPLES`` (500 in CI, 100,000 with VBRIDGE_RELIABILITY_LONG=1).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import resource
+import socket
+import ssl
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import hypothesis
+import jsonpatch
+import pytest
+from hypothesis import strategies as st
+
+from bridge.adapters import registry
+from tests.builders import kubeflow as kf
+from tests.builders import spark, vcjob
+from tests.reliability import budget, conftest
+from tests.support import admission as support
+from tests.support import asgi, serverproc
+from vbridge.localcluster import certs, cluster
+from webhooks import server
+
+pytestmark = pytest.mark.reliability
+PATHS = [a.registration.path for a in registry.ADAPTERS]
+SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
+    "/mutate/sparkoperator-k8s-io-sparkapplication": (
+        ("sparkoperator.k8s.io", "v1beta2", "SparkApplication"),
+        spark.app(batchScheduler="volcano"),
+    ),
+    "/mutate/kubeflow-org-tfjob": (support.TF, kf.tfjob("t", PS=kf.replica(1), Worker=kf.replica(2))),
+    "/mutate/kubeflow-org-pytorchjob": (
+        ("kubeflow.org", "v1", "PyTorchJob"),
+        kf.pytorchjob("p", Master=kf.replica(1), Worker=kf.replica(2)),
+    ),
+    "/mutate/kubeflow-org-mpijob-v1": (
+        ("kubeflow.org", "v1", "MPIJob"),
+        kf.mpijob("m", "v1", Launcher=kf.replica(1), Worker=kf.replica(2)),
+    ),
+    "/mutate/kubeflow-org-mpijob": (
+        ("kubeflow.org", "v2beta1", "MPIJob"),
+        kf.mpijob("m", Launcher=kf.replica(1), Worker=kf.replica(2)),
+    ),
+    "/mutate/batch-volcano-sh-job": (("batch.volcano.sh", "v1alpha1", "Job"), vcjob.simple("v")),
+    "/mutate/spark-apache-org-pod": (support.POD, spark.submit_pod("driver")),
+    "/mutate/kubeflow-org-pod": (support.POD, kf.operator_pod("t", "worker")),
+}
+ABSURD = st.sampled_from(
+    ["1e400", "-1", "1e30000000", "9" * 5000, "0.000000001m", "NaN", "1Ei", "-0", "", " ", "1..2", "１", "\x00"]
+)
+LEAVES = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=30)
+    | ABSURD
+)
+VALUES = st.recursive(
+    LEAVES,
+    lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids, max_size=4),
+    max_leaves=12,
+)
+
+
+def _paths(obj: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    yield prefix
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            yield from _paths(value, (*prefix, key))
+    elif isinstance(obj, list):
+        for i, value in enumerate(obj):
+            yield from _paths(value, (*prefix, i))
+
+
+def _replace(obj: Any, path: tuple[Any, ...], value: Any) -> Any:
+    if not path:
+        return value
+    node = obj
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return obj
+
+
+@st.composite
+def mutated(draw: st.DrawFn, seed: dict[str, Any]) -> Any:
+    """The seed with up to four of its values (anywhere, the root included) replaced or removed."""
+    obj: Any = copy.deepcopy(seed)
+    for _ in range(draw(st.integers(0, 4))):
+        paths = list(_paths(obj))
+        path = draw(st.sampled_from(paths))
+        if path and draw(st.integers(0, 4)) == 0 and isinstance(obj, (dict, list)):
+            parent = obj
+            for key in path[:-1]:
+                parent = parent[key]
+            del parent[path[-1]]
+        else:
+            obj = _replace(obj, path, draw(VALUES))
+    return obj
+
+
+def check(status: int, raw: bytes, uid: str | None) -> dict[str, Any]:
+    """The answer is a valid AdmissionReview (with ``uid`` when the request had one)."""
+    assert status == 200, (status, raw[:300])
+    out = json.loads(raw)
+    assert out["kind"] == "AdmissionReview" and out["apiVersion"] == "admission.k8s.io/v1", out
+    response = out["response"]
+    assert isinstance(response["allowed"], bool) and isinstance(response["uid"], str)
+    if uid is not None:
+        assert response["uid"] == uid
+    if "patch" in response or "patchType" in response:
+        assert response["patchType"] == "JSONPatch"
+        assert isinstance(json.loads(base64.b64decode(response["patch"])), list)
+    if not response["allowed"]:
+        assert response["status"]["message"] and len(response["status"]["message"]) <= 2048
+    return dict(response)
+
+
+@pytest.fixture(scope="module")
+def caller() -> Iterator[asgi.Caller]:
+    out = asgi.Caller(server.App(support.Facts(), server.Settings()))
+    try:
+        yield out
+    finally:
+        out.close()
+
+
+def _kib_peak() -> int:
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+
+
+@pytest.mark.timeout(max(300, budget.FUZZ_EXAMPLES // 2))
+@pytest.mark.parametrize("path", PATHS)
+def test_s6_generated_reviews_of_every_kind_get_a_valid_answer(
+    path: str, caller: asgi.Caller, observe: conftest.Observe
+) -> None:
+    kind, seed = SEEDS[path]
+    counts = {"allowed": 0, "patched": 0, "denied": 0}
+
+    @hypothesis.settings(max_examples=budget.FUZZ_EXAMPLES, deadline=None, database=None)
+    @hypothesis.given(obj=mutated(seed), operation=st.sampled_from(["CREATE", "CREATE", "UPDATE", "DELETE"]))
+    def run(obj: Any, operation: str) -> None:
+        response = check(*caller.post(path, support.review(obj, kind=kind, operation=operation, uid="fz")), "fz")
+        counts["denied" if not response["allowed"] else "patched" if "patch" in response else "allowed"] += 1
+
+    t0 = time.monotonic()
+    run()
+    total = sum(counts.values())
+    assert total >= budget.FUZZ_EXAMPLES * 0.9, counts  # hypothesis may stop early only on an exhausted space
+    observe(
+        f"{path.removeprefix('/mutate/')}: {total} reviews in {time.monotonic() - t0:.0f} s ({counts}); "
+        f"peak RSS of the test process {_kib_peak() / 1024:.0f} MiB"
+    )
+
+
+@pytest.mark.timeout(300)
+def test_s6_raw_bytes_and_deep_nesting_get_a_valid_answer(caller: asgi.Caller, observe: conftest.Observe) -> None:
+    path = "/mutate/kubeflow-org-tfjob"
+    seen = 0
+
+    @hypothesis.settings(max_examples=budget.FUZZ_EXAMPLES, deadline=None, database=None)
+    @hypothesis.given(raw=st.binary(max_size=300) | VALUES.map(lambda v: json.dumps(v).encode()))
+    def run(raw: bytes) -> None:
+        nonlocal seen
+        check(*caller.post(path, raw), None)
+        seen += 1
+
+    run()
+    job = json.loads(support.review(kf.tfjob("deep", Worker=kf.replica(1)), kind=support.TF, uid="deep-nesting"))
+    depth = 20_000  # past every JSON parser's default limit, the request's uid before it
+    job["request"]["object"]["spec"]["deep"] = "@"
+    deep = json.dumps(job).replace('"@"', '{"a":[' * depth + "{}" + "]}" * depth).encode()
+    big_array = kf.tfjob("arr", Worker=kf.replica(1))
+    big_array["metadata"]["labels"] = {f"k{i}": "v" for i in range(60_000)}
+    big_array["spec"]["huge"] = list(range(250_000))
+    big_string = kf.tfjob("str", Worker=kf.replica(1))
+    big_string["metadata"]["annotations"] = {"x": "y" * (2 * 1024 * 1024)}
+    sizes = []
+    bodies = [("deep nesting", deep)]
+    bodies += [
+        (n, support.review(o, kind=support.TF, uid=n.replace(" ", "-")))
+        for n, o in (("huge arrays", big_array), ("a 2 MiB string", big_string))
+    ]
+    for name, raw in bodies:
+        sizes.append(f"{name} ({len(raw) // 1024} KiB)")
+        check(*caller.post(path, raw), name.replace(" ", "-"))  # a uid as the apiserver writes one
+    observe(
+        f"{seen} raw and JSON bodies, then {', '.join(sizes)}: each a valid answer with its uid; "
+        f"peak RSS of the test process {_kib_peak() / 1024:.0f} MiB"
+    )
+
+
+def _tls(port: int) -> ssl.SSLSocket:
+    ctx = ssl.create_default_context()
+    ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    return ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10))
+
+
+def _status(tls: ssl.SSLSocket) -> int:
+    head = b""
+    try:
+        while b"\r\n" not in head:
+            chunk = tls.recv(4096)
+            if not chunk:
+                return 0
+            head += chunk
+    except (OSError, ssl.SSLError):
+        return 0
+    return int(head.split(b" ", 2)[1])
+
+
+@pytest.mark.timeout(120)
+def test_r6_s5_hostile_bodies_over_tls_get_answers_and_bounded_memory(
+    tmp_path_factory: pytest.TempPathFactory, observe: conftest.Observe
+) -> None:
+    folder = tmp_path_factory.mktemp("fuzz-tls")
+    pki = certs.make_pki(folder)
+    serving = certs.issue_from(pki.ca, folder, "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
+    port = cluster.free_port()
+    review = support.review(kf.tfjob("t", Worker=kf.replica(1)), kind=support.TF)
+    head = "POST /mutate/kubeflow-org-tfjob HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    with serverproc.ServerProcess(serving, port, header_timeout=2.0, max_connections=64) as proc:
+        base = proc.rss()
+        peak = base
+        results = {}
+        with _tls(port) as tls:  # 8 MiB declared and sent: refused once 3 MiB are read
+            tls.sendall(f"{head}Content-Length: {8 << 20}\r\n\r\n".encode())
+            try:
+                for _ in range(8 * 16):
+                    tls.sendall(b" " * 65536)
+            except (OSError, ssl.SSLError):
+                pass  # the server stopped reading and closed: the refusal is already on its way
+            results["8 MiB body"] = _status(tls)
+            peak = max(peak, proc.rss())
+        with _tls(port) as tls:  # forged: Content-Length longer than what is sent
+            tls.sendall(f"{head}Content-Length: 100000\r\n\r\n".encode() + review)
+            results["Content-Length > body"] = _status(tls)
+        with _tls(port) as tls:  # forged: Content-Length shorter than what is sent
+            tls.sendall(f"{head}Content-Length: 20\r\n\r\n".encode() + review)
+            results["Content-Length < body"] = _status(tls)
+        with _tls(port) as tls:  # a honest request still answered 200 beside them
+            tls.sendall(f"{head}Content-Length: {len(review)}\r\n\r\n".encode() + review)
+            results["honest"] = _status(tls)
+        loris = [_tls(port) for _ in range(40)]  # slow-loris: a header byte at a time
+        t0 = time.monotonic()
+        closed = 0
+        for sock in loris:
+            sock.sendall(head[:10].encode())
+        while closed < len(loris) and time.monotonic() - t0 < 15:
+            closed = 0
+            for sock in loris:
+                try:
+                    sock.sendall(b"X")
+                except (OSError, ssl.SSLError):
+                    closed += 1
+            peak = max(peak, proc.rss())
+            time.sleep(0.5)  # the trickle's pace, not a wait for state
+        for sock in loris:
+            sock.close()
+        loris_seconds = time.monotonic() - t0
+    assert results["8 MiB body"] == 413, results
+    assert results["Content-Length > body"] in (400, 408), results
+    assert results["Content-Length < body"] in (200, 400), results
+    assert results["honest"] == 200, results
+    assert closed == len(loris), f"{len(loris) - closed} slow-loris connections still open after {loris_seconds:.0f} s"
+    assert peak - base < 64 << 20, f"the server grew by {(peak - base) >> 20} MiB"
+    observe(
+        f"answers {results}; 40 slow-loris connections all closed within {loris_seconds:.1f} s (header timeout 2 s); "
+        f"server RSS {base >> 20} MiB at start, peak {peak >> 20} MiB"
+    )
+
+
+def test_s9_objects_with_a_deletion_timestamp_are_not_skipped(caller: asgi.Caller, observe: conftest.Observe) -> None:
+    seen = []
+    for path in ("/mutate/kubeflow-org-tfjob", "/mutate/batch-volcano-sh-job", "/mutate/spark-apache-org-pod"):
+        kind, seed = SEEDS[path]
+        plain = check(*caller.post(path, support.review(seed, kind=kind)), "u-1")
+        dying = copy.deepcopy(seed)
+        dying["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+        marked = check(*caller.post(path, support.review(dying, kind=kind)), "u-1")
+        assert marked == plain and "patch" in marked, (path, marked)
+        seen.append(path.removeprefix("/mutate/"))
+    observe(f"{', '.join(seen)}: the same patch with and without a deletionTimestamp")
+
+
+def test_r1_r8_reviews_are_idempotent_and_reinvocation_safe(caller: asgi.Caller, observe: conftest.Observe) -> None:
+    seen = []
+    for path, (kind, seed) in SEEDS.items():
+        first = check(*caller.post(path, support.review(seed, kind=kind)), "u-1")
+        if "patch" not in first:
+            continue
+        patched = jsonpatch.apply_patch(seed, json.loads(base64.b64decode(first["patch"])))
+        again = check(*caller.post(path, support.review(patched, kind=kind)), "u-1")
+        assert "patch" not in again or json.loads(base64.b64decode(again["patch"])) == [], (path, again)
+        # Another webhook adds a sidecar to every pod template (or the pod), then we are called again.
+        sidecar = {"name": "sidecar", "image": "envoy"}
+        grown = copy.deepcopy(patched)
+        templates = [p for p in _paths(grown) if p and p[-1] == "containers"]
+        for where in templates:
+            node = grown
+            for key in where:
+                node = node[key]
+            node.append(dict(sidecar))
+        third = check(*caller.post(path, support.review(grown, kind=kind)), "u-1")
+        result = (
+            jsonpatch.apply_patch(grown, json.loads(base64.b64decode(third["patch"]))) if "patch" in third else grown
+        )
+        assert result == grown, (path, third)
+        seen.append(path.removeprefix("/mutate/"))
+    assert len(seen) >= 6, seen
+    observe(f"{len(seen)} kinds: second review an empty patch; after a sidecar was added, still nothing to change")
