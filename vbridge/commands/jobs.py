@@ -26,7 +26,7 @@ from typing import Any
 
 import pydantic
 
-from bridge import defaults
+from bridge import defaults, errors
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, paths
 from bridge.models import queue as queue_model
@@ -238,7 +238,11 @@ async def _state(api: client.Client, name: str, state: str) -> None:
 
 async def _operate(api: client.Client, name: str, action: str) -> None:
     work = queue_commands.operate_queue(api, name, action)
-    state = await output.guarded(work, f"queue {name}", hint="list them with: vbridge queue list")
+    hint = "list them with: vbridge queue list"
+    try:
+        state = await output.guarded(work, f"queue {name}", hint=hint)
+    except errors.InvalidObjectError:  # the Queue is not there
+        raise errors.BridgeError(f"queue {name} not found; {hint}") from None
     output.write(f"queue {name} is {state}")
 
 
