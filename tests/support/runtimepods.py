@@ -30,6 +30,7 @@ RULES: list[dict[str, Any]] = [  # the chart's ClusterRole, as far as `vbridge s
         "verbs": ["get", "list", "watch"],
     },
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "create", "update"]},
+    {"apiGroups": ["bus.volcano.sh"], "resources": ["commands"], "verbs": ["list", "watch", "delete"]},
 ]
 
 
