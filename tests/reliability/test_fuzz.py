@@ -57,6 +57,24 @@ SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
     "/mutate/batch-volcano-sh-job": (("batch.volcano.sh", "v1alpha1", "Job"), vcjob.simple("v")),
     "/mutate/spark-apache-org-pod": (support.POD, spark.submit_pod("driver")),
     "/mutate/kubeflow-org-pod": (support.POD, kf.operator_pod("t", "worker")),
+    "/mutate/scheduling-volcano-sh-podgroup": (
+        ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": "g"},
+            "spec": {"minMember": 2, "queue": "default", "minResources": {"cpu": "2"}},
+        },
+    ),
+    "/mutate/scheduling-volcano-sh-queue": (
+        ("scheduling.volcano.sh", "v1beta1", "Queue"),
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "Queue",
+            "metadata": {"name": "q"},
+            "spec": {"weight": 2, "capability": {"cpu": "8"}},
+        },
+    ),
 }
 ABSURD = st.sampled_from(
     ["1e400", "-1", "1e30000000", "9" * 5000, "0.000000001m", "NaN", "1Ei", "-0", "", " ", "1..2", "１", "\x00"]
