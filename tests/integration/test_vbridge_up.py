@@ -125,6 +125,12 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
                 if kind == "Job" and fields.startswith("phase Completed,"):
                     finished.add(name)
         assert finished == {"seed/lm-mpi-job", "seed/tensorflow-dist-mnist"}
+        # The notes follow the tables of the same moment: read on to them.
+        while not any("TFJob" in n for n in notes) and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            assert line, "vbridge up exited early"
+            if re.match(r"\d\d:\d\d:\d\d  note: ", line):
+                notes.append(line.split("  ", 1)[1])
         assert len(changes) == len(set(changes))  # each line a change, not a reprint
         # No operator runs here: the TFJob's pods never come, and up says who would make them, once.
         assert [n for n in notes if "TFJob" in n] == [
