@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pathlib
 import signal
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from bridge.k8s import client, kubeconfigs
 from tests.builders import kubeflow
 from tests.support import apiserver, bridgethread, upstream
 from vbridge import cli, embedded
-from vbridge.localcluster import cluster
+from vbridge.localcluster import binaries, cluster
 
 pytestmark = pytest.mark.integration
 
@@ -105,19 +106,20 @@ def test_watch_prints_the_table_then_a_row_per_change(
 
 
 @pytest.mark.timeout(300)  # the upstream CRDs are applied twice (~30 s each on 2 busy cores)
-def test_seeding_twice_keeps_what_exists(
-    control_plane: cluster.LocalCluster, bridge: bridgethread.BridgeThread, namespace: str
-) -> None:
+def test_seeding_twice_keeps_what_exists(bins: binaries.Binaries, tmp_path: pathlib.Path) -> None:
+    # On a control plane of its own: the seeds bring MPIJob v1's CRD, which the session's shared
+    # control plane must not get (its other tests install mpi-operator's v2beta1 under that name).
     said: list[str] = []
 
-    async def seed_twice() -> None:
-        async with client.Client(kubeconfigs.load(control_plane.kubeconfig)) as api:
-            await embedded.seed(api, said.append, namespace=namespace)
+    async def seed_twice(lc: cluster.LocalCluster) -> None:
+        async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
+            await embedded.seed(api, said.append)
             first = len(said)
-            await embedded.seed(api, said.append, namespace=namespace)  # a reused --workdir: no 409 crash
+            await embedded.seed(api, said.append)  # a reused --workdir: no 409 crash
             assert len(said) == 2 * first
 
-    asyncio.run(seed_twice())
+    with cluster.LocalCluster(tmp_path / "seeded", bins=bins) as lc:
+        asyncio.run(seed_twice(lc))
     created = [line for line in said if line.startswith("  created ")]
     kept = [line for line in said if line.startswith("  kept ")]
     assert created and [line.replace("kept", "created", 1).split(" (")[0] for line in kept] == created
