@@ -37,7 +37,7 @@ import numpy.typing as npt
 from scheduler.api import queuetree, resources, snapshot
 from scheduler.framework import config, session
 from scheduler.framework import plugin as base
-from scheduler.plugins import levels, overcommit
+from scheduler.plugins import levels, overcommit, proportion
 
 __all__ = ["Capacity"]
 
@@ -166,20 +166,8 @@ class Capacity(base.Plugin):
         if count <= 0 or not self.allocatable(queue, task):
             return 0
         req = self.session.vector(task.request).tolist()
-        for node in self.chain.get(queue, ()):
-            allocated, limits = self.allocated(node).tolist(), self.levels[node].real.tolist()
-            for i, amount in enumerate(req):
-                if amount <= 0 or limits[i] == np.inf:
-                    continue
-                a, bound = allocated[i], limits[i] + EPS
-                # A float estimate of the last copy that passes, then the exact comparison
-                # ``allocatable`` makes (whole amounts: the same sums, so the same answer).
-                c = int(min(count, max(0.0, (bound - a) // amount)))
-                while c < count and a + (c + 1) * amount <= bound:
-                    c += 1
-                while c > 0 and a + c * amount > bound:
-                    c -= 1
-                count = c
+        for node in self.chain.get(queue, ()):  # every level of the tree holds
+            count = proportion.copies_within(self.allocated(node).tolist(), self.levels[node].real.tolist(), req, count)
         return count
 
     def enqueueable(self, job: str) -> bool:

@@ -161,18 +161,7 @@ class Proportion(base.Plugin):
         # Per dimension: a float estimate of the last passing c, then corrected with the very
         # comparison ``allocatable`` makes (same IEEE arithmetic, so the answer is exact).
         allocated = self.session.allocated.of_queue(queue).tolist()
-        limits = self._floats[queue]
-        for i, req in enumerate(self.session.vector(task.request).tolist()):
-            if req <= 0:
-                continue
-            a, bound = allocated[i], limits[i] + EPS
-            c = int(min(count, max(0.0, (bound - a) // req)))
-            while c < count and a + (c + 1) * req <= bound:
-                c += 1
-            while c > 0 and a + c * req > bound:
-                c -= 1
-            count = c
-        return count
+        return copies_within(allocated, self._floats[queue], self.session.vector(task.request).tolist(), count)
 
     def enqueueable(self, job: str) -> bool:
         ssn = self.session
@@ -225,3 +214,20 @@ class Proportion(base.Plugin):
                 allowed.append(task)
                 current -= req
         return allowed
+
+
+def copies_within(allocated: Sequence[float], limits: Sequence[float], request: Sequence[float], count: int) -> int:
+    """How many of ``count`` copies of ``request`` fit on top of ``allocated`` under ``limits``
+    (+ ``EPS``), per dimension: a float estimate of the last copy that passes, then corrected
+    with the very comparison ``allocatable`` makes (whole amounts: the same sums, the same answer)."""
+    for i, amount in enumerate(request):
+        if amount <= 0 or limits[i] == np.inf:
+            continue
+        a, bound = allocated[i], limits[i] + EPS
+        c = int(min(count, max(0.0, (bound - a) // amount)))
+        while c < count and a + (c + 1) * amount <= bound:
+            c += 1
+        while c > 0 and a + c * amount > bound:
+            c -= 1
+        count = c
+    return count

@@ -10,47 +10,22 @@ thread) carry them out; our scheduler drains a Closing queue.
 from __future__ import annotations
 
 import pathlib
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import yaml
 from kubernetes import client as k8s
 
-from scheduler import configure
-from tests.support import apiserver, bridgethread, schedthread, simthread
-from vbridge.localcluster import cluster
+from tests.support import apiserver, vcjobs
 
 pytestmark = pytest.mark.integration
 BUS = ("bus.volcano.sh", "v1alpha1")
-VC = ("batch.volcano.sh", "v1alpha1")
+VC = vcjobs.VC
 MPI = pathlib.Path(__file__).resolve().parents[2] / "examples" / "volcano-job-mpi.yaml"
-NODES = [f"sim-node-{i}" for i in range(4)]
 
 
-@pytest.fixture(scope="module")
-def scheduler(
-    control_plane: cluster.LocalCluster, sim_nodes: simthread.SimThread, api_client: k8s.ApiClient
-) -> Iterator[schedthread.SchedThread]:
-    for name in NODES:
-        k8s.CoreV1Api(api_client).patch_node(name, {"spec": {"taints": None}})
-    # Volcano's default conf, drf included.
-    thread = schedthread.SchedThread(control_plane, configure.parse(""), connections=16, name="bus-scheduler").start()
-    try:
-        yield thread
-    finally:
-        thread.stop()
-
-
-@pytest.fixture
-def env(
-    api_client: k8s.ApiClient,
-    bridge: bridgethread.BridgeThread,
-    sim_nodes: simthread.SimThread,
-    scheduler: schedthread.SchedThread,
-    namespace: str,
-) -> tuple[k8s.ApiClient, str]:
-    return api_client, namespace
+scheduler = vcjobs.scheduler  # the fixtures: our scheduler (Volcano's default conf, drf included)
+env = vcjobs.env
 
 
 def vcctl_command(api: k8s.ApiClient, target: dict[str, Any], action: str, *, namespace: str) -> dict[str, Any]:
@@ -116,8 +91,8 @@ def queue_state(api: k8s.ApiClient, name: str) -> str:
     return str((queue.get("status") or {}).get("state") or "")
 
 
-def test_vcctl_job_suspend_then_resume(env: tuple[k8s.ApiClient, str]) -> None:
-    api, ns = env
+def test_vcctl_job_suspend_then_resume(env: vcjobs.Env) -> None:
+    api, ns, _ = env
     made = mpi_job(api, ns)
     name = made["metadata"]["name"]
     apiserver.eventually(lambda: len(pods(api, ns, name)) == 3, timeout=60, what="the gang to run")
@@ -138,8 +113,8 @@ def test_vcctl_job_suspend_then_resume(env: tuple[k8s.ApiClient, str]) -> None:
     apiserver.eventually(lambda: phase(api, ns, name) == "Running", timeout=60, what="the job to be Running again")
 
 
-def test_vcctl_queue_close_stays_closing_until_drained_then_open(env: tuple[k8s.ApiClient, str]) -> None:
-    api, ns = env
+def test_vcctl_queue_close_stays_closing_until_drained_then_open(env: vcjobs.Env) -> None:
+    api, ns, _ = env
     crd = k8s.CustomObjectsApi(api)
     qname = f"q-{ns[-5:]}"
     body = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": qname}}
@@ -179,8 +154,8 @@ def test_vcctl_queue_close_stays_closing_until_drained_then_open(env: tuple[k8s.
         crd.delete_cluster_custom_object(*apiserver.PG, "queues", qname)
 
 
-def test_a_command_that_cannot_be_carried_out_is_told_and_left(env: tuple[k8s.ApiClient, str]) -> None:
-    api, ns = env
+def test_a_command_that_cannot_be_carried_out_is_told_and_left(env: vcjobs.Env) -> None:
+    api, ns, _ = env
     wrong = vcctl_command(api, mpi_job(api, ns), "OpenQueue", namespace=ns)
     name = wrong["metadata"]["name"]
     refused = apiserver.eventually(

@@ -18,8 +18,8 @@ class QueueAdapter:
         kind="Queue",
         plural="queues",
         failure_policy="Ignore",
-        why="queues are the administrators' (and the chart's default Queue is made at install, before the "
-        "webhook may run); the scheduler holds the groups of an unsound queue instead",
+        why="queues are the administrators' (and the scheduler makes the default ones at start, maybe before "
+        "the webhook runs); the scheduler holds the groups of an unsound queue instead",
         operations=("CREATE", "UPDATE"),
         scope="Cluster",
     )
