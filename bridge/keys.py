@@ -13,6 +13,9 @@ ALLOWED_NAMESPACES = "vbridge.io/allowed-namespaces"  # on a Queue: comma-separa
 TEMPLATE_ANNOTATION = "vbridge.io/podgroup-template"  # on a pod or Namespace: a podgroup_templates/ name
 MANAGED_BY = "vbridge.io/managed-by"  # label on the PodGroups we create
 SPARK_GATE = "vbridge.io/podgroup"  # scheduling gate on a spark-submit driver until its group is complete
+# Native backend (kube-scheduler's Workload API places the pods): the scheduling gate on every pod of
+# a group until its queue admits the group (our enqueue and proportion decide; kube-scheduler places).
+QUEUE_GATE = "vbridge.io/queue"
 # Label on pods that were given their group where they were made (a job template we stamped, the
 # executors of a Spark driver we admitted): the pod webhooks' objectSelectors skip them, so the
 # apiserver does not call us for pods that need nothing.

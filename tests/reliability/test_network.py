@@ -91,7 +91,9 @@ def settle(api: k8s.ApiClient, ns: str, log: gangcheck.BindLog, groups: list[str
         last = accounting.count(api, [ns])
         raise AssertionError(f"{exc}: unfinished {last.unfinished()}, gangs {last.groups}") from None
     minimum = {g: m for g, (m, _, _) in tally.groups.items()}
-    split = gangcheck.split_gangs({k: v for k, v in log.binds().items() if k.startswith(ns + "/")}, minimum)
+    split = gangcheck.split_gangs(
+        {k: v for k, v in log.binds(unanswered=True).items() if k.startswith(ns + "/")}, minimum
+    )
     assert not split, split
     assert not tally.partial() and not tally.double_binds, (tally.partial(), tally.double_binds)
     assert not tally.orphan_pods and not tally.orphan_groups, (tally.orphan_pods, tally.orphan_groups)

@@ -4,6 +4,12 @@ A gang is bound as one when its first ``minMember`` binds all came in the same c
 all-or-nothing: the gang is committed in one session, or not at all). Members beyond minMember
 (Spark executors joining a running driver's group) may come in later cycles.
 
+A bind whose answer was lost (the connection dropped after the request went out, so the binder
+reports ``binding failed: <transport error>``) may still have been carried out: the pod then
+ends bound with no recorded success, or with a later "success" that was the 409 of its own
+earlier bind. ``binds(unanswered=True)`` counts such a pod from its first unanswered attempt;
+callers use it only once they have seen every pod end bound, where no other scheduler binds.
+
 ``BindLog.record`` is a ``Scheduler(on_cycle=...)`` callback: it runs on the scheduler's loop
 thread while the test thread reads, hence the lock.
 """
@@ -23,11 +29,16 @@ class Bind:
     group: str | None  # the PodGroup, "namespace/name", as the cycle saw the pod's annotation
 
 
+# How the binder words a bind whose request went out and whose answer never came.
+UNANSWERED = "binding failed: "
+
+
 class BindLog:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._binds: dict[str, Bind] = {}
         self._failed: list[str] = []
+        self._unanswered: dict[str, Bind] = {}
 
     def record(self, report: loop.CycleReport) -> None:
         with self._lock:
@@ -36,11 +47,19 @@ class BindLog:
                 self._binds.setdefault(pod, Bind(report.cycle, report.groups.get(pod)))
             for pod, why in report.outcome.failed:
                 self._failed.append(f"{pod} ({report.groups.get(pod)}) in cycle {report.cycle}: {why}")
+                if why.startswith(UNANSWERED) and pod not in self._binds:
+                    self._unanswered.setdefault(pod, Bind(report.cycle, report.groups.get(pod)))
 
-    def binds(self) -> dict[str, Bind]:
-        """Pod ("namespace/name") -> its first bind."""
+    def binds(self, *, unanswered: bool = False) -> dict[str, Bind]:
+        """Pod ("namespace/name") -> its first bind; with ``unanswered``, a bind whose answer was
+        lost before any recorded success counts as that pod's bind."""
         with self._lock:
-            return dict(self._binds)
+            if not unanswered:
+                return dict(self._binds)
+            return {
+                **self._binds,
+                **{p: b for p, b in self._unanswered.items() if p not in self._binds or b.cycle < self._binds[p].cycle},
+            }
 
     def failed(self) -> list[str]:
         """The binds that failed, oldest first: why a gang may have gone out piecemeal."""

@@ -1,0 +1,101 @@
+"""The client against a real HTTP server on loopback: which answers it sends again, and when."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+
+import pytest
+from aiohttp import web
+
+from bridge import errors
+from bridge.k8s import client, kubeconfigs
+
+Answer = Callable[[int], web.Response]
+
+
+def _run(answer: Answer, retries: int = 3) -> tuple[dict[str, object] | errors.ApiError, int]:
+    """Send one GET to a server whose n-th answer is ``answer(n)``; what came back, and how many
+    requests the server saw."""
+    seen = 0
+
+    async def handle(_: web.Request) -> web.Response:
+        nonlocal seen
+        seen += 1
+        return answer(seen)
+
+    async def main() -> dict[str, object] | errors.ApiError:
+        app = web.Application()
+        app.router.add_get("/api/v1/namespaces", handle)
+        runner = web.AppRunner(app)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = runner.addresses[0][1]
+        conn = kubeconfigs.Connection(server=f"http://127.0.0.1:{port}", ca_file=None, cert_file=None, key_file=None)
+        try:
+            async with client.Client(conn, retries=retries) as api:
+                return await api.request("GET", "/api/v1/namespaces")
+        except errors.ApiError as exc:
+            return exc
+        finally:
+            await runner.cleanup()
+
+    return asyncio.run(main()), seen
+
+
+def _status(code: int, retry_after: str | None = None) -> web.Response:
+    headers = {"Retry-After": retry_after} if retry_after is not None else {}
+    body = f'{{"kind":"Status","reason":"TooManyRequests","message":"answer {code}"}}'
+    return web.Response(status=code, text=body, content_type="application/json", headers=headers)
+
+
+def _ok() -> web.Response:
+    return web.Response(text='{"kind":"NamespaceList","items":[]}', content_type="application/json")
+
+
+def test_a_429_with_retry_after_is_sent_again_until_it_is_answered() -> None:
+    """The apiserver's "storage is (re)initializing": 429 with Retry-After, then the answer."""
+    out, seen = _run(lambda n: _status(429, "0") if n <= 2 else _ok())
+    assert out == {"kind": "NamespaceList", "items": []}
+    assert seen == 3
+
+
+@pytest.mark.parametrize("code", [500, 503])
+def test_a_5xx_with_retry_after_is_sent_again_at_most_retries_times(code: int) -> None:
+    out, seen = _run(lambda _: _status(code, "0"), retries=2)
+    assert isinstance(out, errors.ApiError)
+    assert (out.status, out.message) == (code, f"answer {code}")
+    assert seen == 3
+
+
+@pytest.mark.parametrize(
+    ("code", "retry_after"),
+    [(429, None), (429, "Wed, 21 Oct 2026 07:28:00 GMT"), (409, "0"), (404, "0"), (500, None)],
+)
+def test_other_errors_are_answered_at_once(code: int, retry_after: str | None) -> None:
+    out, seen = _run(lambda _: _status(code, retry_after))
+    assert isinstance(out, errors.ApiError)
+    assert out.status == code
+    assert seen == 1
+
+
+def test_the_wait_is_the_one_the_server_asks_for() -> None:
+    arrivals: list[float] = []
+
+    def answer(n: int) -> web.Response:
+        arrivals.append(time.monotonic())
+        return _status(429, "1") if n == 1 else _ok()
+
+    out, _ = _run(answer)
+    assert out == {"kind": "NamespaceList", "items": []}
+    assert arrivals[1] - arrivals[0] >= 0.9
+
+
+@pytest.mark.parametrize(
+    ("status", "value", "wait"),
+    [(429, "3", 3.0), (503, "0", 0.0), (429, "600", client.RETRY_AFTER_CAP), (429, "-4", 0.0), (404, "1", None)],
+)
+def test_retry_after_is_read_as_seconds_and_capped(status: int, value: str, wait: float | None) -> None:
+    assert client._retry_after(status, {"Retry-After": value}) == wait
