@@ -67,11 +67,18 @@ __all__ = [
     "WATCH_SILENCE_SECONDS",
     "WATCH_TIMEOUT_SECONDS",
     "WEBHOOK_TIMEOUT_SECONDS",
+    "BACKEND",
+    "BACKENDS",
     "default_queue_objects",
     "pod_namespace",
 ]
 
 SCHEDULER_NAME = "volcano"
+# Who places the pods: "volcano" (our scheduler, Volcano's semantics) or "native" (kube-scheduler's
+# gang scheduling, Workload API scheduling.k8s.io/v1beta1, with our queues gating the groups);
+# "auto" is native only when that API is served and the user asked for it.
+BACKENDS = ("volcano", "native", "auto")
+BACKEND = "volcano"
 
 PODGROUP_API = "scheduling.volcano.sh/v1beta1"  # PodGroup
 QUEUE_API = PODGROUP_API  # Queue
