@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
+    "BACKEND",
+    "BACKENDS",
     "BATCH_API",
     "BODY_TIMEOUT_SECONDS",
     "BUS_API",
@@ -67,8 +69,6 @@ __all__ = [
     "WATCH_SILENCE_SECONDS",
     "WATCH_TIMEOUT_SECONDS",
     "WEBHOOK_TIMEOUT_SECONDS",
-    "BACKEND",
-    "BACKENDS",
     "default_queue_objects",
     "pod_namespace",
 ]
