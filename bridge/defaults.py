@@ -32,6 +32,8 @@ __all__ = [
     "CONTROLLERS_LEASE",
     "DEFAULT_QUEUE",
     "DEFAULT_QUEUES",
+    "GANG_EVICTION_ALLOW_WHOLE_BUNDLE",
+    "GANG_EVICTION_MAX_DOMAINS",
     "HEADER_TIMEOUT_SECONDS",
     "HEALTH_HOST",
     "HEALTH_PORT",
@@ -97,6 +99,10 @@ DEFAULT_QUEUES: dict[str, dict[str, Any]] = {
 SYSTEM_NAMESPACE = "kube-system"  # never sent to the webhook, never preempted; the scheduler's Lease
 
 OVERCOMMIT_FACTOR = 1.2  # Volcano's overcommit plugin default
+# gangpreempt / gangreclaim arguments (``configurations``), Volcano's defaults: whole victim jobs may
+# be evicted when surplus replicas are not enough; domains scanned (one here: no HyperNodes).
+GANG_EVICTION_ALLOW_WHOLE_BUNDLE = True
+GANG_EVICTION_MAX_DOMAINS = 8
 SPARK_RESERVATION_TIMEOUT = 300.0  # seconds a running Spark driver's executors are owed their capacity
 SCHEDULER_PERIOD = 1.0  # seconds between cycles when nothing happens
 WEBHOOK_TIMEOUT_SECONDS = 5  # admission answers in milliseconds; 5 s bounds the damage of a stall

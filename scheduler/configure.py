@@ -45,6 +45,10 @@ def parse(
         for key, why in plugin_registry.PLUGINS[option.name].refused.items():
             if option.switched_on(key):
                 raise errors.SchedulerConfigError(f"plugin {option.name}: {key}: {why}; remove it from the conf")
+    for name in conf.action_arguments:
+        check = action_registry.ARGUMENTS.get(name)
+        if check is not None:
+            check(conf.action(name))
     return conf
 
 

@@ -1,8 +1,22 @@
 """Scheduler actions: each module has ``execute(session, tiers)`` and changes the session only through
 statements (Allocate/Pipeline/Evict), committing or discarding them; none performs I/O.
 
-``evicting`` is the victim-selection helper shared by ``preempt`` and ``reclaim``; ``registry``
-lists the actions explicitly, by conf name (``cycle`` runs them, ``configure`` checks confs by it).
+``evicting`` is the per-pod victim selection shared by ``preempt`` and ``reclaim``;
+``gangevicting`` (with ``bundles``, the victims per job) the gang-level one shared by
+``gangpreempt`` and ``gangreclaim``; ``registry`` lists the actions explicitly, by conf name
+(``cycle`` runs them, ``configure`` checks confs by it).
 """
 
-__all__ = ["allocate", "backfill", "enqueue", "evicting", "preempt", "reclaim", "registry"]
+__all__ = [
+    "allocate",
+    "backfill",
+    "bundles",
+    "enqueue",
+    "evicting",
+    "gangevicting",
+    "gangpreempt",
+    "gangreclaim",
+    "preempt",
+    "reclaim",
+    "registry",
+]

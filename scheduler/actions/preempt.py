@@ -76,6 +76,7 @@ def run(
         if not evicting.make_room(ssn, plugins, placer, stmt, task, others, action=action, reason=reason):
             break
     if plugins.job_pipelined(job) and stmt:
+        ssn.diagnostics.evictions.setdefault(job, []).extend(stmt.evictions())
         stmt.commit()
     else:
         stmt.discard()

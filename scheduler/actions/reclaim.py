@@ -13,25 +13,30 @@ from scheduler.actions import preempt
 from scheduler.api import snapshot
 from scheduler.framework import placement, session, tiers
 
-__all__ = ["execute"]
+__all__ = ["candidates", "execute"]
+
+
+def candidates(ssn: session.Session, queue: str) -> list[snapshot.Task]:
+    """Running, preemptable tasks of the other queues that are ``reclaimable``."""
+    queues = ssn.snapshot.queues
+    return [
+        t
+        for t in ssn.snapshot.tasks.values()
+        if (victim_queue := ssn.job(t.job).queue) != queue
+        and victim_queue in queues
+        and queues[victim_queue].reclaimable
+        and t.preemptable
+        and ssn.status[t.key] is snapshot.TaskStatus.RUNNING
+    ]
 
 
 def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     placer = placement.Placer(ssn, plugins)
-    queues = ssn.snapshot.queues
     for job in preempt.starving(ssn, plugins):
         queue = ssn.job(job).queue
         if plugins.overused(queue):
             continue
-        candidates = [
-            t
-            for t in ssn.snapshot.tasks.values()
-            if (victim_queue := ssn.job(t.job).queue) != queue
-            and victim_queue in queues
-            and queues[victim_queue].reclaimable
-            and t.preemptable
-            and ssn.status[t.key] is snapshot.TaskStatus.RUNNING
-        ]
-        if not candidates:
+        victims = candidates(ssn, queue)
+        if not victims:
             continue
-        preempt.run(ssn, plugins, placer, job, candidates, action="reclaim", reason="Reclaimed")
+        preempt.run(ssn, plugins, placer, job, victims, action="reclaim", reason="Reclaimed")

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from scheduler.actions import allocate, backfill, enqueue, preempt, reclaim
-from scheduler.framework import session, tiers
+from scheduler.actions import allocate, backfill, enqueue, gangpreempt, gangreclaim, preempt, reclaim
+from scheduler.framework import config, session, tiers
 
-__all__ = ["ACTIONS", "Action"]
+__all__ = ["ACTIONS", "ARGUMENTS", "Action"]
 
 Action = Callable[[session.Session, tiers.Tiers], None]
 
@@ -22,4 +22,12 @@ ACTIONS: dict[str, Action] = {
     "backfill": backfill.execute,
     "preempt": preempt.execute,
     "reclaim": reclaim.execute,
+    "gangpreempt": gangpreempt.execute,
+    "gangreclaim": gangreclaim.execute,
+}
+
+# Actions that take arguments (the conf's ``configurations``): each checks its own, at start-up.
+ARGUMENTS: dict[str, Callable[[config.PluginOption], object]] = {
+    "gangpreempt": gangpreempt.allow_whole,
+    "gangreclaim": gangpreempt.allow_whole,
 }

@@ -6,6 +6,8 @@ Accepted YAML (Volcano's format)::
     tiers:
     - plugins: [{name: priority}, {name: gang}, {name: conformance}]
     - plugins: [{name: overcommit, arguments: {overcommit-factor: 1.2}}, {name: predicates}, ...]
+    configurations:  # optional: per-action arguments (gangpreempt: allowWholeBundle, maxDomains)
+    - {name: gangpreempt, arguments: {allowWholeBundle: false}}
 
 When ``actions`` or ``tiers`` is absent, Volcano's defaults apply. Nothing a conf names is
 dropped: an action or plugin this core does not have is an error naming it (one of Volcano's
@@ -132,6 +134,15 @@ class PluginOption:
         """``enableHierarchy: true`` (capacity: the queue tree)."""
         return self.switched_on("enableHierarchy")
 
+    def flag(self, key: str, default: bool) -> bool:
+        """A boolean argument; "true"/"false" text is accepted, as Volcano's ``GetBool`` does."""
+        raw = self.arguments.get(key, default)
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.strip().lower() in ("true", "false"):
+            return raw.strip().lower() == "true"
+        raise errors.SchedulerConfigError(f"{self.name}: argument {key}={raw!r} is not true or false")
+
     def number(self, key: str, default: float) -> float:
         """A numeric argument; Volcano's conf often quotes numbers, so strings are accepted."""
         raw = self.arguments.get(key, default)
@@ -149,9 +160,15 @@ class SchedulerConfig:
     overcommit_factor: float = defaults.OVERCOMMIT_FACTOR
     spark_reservation_timeout: float = defaults.SPARK_RESERVATION_TIMEOUT  # seconds after the driver started
     fast_paths: bool = True  # False: allocate's reference path, no batched placements
+    # ``configurations: [{name: <action>, arguments: {...}}]``, Volcano's per-action arguments
+    action_arguments: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
 
     def plugin(self, name: str) -> PluginOption | None:
         return next((p for tier in self.tiers for p in tier if p.name == name), None)
+
+    def action(self, name: str) -> PluginOption:
+        """The arguments the conf's ``configurations`` give action ``name`` (none: empty)."""
+        return PluginOption(name, self.action_arguments.get(name, {}))
 
 
 def default(known: Known) -> SchedulerConfig:
@@ -199,6 +216,7 @@ def parse(
     if unknown:
         raise errors.SchedulerConfigError(_missing("action", unknown, known.actions, VOLCANO_ACTIONS))
     tiers = _tiers(doc.get("tiers"), known)
+    arguments = _configurations(doc.get("configurations"), known)
     factor = overcommit_factor
     if factor is None:
         option = next((p for tier in tiers for p in tier if p.name == "overcommit"), None)
@@ -216,7 +234,27 @@ def parse(
         overcommit_factor=factor,
         spark_reservation_timeout=spark_reservation_timeout,
         fast_paths=fast_paths,
+        action_arguments=arguments,
     )
+
+
+def _configurations(raw: Any, known: Known) -> dict[str, Mapping[str, Any]]:
+    """Volcano's ``configurations`` list: arguments per action; an action this scheduler lacks is
+    refused like one in ``actions``."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, list) or not all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in raw):
+        raise errors.SchedulerConfigError("'configurations' must be a list of {name: <action>, arguments: {...}}")
+    unknown = [e["name"] for e in raw if e["name"] not in known.actions]
+    if unknown:
+        raise errors.SchedulerConfigError(_missing("action", unknown, known.actions, VOLCANO_ACTIONS))
+    found: dict[str, Mapping[str, Any]] = {}
+    for entry in raw:
+        arguments = entry.get("arguments") or {}
+        if not isinstance(arguments, dict):
+            raise errors.SchedulerConfigError(f"configuration {entry['name']}: arguments must be a mapping")
+        found[entry["name"]] = dict(arguments)
+    return found
 
 
 def _tiers(raw: Any, known: Known) -> tuple[tuple[PluginOption, ...], ...]:

@@ -40,7 +40,14 @@ from scheduler.framework import config
 if TYPE_CHECKING:
     from scheduler.framework import session
 
-__all__ = ["Invalid", "Plugin", "Rows"]
+__all__ = ["GANG_LEVEL", "PREEMPTS", "RECLAIMS", "Invalid", "Plugin", "Rows"]
+
+# The ``action`` a ``victims`` hook is asked for: preempt-like (same queue, by priority) or
+# reclaim-like (across queues, by share); the gang-level ones (Volcano's gangpreempt and
+# gangreclaim) choose victims per job themselves, so gang permits every candidate for them.
+PREEMPTS = ("preempt", "gangpreempt")
+RECLAIMS = ("reclaim", "gangreclaim")
+GANG_LEVEL = ("gangpreempt", "gangreclaim")
 
 Rows = npt.NDArray[np.intp]
 Mask = npt.NDArray[np.bool_]
@@ -117,7 +124,7 @@ class Plugin:
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task] | None:
-        """The candidates this plugin allows to be evicted (``action`` is preempt or reclaim)."""
+        """The candidates this plugin allows to be evicted (``action``: one of ``PREEMPTS`` or ``RECLAIMS``)."""
         return None
 
     def enqueueable(self, job: str) -> bool | None:

@@ -238,12 +238,14 @@ class Committed:
 class Diagnostics:
     """Why things were not placed, for the plan's conditions and pod events: ``fit_errors`` task
     → reason, ``job_errors`` job → why the gang was not placed, ``invalid`` job → JobValid verdict,
-    ``refusals`` job → who kept it Pending (enqueue's ``never`` or a plugin's name)."""
+    ``refusals`` job → who kept it Pending (enqueue's ``never`` or a plugin's name),
+    ``evictions`` preemptor job → (victim pod, why) of the evictions committed for it."""
 
-    __slots__ = ("fit_errors", "invalid", "job_errors", "refusals")
+    __slots__ = ("evictions", "fit_errors", "invalid", "job_errors", "refusals")
 
     def __init__(self) -> None:
         self.fit_errors: dict[str, str] = {}
         self.job_errors: dict[str, str] = {}
         self.invalid: dict[str, plan.Invalid] = {}
         self.refusals: dict[str, str] = {}
+        self.evictions: dict[str, list[tuple[str, str]]] = {}

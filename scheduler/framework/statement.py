@@ -48,6 +48,10 @@ class Statement:
         """Whether anything is staged (a batch never holds zero tasks)."""
         return bool(self._entries)
 
+    def evictions(self) -> list[tuple[str, str]]:
+        """(victim, message) of the evictions staged, in order."""
+        return [(e.task, e.message) for e in self._entries if isinstance(e, _Entry) and e.kind == "evict"]
+
     def allocate(self, task: str, row: int) -> None:
         self._entries.append(_Entry("allocate", task, row, self.session.apply_allocate(task, row)))
 

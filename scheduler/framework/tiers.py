@@ -7,7 +7,8 @@
   the first that does); overused: any yes;
 - predicates, static and domain predicates: AND; node and domain scores: sum; topological: any
   (and only the plugins that say a task is topological are asked for its domain hooks);
-- victims: intersected within a tier; the first tier with an opinion decides, none → none;
+- victims: intersected within a tier; the first tier with an opinion decides, none → none
+  (``every_tier=True``, for gangreclaim: intersected over every tier with an opinion);
 - preemptive: AND of the plugins' ``preemptive``, or of ``allocatable`` for a plugin without it;
 - victim queue order: keys concatenated in tier order (``orders_victims``: some plugin has one);
 - ``shared_queue_order``, ``interleaves``: any plugin's.
@@ -54,6 +55,8 @@ SWITCHES = {
     "allocatable": "enabledAllocatable",
     "preempt": "enablePreemptable",
     "reclaim": "enableReclaimable",
+    "gangpreempt": "enablePreemptable",
+    "gangreclaim": "enableReclaimable",
 }
 
 
@@ -220,16 +223,18 @@ class Tiers:
         return np.zeros(len(rows), dtype=np.float64) if total is None else total
 
     def victims(
-        self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
+        self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str, every_tier: bool = False
     ) -> list[snapshot.Task]:
+        found: list[snapshot.Task] | None = None
         for tier in self.tiers:
-            chosen: list[snapshot.Task] | None = None
+            chosen: list[snapshot.Task] | None = found
             for plugin in tier:
                 if not plugin.option.switched_on(SWITCHES.get(action, "")):
                     continue
                 allowed = plugin.victims(preemptor, chosen if chosen is not None else candidates, action=action)
                 if allowed is not None:
                     chosen = allowed
-            if chosen is not None:
+            if chosen is not None and not every_tier:
                 return chosen
-        return []
+            found = chosen
+        return found or []

@@ -245,7 +245,7 @@ class Capacity(base.Plugin):
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task] | None:
-        if action != "reclaim":
+        if action not in base.RECLAIMS:
             return None
         ssn = self.session
         reclaimer = ssn.job(preemptor.job).queue

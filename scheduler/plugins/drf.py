@@ -81,7 +81,7 @@ class Drf(base.Plugin):
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task] | None:
-        if action != "preempt":
+        if action not in base.PREEMPTS:
             return None  # Volcano's drf judges reclaim only with enableHierarchy
         ssn = self.session
         mine = self.share(self.held(preemptor.job) + ssn.vector(preemptor.request))

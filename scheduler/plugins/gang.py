@@ -4,7 +4,9 @@ Task names come from the pod annotation ``volcano.sh/task-spec``. Ready counts B
 Running, Allocated and Succeeded tasks plus pending BestEffort tasks (backfill places those),
 per job and per task name, as Volcano's ``IsReady`` and ``CheckTaskReady``;
 pipelined counts Pipelined too. A job gives up victims only above its ``minMember``, so an
-eviction never leaves a running gang short.
+eviction never leaves a running gang short; for the gang-level actions (gangpreempt,
+gangreclaim) every candidate is permitted, as in Volcano, because those choose victims per job
+(``actions.bundles``: surplus replicas, or the whole job).
 """
 
 from __future__ import annotations
@@ -61,6 +63,8 @@ class Gang(base.Plugin):
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task]:
+        if action in base.GANG_LEVEL:
+            return list(candidates)
         ssn = self.session
         taken_job: collections.Counter[str] = collections.Counter()
         taken_task: collections.Counter[tuple[str, str]] = collections.Counter()

@@ -23,7 +23,7 @@ class Priority(base.Plugin):
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task] | None:
-        if action != "preempt":
+        if action not in base.PREEMPTS:
             return None
         mine = self.session.job(preemptor.job).priority
         allowed = []

@@ -197,7 +197,7 @@ class Proportion(base.Plugin):
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task] | None:
-        if action != "reclaim":
+        if action not in base.RECLAIMS:
             return None
         ssn = self.session
         allocated: dict[str, Vector] = {}

@@ -88,3 +88,31 @@ def test_default_is_volcanos_default_conf() -> None:
     conf = configure.default()
     assert conf == configure.parse("")
     assert [[p.name for p in tier] for tier in conf.tiers] == [list(t) for t in config.DEFAULT_TIERS]
+
+
+GANG = 'actions: "enqueue, allocate, gangpreempt, gangreclaim"\nconfigurations:\n'
+
+
+def test_action_arguments_come_from_volcanos_configurations() -> None:
+    conf = configure.parse(GANG + "- {name: gangpreempt, arguments: {allowWholeBundle: false, maxDomains: 4}}\n")
+    assert conf.action("gangpreempt").arguments == {"allowWholeBundle": False, "maxDomains": 4}
+    assert conf.action("gangreclaim").arguments == {}  # no entry: the defaults (bridge.defaults)
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            "- {name: gangpreempt, arguments: {allowWholeBundle: maybe}}",
+            "allowWholeBundle='maybe' is not true or false",
+        ),
+        ("- {name: gangreclaim, arguments: {maxDomains: many}}", "maxDomains='many' is not a number"),
+        ("- {name: shuffle, arguments: {}}", "Volcano action\\(s\\) shuffle not implemented"),
+        ("- {name: nosuch}", "unknown action\\(s\\) nosuch"),
+        ("- gangpreempt", "'configurations' must be a list of"),
+        ("- {name: gangpreempt, arguments: [1]}", "arguments must be a mapping"),
+    ],
+)
+def test_bad_action_arguments_are_refused_at_start_up(entry: str, message: str) -> None:
+    with pytest.raises(errors.SchedulerConfigError, match=message):
+        configure.parse(GANG + entry + "\n")
