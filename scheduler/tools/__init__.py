@@ -1,8 +1,9 @@
 """Tools built on the pure core, no I/O: ``explain`` (why a PodGroup waits, from the same functions
 the cycle decides with), ``report`` (an explanation as text or stable JSON), ``workloads`` (a
 workload's PodGroup, and who creates its pods), ``simulate`` (a workload trace replayed through
-``cycle.schedule`` on a simulated clock) and ``traces`` (the trace schema: unknown keys and wrong
+``cycle.schedule`` on a simulated clock), ``evictions`` and ``queueshare`` (explain's parts: what
+the cycle evicts for a group, its queue's share) and ``traces`` (the trace schema: unknown keys and wrong
 types refused, naming the field). Their commands are in ``vbridge.commands``.
 """
 
-__all__ = ["explain", "report", "simulate", "traces", "workloads"]
+__all__ = ["evictions", "explain", "queueshare", "report", "simulate", "traces", "workloads"]

@@ -16,6 +16,8 @@ the same way (fast paths off) with only the enqueue action run:
   and topology spread are named too, and the placement engine's idle capacity);
 - the best partial fit: pending tasks placed one after another on idle capacity as
   ``allocate`` scores nodes (discarded afterwards);
+- what the cycle evicts to make room for the group (preempt, reclaim, gangpreempt, gangreclaim,
+  as committed: ``tools.evictions``), which pods of which jobs, and why;
 - the queue's deserved share and use (with capacity: at each level of the queue tree, and the
   level whose real capability holds the group back); for a Pending group, the enqueue facts: which plugin
   refused (``Tiers.enqueue_refusal``, as the action asks), overcommit's unreserved capacity
@@ -37,10 +39,10 @@ from scheduler import cycle, errors
 from scheduler.actions import registry as action_registry
 from scheduler.api import plan, resources, snapshot
 from scheduler.framework import config, feasibility, placement, session, statement, tiers
-from scheduler.plugins import capacity, overcommit, proportion
-from scheduler.tools import workloads
+from scheduler.plugins import overcommit, proportion
+from scheduler.tools import evictions, queueshare, workloads
 
-__all__ = ["Enqueue", "Explanation", "QueueShare", "Shape", "explain", "explain_all"]
+__all__ = ["Enqueue", "Explanation", "Shape", "explain", "explain_all"]
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)  # ``now`` only matters to Spark timeouts
 
@@ -54,20 +56,6 @@ class Shape:
     failures: tuple[tuple[str, int], ...]  # (reason, nodes), largest first
     feasible_nodes: int  # nodes where one such task fits on idle capacity right now
     never: str | None  # why no node could ever hold one
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class QueueShare:
-    name: str
-    exists: bool
-    state: str
-    weight: int
-    deserved: resources.Resource
-    allocated: resources.Resource
-    share: float  # max over dimensions of allocated / deserved
-    overused: bool
-    levels: tuple[tuple[str, resources.Resource, resources.Resource], ...] = ()  # capacity: root → queue
-    limit: str | None = None  # capacity: the level that holds the group back, and by how much
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -104,17 +92,18 @@ class Explanation:
     fit: int  # pending tasks that would fit now, one after another
     needed: int  # more ready tasks minMember asks for
     fit_nodes: tuple[tuple[str, int], ...]  # (node, tasks) of that partial fit
-    queue: QueueShare
+    queue: queueshare.QueueShare
     enqueue: Enqueue | None  # None unless the group was Pending when the cycle began
     free_up: resources.Resource  # requests of the needed tasks that do not fit now
     verdict: str
+    evictions: tuple[evictions.Eviction, ...] = ()  # what the cycle evicts to make room for it
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Facts:
     """What the cycle decided about one group, for its state and verdict."""
 
-    queue: QueueShare
+    queue: queueshare.QueueShare
     never: str | None
     invalid: plan.Invalid | None
     refusal: str | None  # who kept it Pending
@@ -157,7 +146,7 @@ def _one(
     pending = [t for t in ssn.pending_tasks(key) if not ssn.task(t).best_effort]
     ready = ssn.counts.ready[key]
     needed = max(job.min_member - ready - ssn.counts.pending_best_effort[key], 0)
-    queue = _queue(ssn, plugins, job.queue, key, pending)
+    queue = queueshare.of(ssn, plugins, job.queue, key, pending)
     enqueue = _enqueue(decided, ssn, plugins, key, verdict.phase) if job.phase == "Pending" else None
     fit_rows, free_up = _partial_fit(ssn, placer, pending, needed)
     fit = sum(fit_rows.values())
@@ -191,6 +180,7 @@ def _one(
         enqueue=enqueue,
         free_up=free_up if state == "waiting" else resources.Resource(),
         verdict=_verdict(job, state, facts, condition, missing, needed, fit),
+        evictions=evictions.of(decided, outcome, key),
     )
 
 
@@ -245,63 +235,6 @@ def _shapes(
         never = feasibility.task_never(ssn, plugins, task) if ssn.snapshot.nodes else None
         out.append(Shape(task.request, len(keys), failures, int(ok.sum()), never))
     return tuple(out)
-
-
-def _proportion(ssn: session.Session, plugins: tiers.Tiers) -> proportion.Proportion:
-    configured = next((p for p in plugins.all if isinstance(p, proportion.Proportion)), None)
-    return configured or proportion.Proportion(config.PluginOption("proportion"), ssn)
-
-
-def _capacity_queue(
-    ssn: session.Session, plugin: capacity.Capacity, name: str, key: str, pending: list[str]
-) -> QueueShare:
-    """The queue as capacity sees it: every level from root, and what holds the group back."""
-    info, zero = ssn.snapshot.queues.get(name), np.zeros(len(ssn.dims))
-    path = plugin.tree.path(name) if name in plugin.chain else (name,)
-    levels = tuple(
-        (
-            plugin.tree.label(node),
-            resources.from_vector(plugin.allocated(node), ssn.dims),
-            resources.from_vector(plugin.levels[node].deserved if node in plugin.levels else zero, ssn.dims),
-        )
-        for node in path
-    )
-    if ssn.job(key).phase == "Pending":
-        limit = plugin.enqueue_message(key)
-    else:
-        first = next((ssn.task(t) for t in pending), None)
-        limit = plugin.allocatable_message(name, first) if first and not plugin.allocatable(name, first) else None
-    return QueueShare(
-        name=name,
-        exists=info is not None,
-        state=info.state if info is not None else "NotFound",
-        weight=info.weight if info is not None else 0,
-        deserved=levels[-1][2],
-        allocated=resources.from_vector(ssn.allocated.of_queue(name), ssn.dims),
-        share=plugin.share(name),
-        overused=False,
-        levels=levels,
-        limit=limit.removeprefix("PodGroup is pending: ") if limit else None,
-    )
-
-
-def _queue(ssn: session.Session, plugins: tiers.Tiers, name: str, key: str, pending: list[str]) -> QueueShare:
-    configured = next((p for p in plugins.all if isinstance(p, capacity.Capacity)), None)
-    if configured is not None:
-        return _capacity_queue(ssn, configured, name, key, pending)
-    info = ssn.snapshot.queues.get(name)
-    plugin = _proportion(ssn, plugins)
-    deserved = plugin.deserved.get(name, np.zeros(len(ssn.dims)))
-    return QueueShare(
-        name=name,
-        exists=info is not None,
-        state=info.state if info is not None else "NotFound",
-        weight=info.weight if info is not None else 0,
-        deserved=resources.from_vector(deserved, ssn.dims),
-        allocated=resources.from_vector(ssn.allocated.of_queue(name), ssn.dims),
-        share=plugin.share(name),
-        overused=plugin.overused(name),
-    )
 
 
 def _enqueue(decided: session.Session, ssn: session.Session, plugins: tiers.Tiers, key: str, phase: str) -> Enqueue:

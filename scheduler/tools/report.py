@@ -23,7 +23,8 @@ quantity strings (``{"cpu": "40", "memory": "68719476736"}``), absent fields are
      "enqueue": null | {"admitted": bool, "refused_by": str | null, "reason": str,
                         "min_resources": Q | null, "idle": Q, "reserved": Q,
                         "reservers": [{"podgroup": str, "resources": Q}], "shortfall": Q,
-                        "capability": Q | null, "capability_shortfall": Q}}
+                        "capability": Q | null, "capability_shortfall": Q},
+     "evictions": [{"pod": str, "podgroup": str, "node": str, "reason": str, "why": str}]}
 
 Errors are ``{"error": str}`` (the command's, not this module's).
 """
@@ -109,6 +110,10 @@ def to_json(exp: explain.Explanation) -> dict[str, Any]:
             "capability": _q(e.capability),
             "capability_shortfall": _q(e.capability_shortfall),
         },
+        "evictions": [
+            {"pod": v.pod, "podgroup": v.podgroup, "node": v.node, "reason": v.reason, "why": v.why}
+            for v in exp.evictions
+        ],
     }
 
 
@@ -139,6 +144,9 @@ def render(exp: explain.Explanation) -> str:
                 "",
                 f"best partial fit: {exp.fit} of {exp.pending} pending pod(s) fit now ({where}); needed {exp.needed}",
             ]
+    if exp.evictions:
+        lines += ["", f"to make room, the cycle evicts {len(exp.evictions)} pod(s):"]
+        lines += [f"  {v.pod} (of {v.podgroup}, on {v.node}): {v.reason}: {v.why}" for v in exp.evictions]
     q = exp.queue
     lines += [
         "",

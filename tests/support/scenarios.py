@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scheduler import configure, cycle
-from scheduler.api import building, plan
+from scheduler.api import building, plan, snapshot
+from scheduler.framework import config
 
 NOW = datetime.datetime(2025, 1, 1, 1, 0, 0, tzinfo=datetime.UTC)
 
@@ -40,17 +41,21 @@ class Scenario:
     queue_states: Mapping[str, tuple[str, int, int]] = dataclasses.field(default_factory=dict)  # (state, pend, inq)
     untouched: frozenset[str] = frozenset()  # pods and podgroups the plan must not mention at all
 
-    def run(self) -> plan.Plan:
-        conf = configure.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout)
-        snap = building.build(
+    def config(self) -> config.SchedulerConfig:
+        return configure.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout)
+
+    def snapshot(self) -> snapshot.Snapshot:
+        return building.build(
             nodes=self.nodes,
             pods=self.pods,
             podgroups=self.podgroups,
             queues=self.queues,
             priorityclasses=self.priorityclasses,
-            scheduler_name=conf.scheduler_name,
+            scheduler_name=self.config().scheduler_name,
         )
-        return cycle.schedule(snap, conf, self.now)
+
+    def run(self) -> plan.Plan:
+        return cycle.schedule(self.snapshot(), self.config(), self.now)
 
 
 def schedule(data: Mapping[str, Any], conf: str = "", *, fast_paths: bool = True) -> plan.Plan:

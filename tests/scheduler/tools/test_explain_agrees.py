@@ -1,6 +1,7 @@
 """explain never contradicts the scheduler: on EVERY scenario of tests/scheduler (collected from
 the modules, not listed by hand) and every PodGroup in it, what explain says the cycle does
-(admitted or kept Pending, placed or not, "can never run here") is what ``cycle.schedule`` did.
+(admitted or kept Pending, placed or not, "can never run here", which pods are evicted to make
+room for it) is what ``cycle.schedule`` did.
 """
 
 from __future__ import annotations
@@ -10,8 +11,7 @@ import pathlib
 
 import pytest
 
-from scheduler import configure
-from scheduler.api import building, plan
+from scheduler.api import plan
 from scheduler.framework import verdicts
 from scheduler.tools import explain
 from tests.support import scenarios
@@ -48,18 +48,17 @@ def _placed(result: plan.Plan, snap_jobs: dict[str, str], key: str) -> int:
 @pytest.mark.parametrize("scenario", ALL, ids=lambda s: s.id)
 def test_explain_agrees_with_the_cycle(scenario: scenarios.Scenario) -> None:
     result = scenario.run()
-    conf = configure.parse(scenario.conf or "", spark_reservation_timeout=scenario.spark_timeout)
-    snap = building.build(
-        nodes=scenario.nodes,
-        pods=scenario.pods,
-        podgroups=scenario.podgroups,
-        queues=scenario.queues,
-        priorityclasses=scenario.priorityclasses,
-        scheduler_name=conf.scheduler_name,
-    )
+    conf, snap = scenario.config(), scenario.snapshot()
     owners = {key: task.job for key, task in snap.tasks.items()}
     keys = sorted(snap.jobs)
+    evicted = {op.pod: op for op in result.operations if isinstance(op, plan.Evict)}
+    listed: list[str] = []
     for exp in explain.explain_all(snap, conf, keys, scenario.now):
+        for victim in exp.evictions:  # each eviction the plan makes, under the group it makes room for
+            op = evicted[victim.pod]
+            assert (victim.node, victim.reason, victim.podgroup) == (op.node, op.reason, owners[victim.pod])
+            assert victim.podgroup != exp.podgroup and victim.why in op.message
+            listed.append(victim.pod)
         verdict = result.podgroup(exp.podgroup)
         placed = _placed(result, owners, exp.podgroup)
         reasons = {c.reason for c in verdict.conditions if c.type == "Unschedulable"}
@@ -84,3 +83,4 @@ def test_explain_agrees_with_the_cycle(scenario: scenarios.Scenario) -> None:
             assert exp.state in ("placed", "no-pods"), where
         if exp.state == "waiting":
             assert placed == 0 and verdict.phase != "Pending", where
+    assert sorted(listed) == sorted(evicted), "explain lists each eviction of the plan exactly once"

@@ -107,6 +107,7 @@ def test_json_is_stable() -> None:
         "fit",
         "queue",
         "enqueue",
+        "evictions",
     }
     assert doc["podgroup"] == "seed/toobig-9f8e" and doc["owner"] == {"kind": "Job", "name": "toobig"}
     assert doc["state"] == "never" and doc["next_phase"] == "Pending"
