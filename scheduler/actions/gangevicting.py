@@ -11,9 +11,10 @@ trial runs inside a Statement: the chosen victims are evicted and EVERY pending 
 gang is placed (pipelined) by the same placement engine allocate uses, with the queue's
 ``allocatable`` asked per task. If the whole gang is then pipelined the trial is kept,
 otherwise discarded and the next bundle added. A kept trial is pruned before it is committed:
-victims on no node the gang uses are dropped (a whole bundle only as a whole) and the trial is
-replayed without them, so no eviction is made that the placement does not use. Nothing is
-evicted when no trial succeeds.
+victims on no node the gang uses are dropped (a whole bundle only as a whole), then earlier
+steps a later one made unnecessary (surplus replicas taken before a whole job had to go), each
+change replayed as a fresh trial, so no eviction is made that the placement does not need.
+Nothing is evicted when no trial succeeds.
 
 Like Volcano, the whole cluster is one search domain here (no HyperNodes), so ``maxDomains`` has
 nothing to cap; ``allowWholeBundle: false`` takes surplus replicas only.
@@ -30,7 +31,9 @@ from scheduler.actions import bundles as bundling
 from scheduler.api import snapshot
 from scheduler.framework import placement, session, statement, tiers
 
-__all__ = ["run"]
+__all__ = ["SETTLE_MOST", "run"]
+
+SETTLE_MOST = 8  # earlier steps a successful trial tries to do without (each costs one or two trials)
 
 
 def run(
@@ -78,18 +81,52 @@ def run(
         stmt = _trial(ssn, plugins, placer, job, pending, chosen, reason, why)
         if stmt is None:
             continue
-        used = {ssn.row[t.key] for t in pending if ssn.status[t.key] is snapshot.TaskStatus.PIPELINED}
-        needed = _prune(ssn, chosen, used)
-        if {t.key for b in needed for t in b.tasks} != seen:
-            stmt.discard()
-            stmt = _trial(ssn, plugins, placer, job, pending, needed, reason, why) or _trial(
-                ssn, plugins, placer, job, pending, chosen, reason, why
-            )
-            assert stmt is not None  # the unpruned trial succeeded a moment ago on the same session
+
+        def attempt(steps: Sequence[bundling.Bundle]) -> statement.Statement | None:
+            return _trial(ssn, plugins, placer, job, pending, steps, reason, why)
+
+        stmt = _settle(ssn, attempt, pending, chosen, stmt)
         _record(ssn, job, stmt)
         stmt.commit()
         return True
     return False
+
+
+def _settle(
+    ssn: session.Session,
+    attempt: Callable[[Sequence[bundling.Bundle]], statement.Statement | None],
+    pending: list[snapshot.Task],
+    chosen: list[bundling.Bundle],
+    stmt: statement.Statement,
+) -> statement.Statement:
+    """The successful trial ``stmt`` with as few victims as this finds: first those on nodes the
+    gang does not use are dropped, then each earlier step (up to ``SETTLE_MOST``) is left out in
+    turn and kept out if the gang still fits without it (a later whole job may have made it
+    unnecessary). Each change is replayed as a fresh trial; the last success is returned."""
+    used = {ssn.row[t.key] for t in pending if ssn.status[t.key] is snapshot.TaskStatus.PIPELINED}
+    needed = _prune(ssn, chosen, used)
+    if _keys(needed) != _keys(chosen):
+        stmt.discard()
+        pruned = attempt(needed)
+        if pruned is None:
+            needed, pruned = chosen, attempt(chosen)
+        assert pruned is not None  # the same trial succeeded a moment ago on the same session
+        stmt = pruned
+    for step in needed[:-1][:SETTLE_MOST]:
+        without = [s for s in needed if s is not step]
+        stmt.discard()
+        trial = attempt(without)
+        if trial is not None:
+            needed, stmt = without, trial
+            continue
+        again = attempt(needed)
+        assert again is not None
+        stmt = again
+    return stmt
+
+
+def _keys(steps: Sequence[bundling.Bundle]) -> set[str]:
+    return {t.key for b in steps for t in b.tasks}
 
 
 def _steps(valid: Sequence[bundling.Bundle]) -> list[bundling.Bundle]:

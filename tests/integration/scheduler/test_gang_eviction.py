@@ -4,12 +4,16 @@ none of it), a preemptor that cannot fit evicts nothing, and queues give back at
 
 from __future__ import annotations
 
+import json
+import pathlib
 from collections.abc import Callable, Iterator
 
 import pytest
 from kubernetes import client as k8s
 
 from tests.support import apiserver, schedbed, schedthread
+from vbridge import cli
+from vbridge.localcluster import cluster
 
 pytestmark = pytest.mark.integration
 Nodes = Callable[..., list[str]]
@@ -116,3 +120,37 @@ def test_a_queue_above_its_share_gives_back_a_whole_job_not_pieces(
     assert sorted(reclaimed) == ["a-0", "a-1", "a-2", "a-3"], reclaimed
     assert all(f"reclaimed from queue {first}" in message for message in reclaimed.values()), reclaimed
     assert len(_running(api, ns, "c")) == 4
+
+
+def test_explain_names_beforehand_the_pods_the_scheduler_then_evicts(
+    api: k8s.ApiClient,
+    lc: cluster.LocalCluster,
+    ns: str,
+    make_nodes: Nodes,
+    run_scheduler: Run,
+    classes: dict[str, str],
+    tmp_path: pathlib.Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    make_nodes(2, cpu="4", memory="64Gi")  # 8 cpu
+    sched = run_scheduler(CONF)
+    name = sched.scheduler_name
+    for group, minimum, level in (("a", 2, "low"), ("c", 4, "lowest")):
+        schedbed.podgroup(api, ns, group, minimum, priority_class=classes[level])
+        schedbed.pods(api, ns, group, 4, scheduler=name, cpu="1", priority_class=classes[level])
+    apiserver.eventually(lambda: [len(schedbed.bound(api, ns, g)) for g in "ac"] == [4, 4], 30, "a full cluster")
+    sched.stop()  # the high gang arrives while no scheduler runs: explain first, then schedule
+    schedbed.podgroup(api, ns, "h", 3, priority_class=classes["high"])
+    schedbed.pods(api, ns, "h", 3, scheduler=name, cpu="1", priority_class=classes["high"])
+    conf = tmp_path / "volcano-scheduler.conf"
+    conf.write_text(CONF)
+    argv = ["explain", "pg/h", "-n", ns, "-o", "json", "--conf", str(conf), "--scheduler-name", name]
+    assert cli.main([*argv, "--kubeconfig", str(lc.kubeconfig)]) == 0
+    said = json.loads(capsys.readouterr().out)["evictions"]
+    # 3 cpu: a's 2 surplus replicas are not enough, so the whole of c (lowest priority) goes
+    assert sorted(e["pod"] for e in said) == [f"{ns}/c-{i}" for i in range(4)], said
+    assert all(e["reason"] == "Preempted" and "the whole of" in e["why"] for e in said), said
+    run_scheduler(CONF)
+    apiserver.eventually(lambda: len(schedbed.bound(api, ns, "h")) == 3, 30, "the high gang bound whole")
+    assert sorted(_evicted(api, ns, "Preempted")) == sorted(e["pod"].split("/", 1)[1] for e in said)
+    assert len(_running(api, ns, "a")) == 4

@@ -144,6 +144,55 @@ SCENARIOS = [
         pipelined={"h0": "n1"},
     ),
     scenarios.Scenario(
+        # l has surplus 2 over minMember 2, but its one ps (the newest) is its task's minTaskMember:
+        # the two newest workers go instead
+        id="gangpreempt-surplus-honours-min-task-member",
+        nodes=[b.node("n1")],
+        pods=[
+            *(
+                b.pod(
+                    f"w{i}",
+                    group="l",
+                    cpu="1",
+                    memory=None,
+                    node="n1",
+                    task="worker",
+                    created=f"2025-01-01T00:0{i}:00Z",
+                )
+                for i in range(3)
+            ),
+            b.pod("ps", group="l", cpu="1", memory=None, node="n1", task="ps", created="2025-01-01T00:05:00Z"),
+            *H2,
+        ],
+        podgroups=[b.podgroup("l", min_member=2, min_task_member={"ps": 1, "worker": 1}, phase="Running"), *HG2],
+        queues=[b.queue()],
+        priorityclasses=CLASSES,
+        conf=CONF,
+        evictions=frozenset({"w2", "w1"}),
+        pipelined={"h0": "n1", "h1": "n1"},
+    ),
+    scenarios.Scenario(
+        # 3 cpu: a's 2 surplus replicas are tried first, then c must go whole; c alone is enough,
+        # so a's replicas are not evicted after all
+        id="gangpreempt-keeps-surplus-a-whole-job-made-unnecessary",
+        nodes=[b.node("n1"), b.node("n2")],
+        pods=running("a", "n1", 0, 2)
+        + running("a", "n2", 2, 2)
+        + running("c", "n1", 0, 2)
+        + running("c", "n2", 2, 2)
+        + high(3)[0],
+        podgroups=[
+            b.podgroup("a", min_member=2, phase="Running"),
+            b.podgroup("c", min_member=4, phase="Running", created="2025-01-01T00:01:00Z"),
+            *high(3)[1],
+        ],
+        queues=[b.queue()],
+        priorityclasses=CLASSES,
+        conf=CONF,
+        evictions=frozenset({"c0", "c1", "c2", "c3"}),
+        bound_counts={"h": 0},
+    ),
+    scenarios.Scenario(
         id="gangpreempt-never-equal-priority",
         nodes=[b.node("n1")],
         pods=[*running("l", "n1", 0, 4), b.pod("h0", group="h", cpu="2", memory=None, created=LATER)],
