@@ -3,8 +3,8 @@
 Phase (as ``getPodGroupPhase``, but a group with running members never falls back to
 Pending, so it keeps its place instead of queueing behind newer groups): Completed when at
 least minMember tasks were scheduled and all of them finished, or when a group that ran has
-only finished pods left (the others deleted after the end, see :func:`_ran`); Running when at least
-minMember are scheduled (Bound/Running/Succeeded/Failed or bound this cycle); Unknown when
+only finished pods left (the others deleted after the end, see :func:`_ran`); Running when at
+least minMember are scheduled (Bound/Running/Succeeded/Failed or bound this cycle); Unknown when
 some run but fewer than minMember; Inqueue once admitted; else Pending.
 
 Conditions: ``Unschedulable`` (reasons NotEnoughResources, NotEnoughTasks, NotEnoughPodsOfTask;
@@ -157,7 +157,8 @@ def _condition(
     if job.held is not None:
         reason, detail = job.held
         return _unschedulable(reason, detail, unready, job), "Unschedulable", detail
-    if len(job.tasks) < job.min_member and phase in ("Inqueue", "Running", "Unknown"):
+    missing = len(job.tasks) < job.min_member and job.key not in ssn.never  # a never-fitting gang says so below
+    if missing and phase in ("Inqueue", "Running", "Unknown"):
         detail = owners.creator(job.owner)  # admitted, and waits for its pods to be created
         return _unschedulable("NotEnoughTasks", detail, unready, job), "FailedScheduling", detail
     invalid = ssn.diagnostics.invalid.get(job.key)
