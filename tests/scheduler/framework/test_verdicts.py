@@ -88,6 +88,15 @@ WAITING_FOR_PODS = [
         conditions={"g": ("Unschedulable", "NotEnoughTasks", f"2 of 4 pods exist: {TRAINING}")},
         pod_events={"p0": ("FailedScheduling", f"2 of 4 pods exist: {TRAINING}")},
     ),
+    scenarios.Scenario(  # never-fitting, pods missing or not: it says so, and reserves nothing
+        id="ran-and-can-never-run-here-with-pods-missing",
+        nodes=NODE,
+        pods=[b.pod("p0", group="g", cpu="40")],
+        podgroups=_group("Running", 3),
+        queues=[b.queue()],
+        phases={"g": "Pending"},
+        conditions={"g": ("Unschedulable", "NeverFits", "1 of 3 pods exist: task p0 needs cpu 40")},
+    ),
     scenarios.Scenario(  # its pods deleted while it ran: it keeps its place and waits for new ones
         id="running-whose-pods-are-all-deleted",
         nodes=NODE,
