@@ -6,9 +6,10 @@
 - ``podspec``: placement constraints read from a pod (selectors, affinity, tolerations);
 - ``queuetree``: the queue tree under ``root``, from ``spec.parent`` or Volcano's older annotations;
 - ``tally``: the task index: counts and sums per job and per task in bulk (numpy);
-- ``plan``: the cycle's output: ordered operations and verdicts.
+- ``plan``: the cycle's output: ordered operations and verdicts;
+- ``owners``: who creates a group's pods, by the kind that owns it (the operator named).
 
 Nothing here knows of sessions, plugins or actions.
 """
 
-__all__ = ["building", "plan", "podspec", "queuetree", "resources", "snapshot", "tally"]
+__all__ = ["building", "owners", "plan", "podspec", "queuetree", "resources", "snapshot", "tally"]

@@ -73,12 +73,15 @@ class Session:
         self.nodes.track_free = bool(owed)
 
     def never_fits(self, reasons: dict[str, str]) -> None:
-        """Set-up: these jobs can never run here (job → why). One admitted earlier (Inqueue) with
-        nothing scheduled goes back to Pending, so it reserves nothing (see ``plugins.overcommit``)."""
+        """Set-up: these jobs can never run here (job → why). One admitted earlier (Inqueue, or
+        Running/Unknown whose pods are all gone or pending again) with nothing scheduled goes back
+        to Pending, so it reserves nothing (see ``plugins.overcommit``)."""
         self.never = reasons
         idle = (S.PENDING, S.RELEASING)
         for key in reasons:
-            if self.phase[key] == "Inqueue" and all(t.status in idle for t in self.snapshot.jobs[key].by_priority):
+            if self.phase[key] in ("Inqueue", "Running", "Unknown") and all(
+                t.status in idle for t in self.snapshot.jobs[key].by_priority
+            ):
                 self.phase[key] = "Pending"
 
     # --- read helpers -------------------------------------------------------------------

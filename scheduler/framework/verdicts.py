@@ -2,14 +2,16 @@
 
 Phase (as ``getPodGroupPhase``, but a group with running members never falls back to
 Pending, so it keeps its place instead of queueing behind newer groups): Completed when at
-least minMember tasks were scheduled and all of them finished; Running when at least
-minMember are scheduled (Bound/Running/Succeeded/Failed or bound this cycle); Unknown when
+least minMember tasks were scheduled and all of them finished, or when a group that ran has
+only finished pods left (the others deleted after the end, see :func:`_ran`); Running when at
+least minMember are scheduled (Bound/Running/Succeeded/Failed or bound this cycle); Unknown when
 some run but fewer than minMember; Inqueue once admitted; else Pending.
 
-Conditions: ``Unschedulable`` (reasons NotEnoughResources, NotEnoughTasks,
-NotEnoughPodsOfTask, plus QueueNotFound and QueueClosed for groups Volcano would ignore
-silently, InvalidPodGroup, QueueInvalid and QueueNotAllowed for groups the snapshot holds
-(``snapshot.Job.held``), and NeverFits for a gang that can never run on this cluster's nodes, see
+Conditions: ``Unschedulable`` (reasons NotEnoughResources, NotEnoughTasks, NotEnoughPodsOfTask;
+NotEnoughTasks also for an admitted group with fewer pods than minMember, "K of M pods exist:
+<who creates them>" from ``api.owners``; QueueNotFound and QueueClosed for groups Volcano would
+ignore silently; InvalidPodGroup, QueueInvalid and QueueNotAllowed for groups the snapshot holds
+(``snapshot.Job.held``); NeverFits for a gang that can never run on this cluster's nodes, see
 ``framework.feasibility``: it stays Pending) with "N/M tasks in gang unschedulable: ..." (or
 "K of N pods exist: ..." when fewer pods exist than are missing, see :func:`gang`);
 ``Scheduled`` when the gang is ready.
@@ -22,7 +24,7 @@ import collections
 import numpy as np
 
 from bridge import bus
-from scheduler.api import plan, resources, snapshot, tally
+from scheduler.api import owners, plan, resources, snapshot, tally
 from scheduler.framework import session
 
 __all__ = ["NEVER_FITS", "close", "gang"]
@@ -83,7 +85,7 @@ def _podgroup(
     """
     running, succeeded, failed = statuses[_RUNNING], statuses[_SUCCEEDED], statuses[_FAILED]
     scheduled = statuses[_BOUND] + running + succeeded + failed + bound_here
-    if job.min_member <= scheduled and scheduled == succeeded + failed and scheduled:
+    if scheduled == succeeded + failed and ((job.min_member <= scheduled and scheduled) or _ran(job, statuses)):
         phase = "Completed"
     elif scheduled >= job.min_member and scheduled:
         phase = "Running"
@@ -99,10 +101,22 @@ def _podgroup(
     conditions: tuple[plan.Condition, ...] = ()
     if condition is not None:
         conditions = (condition,)
-    elif ready >= job.min_member and (ready or not waiting):
+    elif (ready >= job.min_member and (ready or not waiting)) or phase == "Completed":
         conditions = _READY_CONDITIONS
     verdict = plan.PodGroupVerdict(job.key, phase, conditions, running, succeeded, failed)
     return verdict, reason, detail
+
+
+def _ran(job: snapshot.Job, statuses: list[int]) -> bool:
+    """Whether a group ran to its end though fewer than minMember of its pods are left: it was
+    Running (or Completed) and what is left has finished, nothing is pending. Pods are deleted
+    after a job finishes (an operator's cleanPodPolicy, a Volcano Job's CompleteJob, a TTL);
+    such a group stays Completed instead of going back to Pending and saying it is Unschedulable."""
+    if statuses[_PENDING]:
+        return False
+    if job.phase == "Completed":
+        return True
+    return job.phase in ("Running", "Unknown") and bool(statuses[_SUCCEEDED] + statuses[_FAILED])
 
 
 def _message(
@@ -143,6 +157,10 @@ def _condition(
     if job.held is not None:
         reason, detail = job.held
         return _unschedulable(reason, detail, unready, job), "Unschedulable", detail
+    missing = len(job.tasks) < job.min_member and job.key not in ssn.never  # a never-fitting gang says so below
+    if missing and phase in ("Inqueue", "Running", "Unknown"):
+        detail = owners.creator(job.owner)  # admitted, and waits for its pods to be created
+        return _unschedulable("NotEnoughTasks", detail, unready, job), "FailedScheduling", detail
     invalid = ssn.diagnostics.invalid.get(job.key)
     if invalid is not None:
         return _unschedulable(invalid.reason, invalid.message, unready, job), "Unschedulable", invalid.message

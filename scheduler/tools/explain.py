@@ -8,9 +8,8 @@ the same way (fast paths off) with only the enqueue action run:
 
 - ``never``: why the gang can never run on this cluster's nodes (``framework.feasibility``,
   the check that keeps it Pending), per task shape too;
-- the pods: how many exist of the minMember the gang needs, and, when some are missing, who
-  should create them (from the PodGroup's ownerReference: an operator, the Volcano Job
-  controller, a Spark driver);
+- the pods: how many exist of the minMember the gang needs, and who creates missing ones
+  (``api.owners``, by the ownerReference: the scheduler's condition says the same);
 - per pending task shape: how many nodes each predicate and each resource refuses (the
   plugins' own ``predicate`` and ``domain_predicate`` hooks, so pod affinity, anti-affinity
   and topology spread are named too, and the placement engine's idle capacity);
@@ -23,8 +22,8 @@ the same way (fast paths off) with only the enqueue action run:
   refused (``Tiers.enqueue_refusal``, as the action asks), overcommit's unreserved capacity
   and the largest reservers, proportion's real capability of the queue.
 
-``explain_all`` explains several groups over one run of the cycle. ``tools.workloads`` finds a
-workload's group and names who creates its pods; ``tools.report`` prints the result.
+``explain_all``: several groups over one run of the cycle. ``tools.workloads`` finds a
+workload's group; ``tools.report`` prints the result.
 """
 
 from __future__ import annotations
@@ -37,10 +36,10 @@ import numpy as np
 
 from scheduler import cycle, errors
 from scheduler.actions import registry as action_registry
-from scheduler.api import plan, resources, snapshot
+from scheduler.api import owners, plan, resources, snapshot
 from scheduler.framework import config, feasibility, placement, session, statement, tiers
 from scheduler.plugins import overcommit, proportion
-from scheduler.tools import evictions, queueshare, workloads
+from scheduler.tools import evictions, queueshare
 
 __all__ = ["Enqueue", "Explanation", "Shape", "explain", "explain_all"]
 
@@ -78,7 +77,7 @@ class Explanation:
     owner: tuple[str, str] | None  # (kind, name) from the ownerReference
     phase: str  # as the cluster has it
     next_phase: str  # what this cycle's plan writes
-    state: str  # never | no-pods | not-admitted | invalid | waiting | placed | running | no-queue
+    state: str  # completed | never | no-pods | not-admitted | invalid | waiting | placed | running | no-queue
     min_member: int
     tasks: int  # pods that exist
     ready: int
@@ -155,7 +154,7 @@ def _one(
         queue, never, decided.diagnostics.invalid.get(key), decided.diagnostics.refusals.get(key), len(placed)
     )
     state = _state(job, verdict.phase, needed, facts)
-    missing = workloads.creator(job.owner) if len(job.tasks) < job.min_member else None
+    missing = owners.creator(job.owner) if len(job.tasks) < job.min_member and state != "completed" else None
     nodes = snap.nodes
     return Explanation(
         podgroup=key,
@@ -280,6 +279,8 @@ def _state(job: snapshot.Job, phase: str, needed: int, facts: _Facts) -> str:
         return "no-queue"
     if job.held is not None:  # the snapshot holds it: an unsound spec, a queue it may not use
         return "invalid"
+    if phase == "Completed":  # ran to its end (its pods may have been removed since)
+        return "completed"
     if facts.never is not None:
         return "never"
     if facts.invalid is not None and len(job.tasks) >= job.min_member and phase != "Pending":
@@ -305,14 +306,15 @@ def _verdict(
     queue = facts.queue
     if state == "no-queue":
         return f"queue {queue.name} does not exist"
+    if state == "completed":
+        return "completed: the gang ran and its pods have finished"
     if state == "never":
         return f"can never run here: {facts.never}"
     if state == "invalid":
         if job.held is not None:
             return f"cannot be scheduled: {job.held[1]} ({job.held[0]})"
-        invalid = facts.invalid
-        assert invalid is not None
-        return f"cannot be scheduled: {invalid.message} ({invalid.reason})"
+        reason, message = (facts.invalid.reason, facts.invalid.message) if facts.invalid else ("", "")
+        return f"cannot be scheduled: {message} ({reason})"
     if state == "no-pods":
         admitted = f"not admitted yet, {facts.refusal} says no" if facts.refusal else "the PodGroup is admitted"
         return f"{len(job.tasks)} of {job.min_member} pods exist: {missing} ({admitted})"

@@ -8,7 +8,8 @@ quantity strings (``{"cpu": "40", "memory": "68719476736"}``), absent fields are
 
     {"podgroup": "ns/name", "owner": {"kind": str, "name": str} | null,
      "phase": str, "next_phase": str,
-     "state": "never" | "no-pods" | "not-admitted" | "invalid" | "waiting" | "placed" | "running" | "no-queue",
+     "state": "completed" | "never" | "no-pods" | "not-admitted" | "invalid" | "waiting" | "placed"
+              | "running" | "no-queue",
      "verdict": str, "never": str | null,
      "condition": {"type": str, "reason": str, "message": str} | null,
      "pods": {"min_member": int, "exist": int, "ready": int, "pending": int, "bound_now": int,
@@ -129,7 +130,7 @@ def render(exp: explain.Explanation) -> str:
         lines.append(f"condition: {exp.condition.reason}: {exp.condition.message}")
     if exp.creator is not None and exp.state != "no-pods":
         lines.append(f"pods: {exp.tasks} of {exp.min_member} exist: {exp.creator}")
-    if exp.shapes and exp.state not in ("running", "placed"):
+    if exp.shapes and exp.state not in ("running", "placed", "completed"):
         lines += ["", f"nodes ({exp.nodes}) for the pending pods:"]
         for shape in exp.shapes:
             lines.append(

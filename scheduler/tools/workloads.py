@@ -5,7 +5,7 @@
 PodGroup whose ownerReference is that object, else the name its controller gives the group
 (``<job>-<uid>`` for a Volcano Job, ``spark-<app>-pg`` for a SparkApplication, the job's own
 name for the Kubeflow kinds). A ``pg`` name that is no group's is tried the same ways.
-``creator(owner)`` says who creates the pods of a group owned by ``owner`` (kind, name).
+Who creates a group's pods is ``api.owners.creator``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from scheduler import errors
 from scheduler.api import snapshot
 
-__all__ = ["KINDS", "creator", "resolve"]
+__all__ = ["KINDS", "resolve"]
 
 # Command-line kind → the ownerReference kind of the object that owns its PodGroup.
 KINDS = {
@@ -28,24 +28,6 @@ KINDS = {
     "vcjob": "Job",
     "job.batch.volcano.sh": "Job",
 }
-_TRAINING = "the Kubeflow training-operator has not created them"
-_CREATORS = {
-    "TFJob": _TRAINING,
-    "PyTorchJob": _TRAINING,
-    "MPIJob": "the Kubeflow training-operator (or mpi-operator) has not created them",
-    "SparkApplication": "the spark-operator has not created them (it makes the driver; the driver its executors)",
-    "Job": "the Volcano Job controller (vbridge controllers) has not created them",
-}
-
-
-def creator(owner: tuple[str, str] | None) -> str:
-    """Who should create a PodGroup's missing pods, by the kind that owns the group."""
-    if owner is None:
-        return "nothing owns this PodGroup: whoever made it creates its pods"
-    kind, name = owner
-    if kind == "Pod":
-        return f"the Spark driver {name} has not created its executors yet"
-    return _CREATORS.get(kind, f"its owner, {kind} {name}, has not created them")
 
 
 def resolve(snap: snapshot.Snapshot, kind: str, namespace: str, name: str) -> str:

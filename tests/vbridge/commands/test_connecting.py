@@ -47,6 +47,21 @@ def test_flags_name_the_connection(argv: list[str], tmp_path: pathlib.Path, monk
 
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
+def test_with_only_the_home_kubeconfig_every_command_connects(
+    argv: list[str], tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue's case: ``job list`` worked, ``explain`` said "not running in a cluster" and
+    ``scheduler`` "no kubeconfig"; now every command finds ``~/.kube/config`` as kubectl does."""
+    for name in ("KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".kube").mkdir()
+    _two_contexts(tmp_path / ".kube" / "config")
+    assert connecting.connection(cli.parser(argv[0]).parse_args(argv)).server == "https://one"
+    assert connecting.connection(cli.parser(argv[0]).parse_args([*argv, "--context=two"])).server == "https://two"
+
+
+@pytest.mark.parametrize("argv", COMMANDS, ids=" ".join)
 def test_no_cluster_is_one_clear_error(
     argv: list[str], tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
