@@ -1,0 +1,180 @@
+"""The code paths of the chart's components that the helm run's examples do not take, driven
+through the installed chart (``tests/integration/test_helm_install.py``), so that the audit log
+shows each granted verb they need used (``tests/support/privileges.py``).
+
+Each function makes the situation, waits on the recorded state for the component's answer and
+returns it; what it drives (component: verb, the code path):
+
+- ``corrected_podgroup``: controllers ``podgroups: patch`` (``podgroup_io.ensure``: a PodGroup of
+  the job's name made before the job, with a wrong minMember, corrected);
+- ``unusable_spark_conf``: controllers ``pods/status: patch`` (``spark.py``: a driver whose conf
+  Spark would refuse gets ``vbridge.io/PodGroupReady=False``, ``PodGroupNotCreated``);
+- ``unschedulable_gang``: scheduler ``pods/status: patch`` (``PodScheduled=False`` on the pods of
+  a gang no node can hold);
+- ``job_command``: controllers ``commands: delete``, ``jobs: get``, ``jobs: patch``
+  (``commands.py``: a vcctl ``AbortJob`` carried out on that gang);
+- ``queue_commands``: controllers ``queues: get``, ``queues/status: patch`` (``commands.py``:
+  ``CloseQueue`` then ``OpenQueue`` on a Queue);
+- ``ttl_job``: controllers ``jobs: delete`` (``vcjobs.py``: ``ttlSecondsAfterFinished: 0``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from kubernetes import client as k8s
+
+from tests.builders import spark
+from tests.support import apiserver, helmbed, vcjobs
+
+__all__ = [
+    "corrected_podgroup",
+    "job_command",
+    "queue_commands",
+    "ttl_job",
+    "unschedulable_gang",
+    "unusable_spark_conf",
+]
+
+BUS = "commands"
+
+
+def _custom(bed: helmbed.Bed) -> k8s.CustomObjectsApi:
+    return k8s.CustomObjectsApi(bed.api)
+
+
+def _job(name: str, *, replicas: int, cpu: str) -> dict[str, Any]:
+    """A Volcano Job of one task, its pods asking ``cpu`` each and running a second."""
+    template = {
+        "metadata": {"annotations": {"sim.vbridge.io/run-seconds": "1"}},
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}],
+        },
+    }
+    return {
+        "apiVersion": "batch.volcano.sh/v1alpha1",
+        "kind": "Job",
+        "metadata": {"name": name},
+        "spec": {"minAvailable": replicas, "tasks": [{"name": "work", "replicas": replicas, "template": template}]},
+    }
+
+
+def corrected_podgroup(bed: helmbed.Bed) -> dict[str, Any]:
+    """A PodGroup ``corrected`` (minMember 1) made by hand, then the TFJob ``corrected`` of 4: the
+    controllers patch the group to the job's minMember; the group as corrected."""
+    group = {
+        "apiVersion": "scheduling.volcano.sh/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {"name": "corrected"},
+        "spec": {"minMember": 1, "queue": "default"},
+    }
+    _custom(bed).create_namespaced_custom_object(*apiserver.PG, helmbed.WORK, "podgroups", group)
+    tf: dict[str, Any] = yaml.safe_load((helmbed.ROOT / "examples" / "tfjob-v1.yaml").read_text())
+    tf["metadata"] = {"name": "corrected"}
+    _custom(bed).create_namespaced_custom_object(*helmbed.KF, helmbed.WORK, "tfjobs", tf)
+
+    def fixed() -> dict[str, Any] | None:
+        found = helmbed.podgroup(bed, "corrected")
+        return found if found and found["spec"]["minMember"] == 4 else None
+
+    out: dict[str, Any] = apiserver.eventually(fixed, 30, "the hand-made PodGroup corrected to the TFJob's 4")
+    _custom(bed).delete_namespaced_custom_object(*helmbed.KF, helmbed.WORK, "tfjobs", "corrected")
+    return out
+
+
+def unusable_spark_conf(bed: helmbed.Bed) -> dict[str, Any]:
+    """A spark-submit driver whose conf says ``spark.executor.instances=abc``: no PodGroup, the
+    driver stays gated with the condition; the condition."""
+    core = k8s.CoreV1Api(bed.api)
+    drv = spark.submit_pod("driver", app_id="spark-bad00000000000000000000000000000")
+    drv["metadata"].update(name="pi-bad-driver", namespace=helmbed.WORK)
+    drv["spec"]["volumes"][0]["configMap"]["name"] = "spark-drv-bad-conf-map"
+    core.create_namespaced_config_map(
+        helmbed.WORK,
+        {
+            "metadata": {"name": "spark-drv-bad-conf-map"},
+            "data": {"spark.properties": "spark.executor.instances=abc\n"},
+        },
+    )
+    core.create_namespaced_pod(helmbed.WORK, drv)
+
+    def stuck() -> dict[str, Any] | None:
+        pod = core.read_namespaced_pod("pi-bad-driver", helmbed.WORK)
+        conds = [c for c in pod.status.conditions or [] if c.type == "vbridge.io/PodGroupReady"]
+        return bed.api.sanitize_for_serialization(conds[0]) if conds and conds[0].status == "False" else None
+
+    out: dict[str, Any] = apiserver.eventually(stuck, 30, "the driver's PodGroupReady=False")
+    core.delete_namespaced_pod("pi-bad-driver", helmbed.WORK, grace_period_seconds=0)
+    return out
+
+
+def unschedulable_gang(bed: helmbed.Bed) -> list[dict[str, Any]]:
+    """A Volcano Job of 2 pods of 9 cpu (the plain nodes have 8): its pods' PodScheduled=False."""
+    body = _job("too-big", replicas=2, cpu="9")
+    _custom(bed).create_namespaced_custom_object(*helmbed.VC, helmbed.WORK, "jobs", body)
+
+    def waiting() -> list[dict[str, Any]] | None:
+        pods = apiserver.pods(bed.api, helmbed.WORK, "volcano.sh/job-name=too-big")
+        marked = [
+            c
+            for p in pods
+            for c in (p.get("status") or {}).get("conditions") or []
+            if c["type"] == "PodScheduled" and c["status"] == "False"
+        ]
+        return marked if len(pods) == 2 and len(marked) == 2 else None
+
+    out: list[dict[str, Any]] = apiserver.eventually(waiting, 60, "PodScheduled=False on the too-big gang")
+    return out
+
+
+def _command(bed: helmbed.Bed, target: dict[str, Any], action: str) -> dict[str, Any]:
+    """A vcctl Command on ``target``, returned once the controllers carried it out (deleted it)."""
+    made = vcjobs.vcctl_command(bed.api, target, action, namespace=helmbed.WORK)
+    name = made["metadata"]["name"]
+    apiserver.eventually(
+        lambda: apiserver.gone(lambda: _custom(bed).get_namespaced_custom_object(*vcjobs.BUS, helmbed.WORK, BUS, name)),
+        30,
+        f"the Command {action} carried out (deleted)",
+    )
+    return made
+
+
+def job_command(bed: helmbed.Bed, name: str) -> str:
+    """``AbortJob`` on the Volcano Job ``name``; its phase once aborted. The job is then deleted."""
+    _command(bed, helmbed.vcjob(bed, name), "AbortJob")
+    phase = apiserver.eventually(
+        lambda: helmbed.phase(bed, name) if helmbed.phase(bed, name) in ("Aborting", "Aborted") else None,
+        60,
+        f"{name} aborted",
+    )
+    _custom(bed).delete_namespaced_custom_object(*helmbed.VC, helmbed.WORK, "jobs", name)
+    return str(phase)
+
+
+def queue_commands(bed: helmbed.Bed, name: str) -> list[str]:
+    """``CloseQueue`` then ``OpenQueue`` on the Queue ``name``; the states seen after each."""
+    seen = []
+    for action, state in (("CloseQueue", "Closed"), ("OpenQueue", "Open")):
+        queue = _custom(bed).get_cluster_custom_object(*helmbed.QUEUES, "queues", name)
+        _command(bed, {**queue, "apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue"}, action)
+
+        def reached(want: str = state) -> str | None:
+            got = (_custom(bed).get_cluster_custom_object(*helmbed.QUEUES, "queues", name).get("status") or {}).get(
+                "state"
+            )
+            return got if got == want else None
+
+        seen.append(apiserver.eventually(reached, 30, f"Queue {name} {state}"))
+    return seen
+
+
+def ttl_job(bed: helmbed.Bed) -> bool:
+    """A Volcano Job with ``ttlSecondsAfterFinished: 0``: run, Completed, deleted by the controllers."""
+    body = _job("ttl-zero", replicas=1, cpu="100m")
+    body["spec"]["ttlSecondsAfterFinished"] = 0
+    _custom(bed).create_namespaced_custom_object(*helmbed.VC, helmbed.WORK, "jobs", body)
+    return bool(
+        apiserver.eventually(lambda: apiserver.gone(lambda: helmbed.vcjob(bed, "ttl-zero")), 90, "ttl-zero deleted")
+    )
