@@ -19,7 +19,9 @@ simulated nodes for the workloads, and the built kube-scheduler for the chart's 
    before helm deletes their RBAC; what is left is listed and checked;
 5. the code paths the examples do not take (``rarepaths``): a hand-made PodGroup corrected, a
    driver with an unusable conf held, a gang no node holds marked Unschedulable, an ``AbortJob``
-   Command, ``CloseQueue``/``OpenQueue``, a Job deleted after its TTL;
+   Command, ``CloseQueue``/``OpenQueue``, a Job deleted after its TTL; meanwhile the serving
+   certificate (``controllers.extraArgs``: valid 120 s) is renewed under that load, the CA kept,
+   and every admission passed;
 6. least privilege: the apiserver answered no 403 to our ServiceAccounts during the whole run,
    uninstall included (audit log), their processes logged no Forbidden, and ``kubectl auth can-i`` shows each
    component lacks the others' rights;
@@ -91,6 +93,7 @@ def test_install_runs_every_pod_ready_under_restricted_pod_security(bed: helmbed
 
     # The controllers' leader made the serving certificate and injected its CA.
     secret = core.read_namespaced_secret(f"{helmbed.RELEASE}-webhook-tls", helmbed.NS)
+    bed.notes["first_cert"] = secret.data["tls.crt"]
     assert secret.type == "kubernetes.io/tls" and {"tls.crt", "tls.key", "ca.crt"} <= set(secret.data)
     config = k8s.AdmissionregistrationV1Api(bed.api).read_mutating_webhook_configuration(helmbed.RELEASE)
     assert config.webhooks and all(w.client_config.ca_bundle == secret.data["ca.crt"] for w in config.webhooks)
@@ -253,6 +256,23 @@ def test_the_paths_the_examples_do_not_take_run_with_the_granted_rights(bed: hel
     assert rarepaths.job_command(bed, "too-big") in ("Aborting", "Aborted")
     assert rarepaths.queue_commands(bed, "team-a") == ["Closed", "Open"]
     assert rarepaths.ttl_job(bed)
+
+
+@pytest.mark.timeout(200)
+def test_the_serving_certificate_is_renewed_under_load_and_every_admission_passes(bed: helmbed.Bed) -> None:
+    """Renewed every 80 s here (``helmstandalone.CERT_SECONDS``) while the tests above admitted
+    jobs and pods (each would have failed on a refused admission): renewed, same CA, still admits."""
+    core = k8s.CoreV1Api(bed.api)
+    name = f"{helmbed.RELEASE}-webhook-tls"
+
+    def renewed() -> k8s.V1Secret | None:
+        found = core.read_namespaced_secret(name, helmbed.NS)
+        return found if found.data["tls.crt"] != bed.notes["first_cert"] else None
+
+    secret = apiserver.eventually(renewed, helmstandalone.CERT_SECONDS + 30, "the serving certificate renewed")
+    config = k8s.AdmissionregistrationV1Api(bed.api).read_mutating_webhook_configuration(helmbed.RELEASE)
+    assert all(w.client_config.ca_bundle == secret.data["ca.crt"] for w in config.webhooks)
+    assert rarepaths.ttl_job(bed, "after-renewal")  # admitted by the webhook serving the renewed certificate
 
 
 @pytest.mark.timeout(60)

@@ -6,7 +6,8 @@ PyTorchJob, MPIJob v2, SparkApplication), the runtime nodes (``helmbed.RUNTIME_N
 for the chart's pods, each with a network namespace: the chart's pods run there as real
 ``vbridge`` processes), the plain simulated nodes for the workloads, the built kube-scheduler for
 the chart's own pods and a ``LogKeeper`` of their output; the ``helmbed.Bed`` the tests use, its
-values file written from ``helmbed.values()``. Skips without root or without a built helm.
+values file written from ``helmbed.values()``, with a serving certificate of ``CERT_SECONDS``.
+Skips without root or without a built helm.
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ from tests.support import apiserver, helmbed, helminstall, kubescheduler, netns,
 from vbridge.localcluster import binaries
 from vbridge.nodesim import nodes
 
-__all__ = ["running"]
+__all__ = ["CERT_SECONDS", "running"]
+
+# The serving certificate's validity on this bed (the chart's controllers.extraArgs): renewed a
+# third before expiry, so every 80 s, several times while the tests admit.
+CERT_SECONDS = 120
 
 
 @contextlib.contextmanager
@@ -53,6 +58,8 @@ def running(bins: binaries.Binaries, work: pathlib.Path) -> Iterator[helmbed.Bed
         keeper = helminstall.LogKeeper(work / "kubelet", work / "pod-logs").start()
         stack.callback(keeper.stop)
         values = work / "values.yaml"
-        values.write_text(yaml.safe_dump(helmbed.values()))
+        chosen = helmbed.values()
+        chosen["controllers"]["extraArgs"] = [f"--cert-validity={CERT_SECONDS}", "--cert-check-period=5"]
+        values.write_text(yaml.safe_dump(chosen))
         api = stack.enter_context(apiserver.client_of(lc))
         yield helmbed.Bed(lc, bins, api, sim, helminstall.Helm(bins.path("helm"), lc), keeper, values)

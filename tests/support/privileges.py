@@ -23,7 +23,6 @@ __all__ = ["NOT_EXERCISED", "Grant", "can_i", "grants", "table", "uses"]
 
 # Granted, needed by a code path the helm test's run does not take (or not in every run).
 NOT_EXERCISED = {
-    ("controllers", "", "secrets", "patch"): "certs.py: the serving certificate renewed (test_cert_rotation.py)",
     ("scheduler", "", "pods", "get"): "binder.py: a pod read back after a failed bind",
     ("scheduler", "", "pods", "delete"): "binder.py: preemption and reclaim evict",
 }

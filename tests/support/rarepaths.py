@@ -170,11 +170,9 @@ def queue_commands(bed: helmbed.Bed, name: str) -> list[str]:
     return seen
 
 
-def ttl_job(bed: helmbed.Bed) -> bool:
-    """A Volcano Job with ``ttlSecondsAfterFinished: 0``: run, Completed, deleted by the controllers."""
-    body = _job("ttl-zero", replicas=1, cpu="100m")
+def ttl_job(bed: helmbed.Bed, name: str = "ttl-zero") -> bool:
+    """A Volcano Job with ``ttlSecondsAfterFinished: 0``: admitted, run, Completed, deleted by the controllers."""
+    body = _job(name, replicas=1, cpu="100m")
     body["spec"]["ttlSecondsAfterFinished"] = 0
     _custom(bed).create_namespaced_custom_object(*helmbed.VC, helmbed.WORK, "jobs", body)
-    return bool(
-        apiserver.eventually(lambda: apiserver.gone(lambda: helmbed.vcjob(bed, "ttl-zero")), 90, "ttl-zero deleted")
-    )
+    return bool(apiserver.eventually(lambda: apiserver.gone(lambda: helmbed.vcjob(bed, name)), 90, f"{name} deleted"))
