@@ -19,7 +19,7 @@ simulated nodes for the workloads, and the built kube-scheduler for the chart's 
    before helm deletes their RBAC; what is left is listed and checked;
 5. the code paths the examples do not take (``rarepaths``): a hand-made PodGroup corrected, a
    driver with an unusable conf held, a gang no node holds marked Unschedulable, an ``AbortJob``
-   Command, ``CloseQueue``/``OpenQueue``, a Job deleted after its TTL; meanwhile the serving
+   Command, ``CloseQueue``/``OpenQueue``, a Job deleted after its TTL, a preemption; meanwhile the serving
    certificate (``controllers.extraArgs``: valid 120 s) is renewed under that load, the CA kept,
    and every admission passed;
 6. least privilege: the apiserver answered no 403 to our ServiceAccounts during the whole run,
@@ -256,6 +256,7 @@ def test_the_paths_the_examples_do_not_take_run_with_the_granted_rights(bed: hel
     assert rarepaths.job_command(bed, "too-big") in ("Aborting", "Aborted")
     assert rarepaths.queue_commands(bed, "team-a") == ["Closed", "Open"]
     assert rarepaths.ttl_job(bed)
+    assert len(rarepaths.preemption(bed)) == 1  # one 2-cpu pod made room for the 2-cpu preemptor
 
 
 @pytest.mark.timeout(200)

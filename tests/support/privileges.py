@@ -24,7 +24,6 @@ __all__ = ["NOT_EXERCISED", "Grant", "can_i", "grants", "table", "uses"]
 # Granted, needed by a code path the helm test's run does not take (or not in every run).
 NOT_EXERCISED = {
     ("scheduler", "", "pods", "get"): "binder.py: a pod read back after a failed bind",
-    ("scheduler", "", "pods", "delete"): "binder.py: preemption and reclaim evict",
 }
 
 

@@ -15,22 +15,27 @@ returns it; what it drives (component: verb, the code path):
   (``commands.py``: a vcctl ``AbortJob`` carried out on that gang);
 - ``queue_commands``: controllers ``queues: get``, ``queues/status: patch`` (``commands.py``:
   ``CloseQueue`` then ``OpenQueue`` on a Queue);
-- ``ttl_job``: controllers ``jobs: delete`` (``vcjobs.py``: ``ttlSecondsAfterFinished: 0``).
+- ``ttl_job``: controllers ``jobs: delete`` (``vcjobs.py``: ``ttlSecondsAfterFinished: 0``);
+- ``preemption``: scheduler ``pods: delete`` (``binder.py``: the preempt action evicts a
+  lower-priority pod for a starving higher-priority group, on a node of its own).
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import yaml
 from kubernetes import client as k8s
 
 from tests.builders import spark
-from tests.support import apiserver, helmbed, vcjobs
+from tests.support import apiserver, helmbed, schedbed, simthread, vcjobs
+from vbridge.nodesim import nodes
 
 __all__ = [
     "corrected_podgroup",
     "job_command",
+    "preemption",
     "queue_commands",
     "ttl_job",
     "unschedulable_gang",
@@ -176,3 +181,53 @@ def ttl_job(bed: helmbed.Bed, name: str = "ttl-zero") -> bool:
     body["spec"]["ttlSecondsAfterFinished"] = 0
     _custom(bed).create_namespaced_custom_object(*helmbed.VC, helmbed.WORK, "jobs", body)
     return bool(apiserver.eventually(lambda: apiserver.gone(lambda: helmbed.vcjob(bed, name)), 90, f"{name} deleted"))
+
+
+def _evicted(core: k8s.CoreV1Api, name: str) -> bool:
+    """The pod is gone, or on its way (deleted, still terminating)."""
+    try:
+        return core.read_namespaced_pod(name, helmbed.WORK).metadata.deletion_timestamp is not None
+    except k8s.ApiException as exc:
+        if exc.status == 404:
+            return True
+        raise
+
+
+def preemption(bed: helmbed.Bed) -> set[str]:
+    """On a node of its own (4 cpu, tainted: only these pods go there), a low-priority group of
+    minMember 1 with 2 pods of 2 cpu fills it; a high-priority group of 1 pod of 2 cpu then
+    preempts one of them. The low pods evicted (deleted by the scheduler)."""
+    node, taint = "sim-preempt", ("sim.vbridge.io/preempt", "yes", "NoSchedule")
+    extra = simthread.SimThread(bed.lc.kubeconfig, [nodes.NodeSpec(node, cpu="4", memory="16Gi", taints=(taint,))])
+    extra.start()
+    scheduling = k8s.SchedulingV1Api(bed.api)
+    try:
+        for name, value in (("vb-test-high", 1000), ("vb-test-low", 1)):
+            scheduling.create_priority_class(k8s.V1PriorityClass(metadata=k8s.V1ObjectMeta(name=name), value=value))
+        spec = {
+            "nodeSelector": {"kubernetes.io/hostname": node},
+            "tolerations": [{"key": taint[0], "operator": "Equal", "value": taint[1], "effect": taint[2]}],
+        }
+        schedbed.podgroup(bed.api, helmbed.WORK, "low", 1, priority_class="vb-test-low")
+        low = schedbed.pods(
+            bed.api, helmbed.WORK, "low", 2, scheduler="volcano", cpu="2", priority_class="vb-test-low", spec=spec
+        )
+        apiserver.eventually(lambda: len(schedbed.bound(bed.api, helmbed.WORK, "low")) == 2, 60, "the low pods bound")
+        schedbed.podgroup(bed.api, helmbed.WORK, "high", 1, priority_class="vb-test-high")
+        schedbed.pods(
+            bed.api, helmbed.WORK, "high", 1, scheduler="volcano", cpu="2", priority_class="vb-test-high", spec=spec
+        )
+        apiserver.eventually(lambda: len(schedbed.bound(bed.api, helmbed.WORK, "high")) == 1, 90, "the high pod bound")
+        core = k8s.CoreV1Api(bed.api)
+        evicted = {n for n in low if _evicted(core, n)}
+        for name in ["high-0", *low]:
+            with contextlib.suppress(k8s.ApiException):
+                core.delete_namespaced_pod(name, helmbed.WORK, grace_period_seconds=0)
+        for group in ("high", "low"):
+            _custom(bed).delete_namespaced_custom_object(*apiserver.PG, helmbed.WORK, "podgroups", group)
+        return evicted
+    finally:
+        extra.stop()
+        for name in ("vb-test-high", "vb-test-low"):
+            with contextlib.suppress(k8s.ApiException):
+                scheduling.delete_priority_class(name)
