@@ -59,6 +59,8 @@ __all__ = [
     "SIM_RESYNC_SECONDS",
     "SIM_RUNTIME_IMAGES",
     "SPARK_RESERVATION_TIMEOUT",
+    "STOP_POLL_SECONDS",
+    "STOP_TIMEOUT_SECONDS",
     "SYSTEM_NAMESPACE",
     "TLS_RELOAD_SECONDS",
     "VCJOB_CREATE_IN_FLIGHT",
@@ -140,6 +142,9 @@ SCHEDULER_LEASE_SUFFIX = "-scheduler"  # the scheduler's Lease is "<schedulerNam
 LEASE_SECONDS = 15.0
 RENEW_SECONDS = 10.0
 RETRY_SECONDS = 2.0
+# `vbridge stop` (the chart's pre-delete hook): wait this long at most for the release's pods to go.
+STOP_TIMEOUT_SECONDS = 120.0
+STOP_POLL_SECONDS = 0.5
 HEALTH_HOST = "127.0.0.1"  # `vbridge controllers` probes (/healthz, /readyz)
 HEALTH_PORT = 8081
 

@@ -14,7 +14,8 @@ catch one type and the command line can print one clear line instead of a traceb
     │   ├── BinaryMissingError     a Go-built binary is not where it should be
     │   ├── PortInUseError         a port we were told to use is taken
     │   └── StartupError           a process exited or never became ready (carries its log tail)
-    └── ApiError               the kube-apiserver answered with an error status
+    ├── ApiError               the kube-apiserver answered with an error status
+    └── WaitTimeoutError       what a command waits for (objects gone, a state) did not come in time
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ __all__ = [
     "StartupError",
     "UnknownPathError",
     "UsageError",
+    "WaitTimeoutError",
 ]
 
 
@@ -104,3 +106,7 @@ class ApiError(BridgeError):
         self.status = status
         self.reason = reason
         self.message = message
+
+
+class WaitTimeoutError(BridgeError):
+    """What a command waits for did not happen within its timeout (the message names what is left)."""

@@ -43,6 +43,7 @@ EXTERNAL = {  # in the order the help lists them: what people run first, then th
     "serve": "vbridge.commands.serve",
     "controllers": "vbridge.commands.controllers",
     "scheduler": "vbridge.commands.scheduler",
+    "stop": "vbridge.commands.stop",
     "dev": "vbridge.commands.dev",
 }
 DESCRIPTION = "Volcano gang scheduling for unchanged Spark, Kubeflow and Volcano workloads."

@@ -24,10 +24,13 @@ async def create_or_replace(api: client.Client, collection: str, body: dict[str,
         await api.request("PUT", path, body={**body, "metadata": {**body["metadata"], "resourceVersion": version}})
 
 
-async def delete(api: client.Client, path: str) -> None:
-    """DELETE ``path``; an object that is not there (404) is no error."""
+async def delete(api: client.Client, path: str, body: dict[str, Any] | None = None) -> bool:
+    """DELETE ``path`` (with DeleteOptions ``body``, if given); an object that is not there (404)
+    is no error. True when this request deleted it (or marked it deleted), False when it was gone."""
     try:
-        await api.request("DELETE", path)
+        await api.request("DELETE", path, body=body)
     except errors.ApiError as exc:
         if exc.status != 404:
             raise
+        return False
+    return True

@@ -165,9 +165,10 @@ def test_every_pod_is_admitted_under_pss_restricted(
     pods = {
         pod["metadata"]["name"]: pod
         for combo in COMBOS
-        for pod in (_as_pod(d, combo) for d in helmchart.render(helm, combo, ca_file).all("Deployment"))
+        for rendered in [helmchart.render(helm, combo, ca_file)]
+        for pod in (_as_pod(d, combo) for d in rendered.all("Deployment") + rendered.all("Job"))
     }
-    assert len(pods) == 3 * len(COMBOS) - 1  # no scheduler beside an existing Volcano
+    assert len(pods) == 4 * len(COMBOS) - 1  # three Deployments and the uninstall hook; no scheduler beside Volcano
     out = _apply_dry_run(kubectl, list(pods.values()), tmp_path, restricted)
     assert all(f"pod/{name} created (server dry run)" in out for name in pods), out
     # PodSecurity admission is on in the test bed: the same pod without its securityContext is refused.

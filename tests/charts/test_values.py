@@ -23,6 +23,7 @@ VOLCANO_CRDS = {
     "commands.bus.volcano.sh",
 }
 COMPONENTS = ("webhook", "controllers", "scheduler")
+HOOK = "uninstall"  # the pre-delete hook's Job (uninstallHook.enabled, on by default)
 
 
 def _args(rendered: helmchart.Rendered, component: str) -> list[str]:
@@ -83,15 +84,18 @@ def _role(rendered: helmchart.Rendered) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("combo", COMBOS)
 def test_every_pod_runs_restricted(helm: pathlib.Path, ca_file: pathlib.Path, combo: str) -> None:
-    for deployment in helmchart.render(helm, combo, ca_file).all("Deployment"):
-        pod = deployment["spec"]["template"]["spec"]
+    rendered = helmchart.render(helm, combo, ca_file)
+    for workload in rendered.all("Deployment") + rendered.all("Job"):
+        pod = workload["spec"]["template"]["spec"]
+        probed = workload["kind"] == "Deployment"  # a Job's pod runs to completion: no probes
         assert pod["securityContext"]["runAsNonRoot"] is True
         assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}
         for container in pod["containers"]:
             sc = container["securityContext"]
             assert sc["allowPrivilegeEscalation"] is False and sc["readOnlyRootFilesystem"] is True
             assert sc["capabilities"] == {"drop": ["ALL"]} and sc["runAsNonRoot"] is True
-            assert container["resources"]["requests"] and container["livenessProbe"] and container["readinessProbe"]
+            assert container["resources"]["requests"]
+            assert not probed or (container["livenessProbe"] and container["readinessProbe"])
         assert pod["topologySpreadConstraints"][0]["topologyKey"] == "kubernetes.io/hostname"
 
 
@@ -101,14 +105,15 @@ def test_every_service_account_is_bound_only_to_its_own_roles(
 ) -> None:
     rendered = helmchart.render(helm, combo, ca_file)
     accounts = {d["metadata"]["name"] for d in rendered.all("ServiceAccount")}
-    assert accounts == {f"vb-{c}" for c in COMPONENTS if combo != "external" or c != "scheduler"}
+    components = [c for c in COMPONENTS if combo != "external" or c != "scheduler"]
+    assert accounts == {f"vb-{c}" for c in [*components, HOOK]}
     bindings = rendered.all("ClusterRoleBinding") + rendered.all("RoleBinding")
     for binding in bindings:
         assert [s["name"] for s in binding["subjects"]] == [binding["roleRef"]["name"]]
         assert binding["subjects"][0]["namespace"] == helmchart.NAMESPACE
     for account in accounts:
-        deployment = rendered.one("Deployment", account)
-        assert deployment["spec"]["template"]["spec"]["serviceAccountName"] == account
+        workload = rendered.one("Job" if account == f"vb-{HOOK}" else "Deployment", account)
+        assert workload["spec"]["template"]["spec"]["serviceAccountName"] == account
         assert any(b["subjects"][0]["name"] == account for b in bindings)
 
 
@@ -260,4 +265,36 @@ def test_user_roles_aggregate_into_view_and_edit(helm: pathlib.Path, ca_file: pa
     assert {v for r in view["rules"] for v in r["verbs"]} == {"get", "list", "watch"}
     assert "queues" not in {res for r in edit["rules"] for res in r["resources"]}
     off = helmchart.render(helm, "defaults", ca_file, "--set", "rbac.userRoles=false")
-    assert {c["metadata"]["name"] for c in off.all("ClusterRole")} == {f"vb-{c}" for c in COMPONENTS}
+    assert {c["metadata"]["name"] for c in off.all("ClusterRole")} == {f"vb-{c}" for c in [*COMPONENTS, HOOK]}
+
+
+@pytest.mark.parametrize("combo", ["defaults", "external"])
+def test_the_uninstall_hook_stops_the_release_before_helm_deletes_its_rights(
+    helm: pathlib.Path, ca_file: pathlib.Path, combo: str
+) -> None:
+    rendered = helmchart.render(helm, combo, ca_file)
+    deployments = sorted(d["metadata"]["name"] for d in rendered.all("Deployment"))
+    hooked = [d for d in rendered.docs if d["metadata"]["name"] == f"vb-{HOOK}"]
+    assert sorted(d["kind"] for d in hooked) == sorted(
+        ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding", "Job"]
+    )
+    for d in hooked:  # every piece a pre-delete hook, the rights before the Job, all gone once it succeeded
+        notes = d["metadata"]["annotations"]
+        assert notes["helm.sh/hook"] == "pre-delete"
+        assert notes["helm.sh/hook-weight"] == ("0" if d["kind"] == "Job" else "-10")
+        assert notes["helm.sh/hook-delete-policy"] == "before-hook-creation,hook-succeeded"
+    # Its rights: by name only, the release's own Deployments and webhook configuration.
+    [role] = [d for d in hooked if d["kind"] == "Role"]
+    [rule] = role["rules"]
+    assert (rule["apiGroups"], rule["resources"], rule["verbs"]) == (["apps"], ["deployments"], ["get", "delete"])
+    assert sorted(rule["resourceNames"]) == deployments
+    [cluster_role] = [d for d in hooked if d["kind"] == "ClusterRole"]
+    assert [(r["resources"], r["resourceNames"], r["verbs"]) for r in cluster_role["rules"]] == [
+        (["mutatingwebhookconfigurations"], ["vb"], ["delete"])
+    ]
+    [job] = [d for d in hooked if d["kind"] == "Job"]
+    args = job["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[0] == "stop" and "--webhook-config=vb" in args
+    assert sorted(a.split("=", 1)[1] for a in args if a.startswith("--deployment=")) == deployments
+    off = helmchart.render(helm, combo, ca_file, "--set", "uninstallHook.enabled=false")
+    assert not [d for d in off.docs if d["metadata"]["name"] == f"vb-{HOOK}"]

@@ -28,27 +28,6 @@ scheduler = vcjobs.scheduler  # the fixtures: our scheduler (Volcano's default c
 env = vcjobs.env
 
 
-def vcctl_command(api: k8s.ApiClient, target: dict[str, Any], action: str, *, namespace: str) -> dict[str, Any]:
-    meta = target["metadata"]
-    ref = {
-        "apiVersion": target["apiVersion"],
-        "kind": target["kind"],
-        "name": meta["name"],
-        "uid": meta["uid"],
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
-    body = {
-        "apiVersion": "bus.volcano.sh/v1alpha1",
-        "kind": "Command",
-        "metadata": {"generateName": f"{meta['name']}-{action.lower()}-", "ownerReferences": [ref]},
-        "target": ref,
-        "action": action,
-    }
-    out: dict[str, Any] = k8s.CustomObjectsApi(api).create_namespaced_custom_object(*BUS, namespace, "commands", body)
-    return out
-
-
 def mpi_job(api: k8s.ApiClient, ns: str, queue: str | None = None, dry_run: str | None = None) -> dict[str, Any]:
     """Volcano's MPI example, unchanged but for its queue."""
     body = yaml.safe_load(MPI.read_text())
@@ -97,7 +76,7 @@ def test_vcctl_job_suspend_then_resume(env: vcjobs.Env) -> None:
     name = made["metadata"]["name"]
     apiserver.eventually(lambda: len(pods(api, ns, name)) == 3, timeout=60, what="the gang to run")
 
-    suspend = vcctl_command(api, made, "AbortJob", namespace=ns)
+    suspend = vcjobs.vcctl_command(api, made, "AbortJob", namespace=ns)
     assert suspend["metadata"]["name"].startswith(f"{name}-abortjob-")
     apiserver.eventually(lambda: gone(api, suspend), what="the Command to be deleted once taken up")
     apiserver.eventually(lambda: phase(api, ns, name) == "Aborted", timeout=60, what="the job to be Aborted")
@@ -107,7 +86,7 @@ def test_vcctl_job_suspend_then_resume(env: vcjobs.Env) -> None:
     assert issued == [("Normal", "CommandIssued", message)]
     assert "vbridge.io/job-command" not in (job(api, ns, name)["metadata"].get("annotations") or {})
 
-    resume = vcctl_command(api, job(api, ns, name), "ResumeJob", namespace=ns)
+    resume = vcjobs.vcctl_command(api, job(api, ns, name), "ResumeJob", namespace=ns)
     apiserver.eventually(lambda: gone(api, resume), what="the resume Command to be deleted")
     apiserver.eventually(lambda: len(pods(api, ns, name)) == 3, timeout=60, what="the gang to run again")
     apiserver.eventually(lambda: phase(api, ns, name) == "Running", timeout=60, what="the job to be Running again")
@@ -128,7 +107,7 @@ def test_vcctl_queue_close_stays_closing_until_drained_then_open(env: vcjobs.Env
         }
         crd.create_namespaced_custom_object(*apiserver.PG, ns, "podgroups", group)
 
-        close = vcctl_command(api, queue, "CloseQueue", namespace="default")
+        close = vcjobs.vcctl_command(api, queue, "CloseQueue", namespace="default")
         apiserver.eventually(lambda: gone(api, close), what="the close Command to be deleted")
         apiserver.eventually(lambda: queue_state(api, qname) == "Closing", what="Closing: a PodGroup is left")
         assert ("Normal", "CloseQueue", f"queue {qname} is Closing") in events(api, "default", qname)
@@ -147,7 +126,7 @@ def test_vcctl_queue_close_stays_closing_until_drained_then_open(env: vcjobs.Env
         apiserver.eventually(lambda: queue_state(api, qname) == "Closed", what="the drained queue to be Closed")
 
         current = crd.get_cluster_custom_object(*apiserver.PG, "queues", qname)
-        reopen = vcctl_command(api, current, "OpenQueue", namespace="default")
+        reopen = vcjobs.vcctl_command(api, current, "OpenQueue", namespace="default")
         apiserver.eventually(lambda: gone(api, reopen), what="the open Command to be deleted")
         apiserver.eventually(lambda: queue_state(api, qname) == "Open", what="the queue to be Open again")
     finally:
@@ -156,7 +135,7 @@ def test_vcctl_queue_close_stays_closing_until_drained_then_open(env: vcjobs.Env
 
 def test_a_command_that_cannot_be_carried_out_is_told_and_left(env: vcjobs.Env) -> None:
     api, ns, _ = env
-    wrong = vcctl_command(api, mpi_job(api, ns), "OpenQueue", namespace=ns)
+    wrong = vcjobs.vcctl_command(api, mpi_job(api, ns), "OpenQueue", namespace=ns)
     name = wrong["metadata"]["name"]
     refused = apiserver.eventually(
         lambda: [e for e in events(api, ns, name) if e[1] == "InvalidCommand"], what="the refusal Event"

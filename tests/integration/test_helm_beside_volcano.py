@@ -71,32 +71,20 @@ import pytest
 import yaml
 from kubernetes import client as k8s
 
-from tests.support import apiserver, besidevolcano, helmbed, helminstall, simthread, spark_operator
+from tests.support import apiserver, besidevolcano, helmbed, helminstall, operatorseeds, simthread
 from vbridge.localcluster import binaries, volcano
 from vbridge.nodesim import nodes
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 WORK = besidevolcano.WORK
-KF2 = ("kubeflow.org", "v2beta1")
-JOB_NAME = "training.kubeflow.org/job-name"
-# kind, job name, PodGroup, its pods' labels, pods, minMember
-SEEDS = (
-    ("SparkApplication", "spark-pi", "spark-spark-pi-pg", {"spark-role": "driver"}, 1, 1),
-    ("TFJob", "example-job", "example-job", {JOB_NAME: "example-job"}, 4, 4),
-    ("MPIJob", "tensorflow-mnist", "tensorflow-mnist", {JOB_NAME: "tensorflow-mnist"}, 3, 3),
-)
+KF2, JOB_NAME, SEEDS = operatorseeds.KF2, operatorseeds.JOB_NAME, operatorseeds.SEEDS
+seed, condition = operatorseeds.seed, operatorseeds.condition
 
 
 @pytest.fixture(scope="module")
 def env(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[besidevolcano.Beside]:
     with besidevolcano.running(bins, tmp_path_factory.mktemp("beside-volcano")) as beside:
         yield beside
-
-
-def seed(name: str) -> dict[str, Any]:
-    body: dict[str, Any] = yaml.safe_load((helmbed.ROOT / "examples" / name).read_text())
-    body["metadata"].pop("namespace", None)
-    return body
 
 
 def queue(bed: helmbed.Bed, name: str) -> dict[str, Any]:
@@ -113,12 +101,6 @@ def ran(bed: helmbed.Bed) -> list[dict[str, Any]]:
     """What the tests ran, for the table: kind, group, bound pod names, created and bind times."""
     out: list[dict[str, Any]] = bed.notes.setdefault("ran", [])
     return out
-
-
-def condition(bed: helmbed.Bed, group: tuple[str, str], plural: str, name: str) -> str:
-    obj = k8s.CustomObjectsApi(bed.api).get_namespaced_custom_object(*group, WORK, plural, name)
-    conds = [c["type"] for c in (obj.get("status") or {}).get("conditions") or [] if c.get("status") == "True"]
-    return conds[-1] if conds else ""
 
 
 @pytest.mark.timeout(300)
@@ -178,51 +160,8 @@ def test_install_beside_volcano_runs_only_webhooks_and_reconcilers(env: besidevo
 
 @pytest.mark.timeout(600)
 def test_seed_jobs_are_gang_scheduled_by_volcano(env: besidevolcano.Beside) -> None:
-    bed = env.bed
-    core = k8s.CoreV1Api(bed.api)
-    core.create_namespace({"metadata": {"name": WORK}})
-    core.create_namespaced_service_account(WORK, {"metadata": {"name": "spark"}})  # the seed's driver account
-    custom = k8s.CustomObjectsApi(bed.api)
-    created = {}
-    created["SparkApplication"] = time.monotonic()
-    app = spark_operator.submit(bed.api, WORK, seed("sparkapplication-pi-volcano.yaml"))
-    assert app["spec"]["driver"]["annotations"][apiserver.GROUP_NAME] == "spark-spark-pi-pg"
-    created["TFJob"] = time.monotonic()
-    tf = custom.create_namespaced_custom_object(*helmbed.KF, WORK, "tfjobs", seed("tfjob-v1.yaml"))
-    assert all(s["template"]["spec"]["schedulerName"] == "volcano" for s in tf["spec"]["tfReplicaSpecs"].values())
-    created["MPIJob"] = time.monotonic()
-    mpi = custom.create_namespaced_custom_object(*KF2, WORK, "mpijobs", seed("mpijob-v2beta1.yaml"))
-    assert all(s["template"]["spec"]["schedulerName"] == "volcano" for s in mpi["spec"]["mpiReplicaSpecs"].values())
-
-    # Read from the recorded watch: a job may be done, and its group collected, before it is looked at.
-    for kind, job, group, labels, count, min_member in SEEDS:
-        tail = f"{env.operators_tail()}\n{env.volcano.tail()}"
-        pg = apiserver.eventually(lambda g=group: env.recorder.group(g), 60, f"the {kind}'s PodGroup {group}\n{tail}")
-        owner = pg["metadata"]["ownerReferences"][0]
-        assert (owner["kind"], owner["name"], owner["controller"]) == (kind, job, True)
-        assert pg["spec"]["minMember"] == min_member and pg["spec"]["queue"] == "default"
-        binds = apiserver.eventually(
-            lambda ls=labels, c=count: env.recorder.all_bound(ls, c), 240, f"the {kind}'s {count} pods bound\n{tail}"
-        )
-        assert len(binds) == count, sorted(binds)
-        for b in binds.values():
-            assert b.pod["spec"]["schedulerName"] == "volcano"
-            assert b.pod["metadata"]["annotations"][apiserver.GROUP_NAME] == group
-        apiserver.eventually(lambda g=group: "Running" in env.recorder.phases(g), 60, f"{group} Running under Volcano")
-        times = sorted(b.at for b in binds.values())
-        record = {"kind": kind, "group": group, "names": sorted(binds), "created": created[kind], "times": times}
-        ran(bed).append(record)
-
-    # The operators see the jobs through (the simulated pods succeed after a few seconds).
-    apiserver.eventually(
-        lambda: spark_operator.app_state(bed.api, WORK, "spark-pi") == "COMPLETED", 180, "spark-pi COMPLETED"
-    )
-    apiserver.eventually(
-        lambda: condition(bed, helmbed.KF, "tfjobs", "example-job") == "Succeeded", 180, "the TFJob Succeeded"
-    )
-    apiserver.eventually(
-        lambda: condition(bed, KF2, "mpijobs", "tensorflow-mnist") == "Succeeded", 180, "the MPIJob Succeeded"
-    )
+    for record in operatorseeds.run(env):  # Volcano's scheduler binds them (the last test checks who did)
+        ran(env.bed).append(record)
 
 
 @pytest.mark.timeout(300)

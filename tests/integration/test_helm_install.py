@@ -14,19 +14,24 @@ simulated nodes for the workloads, and the built kube-scheduler for the chart's 
    here as the training-operator would) gang-bound;
 3. ``helm upgrade`` with changed values: the webhook scaled to 3, the scheduler rolled with a new
    period; every custom resource still there (same uids); the webhook still admits;
-4. ``helm uninstall``: what is left is listed and checked;
-5. least privilege: the apiserver answered no 403 to our ServiceAccounts during the whole run
-   (audit log), their processes logged no Forbidden, and ``kubectl auth can-i`` shows each
+4. ``helm uninstall``: its pre-delete hook (``vbridge stop``, the chart's Job, run on a runtime
+   node) deletes the webhook configuration and the Deployments and waits for their pods to go
+   before helm deletes their RBAC; what is left is listed and checked;
+5. the code paths the examples do not take (``rarepaths``): a hand-made PodGroup corrected, a
+   driver with an unusable conf held, a gang no node holds marked Unschedulable, an ``AbortJob``
+   Command, ``CloseQueue``/``OpenQueue``, a Job deleted after its TTL, a preemption; meanwhile the serving
+   certificate (``controllers.extraArgs``: valid 120 s) is renewed under that load, the CA kept,
+   and every admission passed;
+6. least privilege: the apiserver answered no 403 to our ServiceAccounts during the whole run,
+   uninstall included (audit log), their processes logged no Forbidden, and ``kubectl auth can-i`` shows each
    component lacks the others' rights;
-6. and the chart grants nothing more: every verb of every rule bound to our ServiceAccounts was
+7. and the chart grants nothing more: every verb of every rule bound to our ServiceAccounts was
    used by a request of the run (audit log), except the ones in ``NOT_EXERCISED``, each with the
    code path that needs it and that this run does not take.
 """
 
 from __future__ import annotations
 
-import datetime
-import os
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -34,59 +39,18 @@ from typing import Any
 import pytest
 import yaml
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from tests.builders import spark
-from tests.support import apiserver, helmbed, helminstall, kubescheduler, netns, privileges, runtimesim, upstream
+from tests.support import apiserver, helmbed, helminstall, helmstandalone, privileges, rarepaths
 from vbridge.localcluster import binaries
-from vbridge.nodesim import nodes
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def bed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[helmbed.Bed]:
-    if os.geteuid() != 0:
-        pytest.skip("network and mount namespaces need root")
-    if "helm" not in bins.extras:
-        pytest.skip("helm not built (tools/build-binaries.sh)")
-    work = tmp_path_factory.mktemp("helm-bed")
-    lc = helminstall.BareCluster(work / "cluster", bins=bins, audited=(helmbed.NS,))
-    nets: list[netns.NodeNetwork] = []
-    started: list[Any] = []
-    lc.start()
-    try:
-        # A user's cluster with the operators' CRDs: TFJob/PyTorchJob, MPIJob v2, SparkApplication.
-        upstream.install(lc, "training-operator", "mpi-operator", "spark-operator")
-        nets = [netns.NodeNetwork.create(str(i)) for i in range(len(helmbed.RUNTIME_NODES))]
-        specs = [nodes.NodeSpec(n, cpu="4", memory="16Gi", taints=(helmbed.TAINT,)) for n in helmbed.RUNTIME_NODES]
-        specs += [nodes.NodeSpec(n, cpu="8", memory="32Gi") for n in helmbed.PLAIN_NODES]
-        sim = runtimesim.RuntimeSimThread(
-            lc.kubeconfig,
-            specs,
-            workdir=work / "kubelet",
-            nets={n: net.node_net() for n, net in zip(helmbed.RUNTIME_NODES, nets, strict=True)},
-        ).start()
-        started.append(sim)
-        started.append(kubescheduler.start(lc, bins))
-        keeper = helminstall.LogKeeper(work / "kubelet", work / "pod-logs").start()
-        started.append(keeper)
-        values = work / "values.yaml"
-        values.write_text(yaml.safe_dump(helmbed.values()))
-        api = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
-        try:
-            yield helmbed.Bed(lc, bins, api, sim, helminstall.Helm(bins.path("helm"), lc), keeper, values)
-        finally:
-            api.close()
-    finally:
-        for thing in reversed(started):
-            thing.stop()
-        for net in nets:
-            net.delete()
-        lc.stop()
-
-
-# -- reading the cluster -------------------------------------------------------------------
+    with helmstandalone.running(bins, tmp_path_factory.mktemp("helm-bed")) as out:
+        yield out
 
 
 # -- the steps -------------------------------------------------------------------------------
@@ -129,6 +93,7 @@ def test_install_runs_every_pod_ready_under_restricted_pod_security(bed: helmbed
 
     # The controllers' leader made the serving certificate and injected its CA.
     secret = core.read_namespaced_secret(f"{helmbed.RELEASE}-webhook-tls", helmbed.NS)
+    bed.notes["first_cert"] = secret.data["tls.crt"]
     assert secret.type == "kubernetes.io/tls" and {"tls.crt", "tls.key", "ca.crt"} <= set(secret.data)
     config = k8s.AdmissionregistrationV1Api(bed.api).read_mutating_webhook_configuration(helmbed.RELEASE)
     assert config.webhooks and all(w.client_config.ca_bundle == secret.data["ca.crt"] for w in config.webhooks)
@@ -280,6 +245,37 @@ def test_upgrade_with_changed_values_rolls_and_keeps_every_custom_resource(bed: 
     apiserver.eventually(lambda: helmbed.phase(bed, "after-upgrade") == "Completed", 60, "the new Job Completed")
 
 
+@pytest.mark.timeout(300)
+def test_the_paths_the_examples_do_not_take_run_with_the_granted_rights(bed: helmbed.Bed) -> None:
+    """Each step drives one code path a granted verb is for (``rarepaths``); the audit log then
+    shows the verb used (the last test)."""
+    assert rarepaths.corrected_podgroup(bed)["spec"]["minMember"] == 4
+    assert rarepaths.unusable_spark_conf(bed)["reason"] == "PodGroupNotCreated"
+    waiting = rarepaths.unschedulable_gang(bed)
+    assert len(waiting) == 2, waiting
+    assert rarepaths.job_command(bed, "too-big") in ("Aborting", "Aborted")
+    assert rarepaths.queue_commands(bed, "team-a") == ["Closed", "Open"]
+    assert rarepaths.ttl_job(bed)
+    assert len(rarepaths.preemption(bed)) == 1  # one 2-cpu pod made room for the 2-cpu preemptor
+
+
+@pytest.mark.timeout(200)
+def test_the_serving_certificate_is_renewed_under_load_and_every_admission_passes(bed: helmbed.Bed) -> None:
+    """Renewed every 80 s here (``helmstandalone.CERT_SECONDS``) while the tests above admitted
+    jobs and pods (each would have failed on a refused admission): renewed, same CA, still admits."""
+    core = k8s.CoreV1Api(bed.api)
+    name = f"{helmbed.RELEASE}-webhook-tls"
+
+    def renewed() -> k8s.V1Secret | None:
+        found = core.read_namespaced_secret(name, helmbed.NS)
+        return found if found.data["tls.crt"] != bed.notes["first_cert"] else None
+
+    secret = apiserver.eventually(renewed, helmstandalone.CERT_SECONDS + 30, "the serving certificate renewed")
+    config = k8s.AdmissionregistrationV1Api(bed.api).read_mutating_webhook_configuration(helmbed.RELEASE)
+    assert all(w.client_config.ca_bundle == secret.data["ca.crt"] for w in config.webhooks)
+    assert rarepaths.ttl_job(bed, "after-renewal")  # admitted by the webhook serving the renewed certificate
+
+
 @pytest.mark.timeout(60)
 def test_each_component_lacks_the_others_rights(bed: helmbed.Bed) -> None:
     def can(component: str, *what: str) -> bool:
@@ -288,24 +284,7 @@ def test_each_component_lacks_the_others_rights(bed: helmbed.Bed) -> None:
         )
         return out == "yes"
 
-    matrix = {
-        ("webhook", "list", "queues.scheduling.volcano.sh"): True,
-        ("webhook", "create", "pods", "-n", helmbed.WORK): False,
-        ("webhook", "get", "secrets", "-n", helmbed.NS): False,
-        ("webhook", "patch", "podgroups.scheduling.volcano.sh", "-n", helmbed.WORK): False,
-        ("webhook", "create", "pods", "--subresource=binding", "-n", helmbed.WORK): False,
-        ("controllers", "create", "pods", "-n", helmbed.WORK): True,
-        ("controllers", "create", "pods", "--subresource=binding", "-n", helmbed.WORK): False,
-        ("controllers", "patch", "secrets/vb-webhook-tls", "-n", helmbed.NS): True,
-        ("controllers", "patch", "secrets/other", "-n", helmbed.NS): False,
-        ("controllers", "delete", "secrets", "-n", helmbed.WORK): False,
-        ("controllers", "create", "leases.coordination.k8s.io", "-n", helmbed.WORK): False,
-        ("scheduler", "create", "pods", "--subresource=binding", "-n", helmbed.WORK): True,
-        ("scheduler", "create", "pods", "-n", helmbed.WORK): False,
-        ("scheduler", "create", "secrets", "-n", helmbed.NS): False,
-        ("scheduler", "get", "secrets", "-n", helmbed.NS): False,
-        ("scheduler", "patch", "mutatingwebhookconfigurations.admissionregistration.k8s.io"): False,
-    }
+    matrix = privileges.can_i(helmbed.NS, helmbed.WORK)
     got = {k: can(k[0], *k[1:]) for k in matrix}
     print("can-i: " + "; ".join(f"{' '.join(k)}: {'yes' if v else 'no'}" for k, v in got.items()))
     assert got == matrix
@@ -315,11 +294,25 @@ def test_each_component_lacks_the_others_rights(bed: helmbed.Bed) -> None:
 def test_uninstall_leaves_only_the_kept_crds_and_queues(bed: helmbed.Bed) -> None:
     bed.notes["logs_before_uninstall"] = bed.keeper.logs()  # what shutting down after it logs is not pinned
     bed.notes["manifest"] = bed.helm("get", "manifest", helmbed.RELEASE, "-n", helmbed.NS)
-    bed.notes["uninstall_at"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    bed.notes["hooks"] = bed.helm("get", "hooks", helmbed.RELEASE, "-n", helmbed.NS)
     started = time.monotonic()
     bed.helm("uninstall", helmbed.RELEASE, "-n", helmbed.NS, "--wait")
     apiserver.eventually(lambda: not helmbed.chart_pods(bed), 60, "the chart's pods gone")
     print(f"\nhelm uninstall to no pods: {time.monotonic() - started:.1f} s")
+    # The pre-delete hook ran first: it deleted the webhook configuration and the Deployments and
+    # read them back until gone (404), all before helm deleted the rights of their pods.
+    hook = f"system:serviceaccount:{helmbed.NS}:{helmbed.RELEASE}-{helmbed.HOOK}"
+    done = {
+        (e["verb"], e["objectRef"]["resource"], e["objectRef"]["name"], e["responseStatus"]["code"])
+        for e in helminstall.audit_events(bed.lc)
+        if e["user"]["username"] == hook
+    }
+    deployments = {f"{helmbed.RELEASE}-{c}" for c in helmbed.COMPONENTS}
+    assert {(v, n) for v, r, n, code in done if r == "deployments" and code in (200, 202)} >= {
+        ("delete", n) for n in deployments
+    }, done
+    assert {n for v, r, n, code in done if (v, r, code) == ("get", "deployments", 404)} == deployments, done
+    assert ("delete", "mutatingwebhookconfigurations", helmbed.RELEASE, 200) in done, done
     left = helmbed.leftovers(bed)
     print(f"left in {helmbed.NS}: {left['namespace']}")
     print(f"left cluster-wide with the release's label: {left['cluster']}")
@@ -353,16 +346,11 @@ def test_the_apiserver_answered_no_403_to_our_service_accounts(bed: helmbed.Bed)
     print(f"\naudited requests per ServiceAccount: {by_user}")
     for component in helmbed.COMPONENTS:
         assert by_user.get(f"system:serviceaccount:{helmbed.NS}:{helmbed.RELEASE}-{component}", 0) > 0, component
-    # Until `helm uninstall`: not one 403. During it: helm deletes the Deployments and, at once,
-    # the Roles; the replicas still shutting down read their Lease (to release it, or as standbys
-    # polling it, or re-listing after a watch closed) after that, and are refused. Not pinned
-    # further: which requests fall in that window is timing.
-    cut = bed.notes["uninstall_at"]
-    denied = helminstall.forbidden([e for e in events if e["requestReceivedTimestamp"] < cut])
-    at_uninstall = helminstall.forbidden([e for e in events if e["requestReceivedTimestamp"] >= cut])
-    print(f"403s before helm uninstall: {denied}; during it: {at_uninstall}")
-    ours = tuple(f"system:serviceaccount:{helmbed.NS}:{helmbed.RELEASE}-{c} " for c in ("controllers", "scheduler"))
-    assert all(line.startswith(ours) for line in at_uninstall), at_uninstall
+    # Not one 403 in the whole run, `helm uninstall` included: its pre-delete hook stopped every
+    # pod before helm deleted the RoleBindings (a standby polling its Lease, a leader handing it
+    # back, both ran with their rights still there).
+    denied = helminstall.forbidden(events)
+    print(f"403s: {denied}")
     assert denied == [], denied
     logs = bed.notes["logs_before_uninstall"]  # until uninstall, as the audit log above
     assert len(logs) >= 6 + 1 + 2  # every container kept: the first six, the third webhook, the rolled schedulers
@@ -371,19 +359,18 @@ def test_the_apiserver_answered_no_403_to_our_service_accounts(bed: helmbed.Bed)
     }
     flagged = {k: v for k, v in flagged.items() if v}
     print(f"log files kept: {len(logs)}; with 403/Forbidden: {len(flagged)}")
-    assert denied == [], denied
     assert flagged == {}, flagged
 
 
 @pytest.mark.timeout(60)
 def test_every_granted_verb_was_used_or_has_a_named_code_path(bed: helmbed.Bed) -> None:
-    cut = bed.notes["uninstall_at"]
-    events = [e for e in helminstall.audit_events(bed.lc) if e["requestReceivedTimestamp"] < cut]
-    rows = privileges.table(bed.notes["manifest"], events, namespace=helmbed.NS, prefix=f"{helmbed.RELEASE}-")
+    events = helminstall.audit_events(bed.lc)  # the whole run: the uninstall hook's requests too
+    release = bed.notes["manifest"] + "\n---\n" + bed.notes["hooks"]
+    rows = privileges.table(release, events, namespace=helmbed.NS, prefix=f"{helmbed.RELEASE}-")
     print("\ngranted verb (component, group, resource, verb): requests in the run")
     for key, n in sorted(rows.items()):
         print(f"  {key}: {n}{'  (' + privileges.NOT_EXERCISED[key] + ')' if key in privileges.NOT_EXERCISED else ''}")
-    assert {k[0] for k in rows} == set(helmbed.COMPONENTS)
+    assert {k[0] for k in rows} == {*helmbed.COMPONENTS, helmbed.HOOK}
     unused = {k for k, n in rows.items() if n == 0}
     assert unused - privileges.NOT_EXERCISED.keys() == set(), "granted, never used, no code path named"
     assert privileges.NOT_EXERCISED.keys() <= rows.keys(), "a named grant the chart no longer has"

@@ -41,9 +41,12 @@ RUN_SECONDS = 8.0  # the workloads' pods run this long on the plain nodes, then 
 AUDITED = (helmbed.NS, operators.SYSTEM_NAMESPACE)  # ours; Volcano's and the operators' accounts
 
 
-def values() -> dict[str, Any]:
-    """The helm bed's values (our image, on the runtime nodes) in the beside-Volcano mode."""
+def values(*, external: bool = True) -> dict[str, Any]:
+    """The helm bed's values (our image, on the runtime nodes) in the beside-Volcano mode, or
+    (``external=False``) standalone."""
     out = helmbed.values()
+    if not external:
+        return out
     del out["scheduler"]  # no scheduler in this mode: its placement values would be unused
     return {**out, "volcano": {"external": True}}
 
@@ -62,21 +65,27 @@ def volcano_folder() -> pathlib.Path:
 @dataclasses.dataclass
 class Beside:
     bed: helmbed.Bed
-    volcano: volcano.Volcano
+    volcano: volcano.Volcano  # standalone (``running(external=False)``): none, this is None
     operators: dict[str, operators.Operator]
     recorder: Recorder
 
     def operators_tail(self, lines: int = 15) -> str:
         return "\n".join(f"--- {name}\n{op.tail(lines)}" for name, op in self.operators.items())
 
+    def tail(self) -> str:
+        """The operators' last log lines, and Volcano's when it runs."""
+        return f"{self.operators_tail()}\n{self.volcano.tail() if self.volcano else ''}"
+
 
 @contextlib.contextmanager
-def running(bins: binaries.Binaries, work: pathlib.Path) -> Iterator[Beside]:
+def running(bins: binaries.Binaries, work: pathlib.Path, *, external: bool = True) -> Iterator[Beside]:
+    """The bed, Volcano's components and the operators; ``external=False``: the same bed and
+    operators without Volcano, for the chart's standalone install (its CRDs, our scheduler)."""
     if os.geteuid() != 0:
         pytest.skip("network and mount namespaces need root")
     if "helm" not in bins.extras:
         pytest.skip("helm not built (tools/build-binaries.sh)")
-    folder = volcano_folder()
+    folder = volcano_folder() if external else None
     names = ("training-operator", "mpi-operator", "spark-operator")
     built = {name: operator_env.operator_binary(name) for name in names}
     spark = operator_env.spark_home()
@@ -100,7 +109,7 @@ def running(bins: binaries.Binaries, work: pathlib.Path) -> Iterator[Beside]:
         stack.callback(kubescheduler.start(lc, bins).stop)
         keeper = helminstall.LogKeeper(work / "kubelet", work / "pod-logs").start()
         stack.callback(keeper.stop)
-        vc = stack.enter_context(volcano.Volcano(lc, folder=folder))
+        vc = stack.enter_context(volcano.Volcano(lc, folder=folder)) if folder else None
         # TFJob only: the training-operator's MPIJob v1 CRD has the name of mpi-operator's v2beta1 one.
         ops = {
             "training-operator": operators.Operator(
@@ -112,12 +121,14 @@ def running(bins: binaries.Binaries, work: pathlib.Path) -> Iterator[Beside]:
         for op in ops.values():
             stack.enter_context(op)
         path = work / "values.yaml"
-        path.write_text(yaml.safe_dump(values()))
+        path.write_text(yaml.safe_dump(values(external=external)))
         api = stack.enter_context(apiserver.client_of(lc))
-        recorder = Recorder(lc.kubeconfig, WORK).start()
-        stack.callback(recorder.stop)
+        recorder = Recorder(lc.kubeconfig, WORK)
+        stack.callback(recorder.stop_if_started)
+        if external:  # Volcano's CRDs are there; standalone, the test starts it once the chart brought ours
+            recorder.start()
         bed = helmbed.Bed(lc, bins, api, sim, helminstall.Helm(bins.path("helm"), lc), keeper, path)
-        yield Beside(bed, vc, ops, recorder)
+        yield Beside(bed, vc, ops, recorder)  # type: ignore[arg-type]  # None: standalone
 
 
 @dataclasses.dataclass(frozen=True)
@@ -170,6 +181,10 @@ class Recorder(loopthread.LoopThread):
     def start(self, timeout: float = 60) -> Recorder:
         super().start(timeout)
         return self
+
+    def stop_if_started(self) -> None:
+        if self._thread.ident is not None:
+            self.stop()
 
     def group(self, name: str) -> dict[str, Any] | None:
         """The PodGroup as first seen, also after it was deleted."""

@@ -35,6 +35,9 @@ TAINT = ("sim.vbridge.io/runtime", "process", "NoSchedule")
 COMPONENTS = ("webhook", "controllers", "scheduler")
 
 
+HOOK = "uninstall"  # the pre-delete hook's ServiceAccount and Job: <release>-uninstall
+
+
 QUEUES = ("scheduling.volcano.sh", "v1beta1")
 
 
@@ -57,6 +60,8 @@ def values() -> dict[str, Any]:
             "tolerations": [{"key": TAINT[0], "operator": "Equal", "value": TAINT[1], "effect": TAINT[2]}],
             "affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}},
         }
+    # The pre-delete hook's pod (``vbridge stop``) runs on a runtime node too, for real.
+    out["uninstallHook"] = {k: v for k, v in out["webhook"].items() if k != "affinity"}
     return out
 
 

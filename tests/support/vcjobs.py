@@ -171,3 +171,28 @@ def files(api: k8s.ApiClient, ns: str, pod: dict[str, Any], container: str, path
         for f in volumes.render(volume, src) or []
         if f.path.startswith(prefix)
     }
+
+
+BUS = ("bus.volcano.sh", "v1alpha1")
+
+
+def vcctl_command(api: k8s.ApiClient, target: dict[str, Any], action: str, *, namespace: str) -> dict[str, Any]:
+    """A Command as ``vcctl`` makes it: ``action`` on ``target`` (its ownerReference), in ``namespace``."""
+    meta = target["metadata"]
+    ref = {
+        "apiVersion": target["apiVersion"],
+        "kind": target["kind"],
+        "name": meta["name"],
+        "uid": meta["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+    body = {
+        "apiVersion": "bus.volcano.sh/v1alpha1",
+        "kind": "Command",
+        "metadata": {"generateName": f"{meta['name']}-{action.lower()}-", "ownerReferences": [ref]},
+        "target": ref,
+        "action": action,
+    }
+    out: dict[str, Any] = k8s.CustomObjectsApi(api).create_namespaced_custom_object(*BUS, namespace, "commands", body)
+    return out

@@ -43,11 +43,13 @@ __all__ = ["Config", "NodeNet", "Runtime", "repository"]
 
 log = logging.getLogger(__name__)
 _BIN = str(pathlib.Path(sys.executable).parent)
+# The checkout this simulator runs from: the "image content" of the pods it runs. On PYTHONPATH,
+# so a pod runs this checkout's code even when the virtualenv's editable install names another
+# (a git worktree sharing the main checkout's virtualenv).
+_SOURCE = str(pathlib.Path(__file__).resolve().parents[2])
 # What the process runs from, kept visible under any volume: the virtualenv, the interpreter it
-# was made from, and the checkout an editable install points into.
-_KEEP = tuple(
-    os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, str(pathlib.Path(__file__).resolve().parents[2]))
-)
+# was made from, and the checkout.
+_KEEP = tuple(os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, _SOURCE))
 
 
 def _now() -> str:
@@ -77,7 +79,7 @@ class Config:
     entrypoint: tuple[str, ...] = ("vbridge",)  # the image's ENTRYPOINT and CMD (Dockerfile)
     cmd: tuple[str, ...] = ("--help",)
     image_env: Mapping[str, str] = dataclasses.field(
-        default_factory=lambda: {"PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+        default_factory=lambda: {"PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": _SOURCE}
     )
     path: str = f"{_BIN}:/usr/local/bin:/usr/bin:/bin"
     resync: float = defaults.SIM_RESYNC_SECONDS
