@@ -21,7 +21,6 @@ from compare import workloads
 from scheduler.api import plan
 from scheduler.io import binder
 from vbridge.localcluster import binaries, cluster, processes, volcano
-from vbridge.nodesim import nodes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Far above what this apiserver serves, so neither Go scheduler waits on its client rate limiter.
@@ -156,7 +155,7 @@ async def run(
 ) -> Result:
     result = Result(contender, work.name, work.pods)
     async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=workloads.SETUP_CONNECTIONS) as api:
-        specs = nodes.pool(args.nodes, cpu="32", memory="128Gi", pods=110)
+        specs = work.nodes(args.nodes)
         await workloads.prepare_nodes(api, specs)
         t0 = time.perf_counter()
         gangs = contender != "kube"
