@@ -94,7 +94,7 @@ def mixed(pods: int, nodes_count: int, seed: int = 17) -> Workload:
     return Workload("mixed", tuple(groups), tuple(kinds), queues, gpu_share=0.1)
 
 
-def _pod(name: str, group: str | None, scheduler_name: str, kind: Kind = PLAIN) -> dict[str, Any]:
+def pod_body(name: str, group: str | None, scheduler_name: str, kind: Kind = PLAIN) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name}
     if group is not None:
         meta["annotations"] = {"scheduling.k8s.io/group-name": group}
@@ -154,7 +154,7 @@ async def populate(api: client.Client, work: Workload, *, gangs: bool, scheduler
 
     async def make_pod(i: int) -> None:
         name, group, kind = pods[i]
-        made = await api.request("POST", pod_path, body=_pod(name, group if gangs else None, scheduler_name, kind))
+        made = await api.request("POST", pod_path, body=pod_body(name, group if gangs else None, scheduler_name, kind))
         uids[name] = made["metadata"]["uid"]
 
     if gangs:

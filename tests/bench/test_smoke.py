@@ -54,3 +54,12 @@ def test_scheduler_compare(bins: binaries.Binaries) -> None:
     out = benchsmoke.run("scheduler_compare.py", [*flags, "--only", "ours,kube,ceiling", "--no-build"], timeout=290)
     for work in ("gangs", "singles"):
         benchsmoke.assert_prints(out, rf"^{work} +ours/kube +{NUMBER}×", rf"^{work} +ours/ceiling +{NUMBER}%")
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(180)
+def test_scheduler_restart(bins: binaries.Binaries) -> None:
+    flags = ["--nodes", "5", "--pods", "20", "--groups", "4", "--pending", "4", "--timeout", "60"]
+    flags += ["--only", "ours,volcano", "--no-build"]  # Volcano where tools/build-volcano.sh built it
+    out = benchsmoke.run("scheduler_restart.py", flags, timeout=170)
+    benchsmoke.assert_prints(out, rf"ours restart→first bind {NUMBER} s", rf"ours peak RSS {NUMBER} GB")
