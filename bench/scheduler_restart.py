@@ -11,15 +11,11 @@ import argparse
 import asyncio
 import dataclasses
 import os
-import pathlib
-import shutil
 import signal
-import tempfile
 import time
 
 from compare import clock, contenders, workloads
 
-from bridge import errors
 from bridge.k8s import client, kubeconfigs, paths
 from vbridge.localcluster import binaries, cluster
 
@@ -122,14 +118,8 @@ async def measure(run: Run, lc: cluster.LocalCluster, args: argparse.Namespace, 
 
 def run_one(contender: str, pending: int, args: argparse.Namespace, bins: binaries.Binaries) -> Run:
     run = Run(contender, pending)
-    crds = tuple(sorted((args.vdir / "crds").glob("*.yaml"))) if contender == "volcano" else ()
-    workdir = pathlib.Path(tempfile.mkdtemp(prefix=f"vbridge-restart-{contender}-"))
-    try:
-        with cluster.LocalCluster(workdir, bins=bins, extra_crds=crds) as lc:
-            asyncio.run(measure(run, lc, args, bins))
-    except (errors.BridgeError, OSError) as exc:
-        run.error = f"{type(exc).__name__}: {exc}"
-    shutil.rmtree(workdir, ignore_errors=True)
+    vdir = args.vdir if contender == "volcano" else None
+    run.error = contenders.in_fresh_cluster(contender, vdir, bins, lambda lc: measure(run, lc, args, bins)) or run.error
     return run
 
 

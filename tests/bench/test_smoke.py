@@ -60,6 +60,19 @@ def test_scheduler_compare(bins: binaries.Binaries) -> None:
 @pytest.mark.timeout(180)
 def test_scheduler_restart(bins: binaries.Binaries) -> None:
     flags = ["--nodes", "5", "--pods", "20", "--groups", "4", "--pending", "4", "--timeout", "60"]
-    flags += ["--only", "ours,volcano", "--no-build"]  # Volcano where tools/build-volcano.sh built it
+    flags += ["--only", "ours"]
     out = benchsmoke.run("scheduler_restart.py", flags, timeout=170)
     benchsmoke.assert_prints(out, rf"ours restart→first bind {NUMBER} s", rf"ours peak RSS {NUMBER} GB")
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(180)
+def test_scheduler_churn(bins: binaries.Binaries) -> None:
+    flags = ["--nodes", "5", "--seconds", "3", "--rate", "2", "--lifetime", "1", "--sample", "1", "--drain", "30"]
+    out = benchsmoke.run("scheduler_churn.py", [*flags, "--only", "ours,kube"], timeout=170)
+    benchsmoke.assert_prints(
+        out,
+        rf"^  gangs/ours: .* pod latency p50 {NUMBER} s p99 {NUMBER} s",
+        r"RSS MB over time: ",
+        rf"^singles: kube/ours pod latency p99 {NUMBER}×",
+    )
