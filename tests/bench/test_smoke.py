@@ -8,6 +8,7 @@ under CI=true); together they take about three minutes on a busy two-core machin
 
 from __future__ import annotations
 
+import pathlib
 import shutil
 
 import pytest
@@ -16,6 +17,13 @@ from tests.support import benchsmoke
 from vbridge.localcluster import binaries
 
 NUMBER = r"[0-9][0-9,.]*"
+
+
+def test_scheduler_growth(tmp_path: pathlib.Path) -> None:
+    png = tmp_path / "growth.png"
+    out = benchsmoke.run("scheduler_growth.py", ["--nodes", "10,20", "--density", "10,30", "--plot", str(png)], 60)
+    benchsmoke.assert_prints(out, r"^ +20 +30 +600 ", rf"^ratio cycle CPU per pod, .*: {NUMBER} \(1 = linear\)")
+    assert png.stat().st_size > 0
 
 
 def test_scheduler_core() -> None:
