@@ -2,8 +2,8 @@
 
 What it measures, its anchor and its flags: bench/README.md.
 
-    .venv/bin/python bench/scheduler_compare.py [--small] [--repeat N] [--only ours,kube,volcano,ceiling]
-        [--profile DIR]
+    .venv/bin/python bench/scheduler_compare.py [--small | --scale] [--repeat N] [--only ours,kube,volcano,ceiling]
+        [--workloads gangs,singles,mixed] [--profile DIR]
 """
 
 from __future__ import annotations
@@ -23,16 +23,18 @@ from vbridge.localcluster import binaries
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--small", action="store_true", help="100 nodes, 50 gangs of 10, 500 singles")
-    p.add_argument("--nodes", type=int, default=None, help="default 1000 (100 with --small)")
-    p.add_argument("--gangs", type=int, default=None, help="default 500 (50 with --small)")
+    p.add_argument("--scale", action="store_true", help="issue 17: 5000 nodes, 5000 gangs of 10, 50000 singles")
+    p.add_argument("--nodes", type=int, default=None, help="default 1000 (100 with --small, 5000 with --scale)")
+    p.add_argument("--gangs", type=int, default=None, help="default 500 (50 with --small, 5000 with --scale)")
     p.add_argument("--gang-size", type=int, default=10)
-    p.add_argument("--singles", type=int, default=None, help="default 5000 (500 with --small)")
+    p.add_argument("--singles", type=int, default=None, help="default 5000 (500 with --small, 50000 with --scale)")
+    p.add_argument("--mixed-pods", type=int, default=None, help="pods of the mixed workload; default = --singles")
     p.add_argument(
         "--only",
         default=",".join(contenders.CONTENDERS),
         help="comma-separated subset of " + ",".join(contenders.CONTENDERS) + ", or ceiling@N (N connections)",
     )
-    p.add_argument("--workloads", default="gangs,singles")
+    p.add_argument("--workloads", default="gangs,singles", help="comma-separated subset of gangs,singles,mixed")
     p.add_argument(
         "--ceiling-connections",
         type=int,
@@ -48,9 +50,10 @@ def main() -> None:
     p.add_argument("--keep-logs", action="store_true", help="keep a failed run's cluster folder and logs")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
-    args.nodes = args.nodes or (100 if args.small else 1000)
-    gangs = args.gangs if args.gangs is not None else (50 if args.small else 500)
-    singles = args.singles if args.singles is not None else (500 if args.small else 5000)
+    preset = 0.1 if args.small else (5.0 if args.scale else 1.0)
+    args.nodes = args.nodes or int(1000 * preset)
+    gangs = args.gangs if args.gangs is not None else int(500 * preset)
+    singles = args.singles if args.singles is not None else int(5000 * preset)
     chosen = [c for c in args.only.split(",") if c]
     bad = [
         c
@@ -64,6 +67,7 @@ def main() -> None:
     all_work = {
         "gangs": workloads.Workload("gangs", tuple((f"g{i}", args.gang_size) for i in range(gangs))),
         "singles": workloads.Workload("singles", tuple((f"s{i}", 1) for i in range(singles))),
+        "mixed": workloads.mixed(args.mixed_pods or singles, args.nodes),
     }
     works = [all_work[w] for w in args.workloads.split(",") if w]
 
@@ -97,7 +101,7 @@ def main() -> None:
                     flush=True,
                 )
         results += [contenders.median(runs[c]) for c in chosen]
-    report.report(results, targets="ours" in chosen)
+    report.report(results, targets="ours" in chosen, ceiling_target=0.9 if args.nodes >= 5000 else 0.8)
     print(f"\nwhole run: {time.perf_counter() - t_all:.0f} s")
     if args.profile:
         for path in sorted(args.profile.glob("ours*.raw")):

@@ -12,6 +12,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import yaml
 
@@ -21,7 +23,6 @@ from compare import workloads
 from scheduler.api import plan
 from scheduler.io import binder
 from vbridge.localcluster import binaries, cluster, processes, volcano
-from vbridge.nodesim import nodes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Far above what this apiserver serves, so neither Go scheduler waits on its client rate limiter.
@@ -82,11 +83,20 @@ def volcano_dir(build: bool) -> tuple[pathlib.Path | None, str]:
 
 
 def start_process(
-    contender: str, lc: cluster.LocalCluster, bins: binaries.Binaries, vdir: pathlib.Path | None
+    contender: str,
+    lc: cluster.LocalCluster,
+    bins: binaries.Binaries,
+    vdir: pathlib.Path | None,
+    metrics_port: int | None = None,
 ) -> processes.Process:
+    """The contender as a child process; with ``metrics_port`` ours and Volcano (``--enable-metrics``)
+    serve /metrics there."""
     logs = lc.workdir / "logs"
+    volcano_metrics = ["--enable-metrics"] if metrics_port else []
+    metrics_port = metrics_port or cluster.free_port()
     if contender == "ours":
         argv = [sys.executable, "-m", "vbridge.cli", "scheduler", f"--kubeconfig={lc.kubeconfig}", "--verbose"]
+        argv.append(f"--metrics-port={metrics_port}")
     elif contender.startswith("ours@"):
         # What-if: the same scheduler over a client with N connections instead of 64.
         argv = [sys.executable, "-c", OURS_WITH_CONNECTIONS, str(lc.kubeconfig), contender.partition("@")[2]]
@@ -114,8 +124,9 @@ def start_process(
             f"--kube-api-qps={GO_QPS}",
             f"--kube-api-burst={GO_QPS}",
             f"--healthz-address=127.0.0.1:{cluster.free_port()}",
-            f"--listen-address=127.0.0.1:{cluster.free_port()}",
+            f"--listen-address=127.0.0.1:{metrics_port}",
             "--cache-dumper=false",
+            *volcano_metrics,
             "-v=1",
         ]
     proc = processes.Process(contender, argv, log=logs / f"{contender}.log")
@@ -156,7 +167,7 @@ async def run(
 ) -> Result:
     result = Result(contender, work.name, work.pods)
     async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=workloads.SETUP_CONNECTIONS) as api:
-        specs = nodes.pool(args.nodes, cpu="32", memory="128Gi", pods=110)
+        specs = work.nodes(args.nodes)
         await workloads.prepare_nodes(api, specs)
         t0 = time.perf_counter()
         gangs = contender != "kube"
@@ -238,3 +249,23 @@ def run_one(
 def median(runs: list[Result]) -> Result:
     """The run with the median rate (of an even count, the lower middle); a failed run ranks 0."""
     return sorted(runs, key=lambda r: r.rate)[(len(runs) - 1) // 2]
+
+
+def in_fresh_cluster(
+    contender: str,
+    vdir: pathlib.Path | None,
+    bins: binaries.Binaries,
+    body: Callable[[cluster.LocalCluster], Coroutine[Any, Any, None]],
+) -> str:
+    """``body`` run on a fresh control plane of its own (with Volcano's CRDs for ``volcano``), removed
+    afterwards; '' or the error that ended it."""
+    crds = tuple(sorted((vdir / "crds").glob("*.yaml"))) if contender == "volcano" and vdir else ()
+    workdir = pathlib.Path(tempfile.mkdtemp(prefix=f"vbridge-bench-{contender}-"))
+    try:
+        with cluster.LocalCluster(workdir, bins=bins, extra_crds=crds) as lc:
+            asyncio.run(body(lc))
+    except (errors.BridgeError, OSError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return ""

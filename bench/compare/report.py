@@ -60,7 +60,10 @@ def summarize_profile(path: pathlib.Path, top: int = 12) -> None:
         print(f"  {100 * n / total:5.1f}%  {frame}")
 
 
-def report(results: list[contenders.Result], targets: bool) -> None:
+def report(results: list[contenders.Result], targets: bool, ceiling_target: float = 0.8) -> None:
+    """The table of every contender's median run; with ``targets``, ours against each other in the
+    same run (issue 4's ≥ 3× Volcano, ≥ 1.5× kube-scheduler, and ``ceiling_target`` of the ceiling:
+    0.8 at 1,000 nodes, issue 17's 0.9 at 5,000)."""
     print()
     cols = ("pods", 6), ("bound", 6), ("create s", 9), ("first s", 8), ("sched s", 8), ("pods/s", 8)
     print(f"{'workload':<9} {'contender':<9} " + " ".join(f"{c:>{w}}" for c, w in cols))
@@ -78,7 +81,11 @@ def report(results: list[contenders.Result], targets: bool) -> None:
         ours = by.get((work, "ours"))
         if ours is None or not ours.rate:
             continue
-        for other, target, fmt in (("volcano", 3.0, "{:.2f}×"), ("kube", 1.5, "{:.2f}×"), ("ceiling", 0.8, "{:.0%}")):
+        for other, target, fmt in (
+            ("volcano", 3.0, "{:.2f}×"),
+            ("kube", 1.5, "{:.2f}×"),
+            ("ceiling", ceiling_target, "{:.0%}"),
+        ):
             them = by.get((work, other))
             if them is None or not them.rate:
                 print(f"{work:<9} ours/{other:<8} n/a ({them.error if them else 'not run'})")
