@@ -149,6 +149,9 @@ class SchedulerConfig:
     overcommit_factor: float = defaults.OVERCOMMIT_FACTOR
     spark_reservation_timeout: float = defaults.SPARK_RESERVATION_TIMEOUT  # seconds after the driver started
     fast_paths: bool = True  # False: allocate's reference path, no batched placements
+    # "volcano": this scheduler places the pods; "native" (``defaults.NATIVE``): kube-scheduler
+    # does, and a cycle only admits groups and lifts their pods' queue gate (``scheduler.configure``).
+    backend: str = defaults.BACKEND
 
     def plugin(self, name: str) -> PluginOption | None:
         return next((p for tier in self.tiers for p in tier if p.name == name), None)

@@ -2,7 +2,8 @@
 the cycle decides with), ``report`` (an explanation as text or stable JSON), ``workloads`` (a
 workload's PodGroup, and who creates its pods), ``simulate`` (a workload trace replayed through
 ``cycle.schedule`` on a simulated clock) and ``traces`` (the trace schema: unknown keys and wrong
-types refused, naming the field). Their commands are in ``vbridge.commands``.
+types refused, naming the field), ``sides`` (native backend: our queue gate or kube-scheduler).
+Their commands are in ``vbridge.commands``.
 """
 
-__all__ = ["explain", "report", "simulate", "traces", "workloads"]
+__all__ = ["explain", "report", "sides", "simulate", "traces", "workloads"]

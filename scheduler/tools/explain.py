@@ -21,8 +21,8 @@ the same way (fast paths off) with only the enqueue action run:
   refused (``Tiers.enqueue_refusal``, as the action asks), overcommit's unreserved capacity
   and the largest reservers, proportion's real capability of the queue.
 
-``explain_all`` explains several groups over one run of the cycle. ``tools.workloads`` finds a
-workload's group and names who creates its pods; ``tools.report`` prints the result.
+``explain_all`` explains several groups over one cycle. ``tools.workloads`` finds a workload's
+group and who creates its pods; ``tools.sides``: which side it waits on (native); ``tools.report`` prints.
 """
 
 from __future__ import annotations
@@ -108,12 +108,12 @@ class Explanation:
     enqueue: Enqueue | None  # None unless the group was Pending when the cycle began
     free_up: resources.Resource  # requests of the needed tasks that do not fit now
     verdict: str
+    side: str = ""  # native backend (``tools.sides``): queue-gate | kube-scheduler | ""; and the native
+    native_condition: tuple[str, str, str] | None = None  # PodGroupInitiallyScheduled (status, reason, message)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
-class _Facts:
-    """What the cycle decided about one group, for its state and verdict."""
-
+class _Facts:  # what the cycle decided about one group, for its state and verdict
     queue: QueueShare
     never: str | None
     invalid: plan.Invalid | None

@@ -39,9 +39,11 @@ class Scenario:
     pod_events: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)  # pod → (reason, text)
     queue_states: Mapping[str, tuple[str, int, int]] = dataclasses.field(default_factory=dict)  # (state, pend, inq)
     untouched: frozenset[str] = frozenset()  # pods and podgroups the plan must not mention at all
+    backend: str = "volcano"  # "native": only the queue half runs (``configure``)
+    ungated: frozenset[str] | None = None  # pods whose queue gate the plan lifts; exact set
 
     def run(self) -> plan.Plan:
-        conf = configure.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout)
+        conf = configure.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout, backend=self.backend)
         snap = building.build(
             nodes=self.nodes,
             pods=self.pods,
@@ -49,6 +51,7 @@ class Scenario:
             queues=self.queues,
             priorityclasses=self.priorityclasses,
             scheduler_name=conf.scheduler_name,
+            native=conf.backend == "native",
         )
         return cycle.schedule(snap, conf, self.now)
 
@@ -70,6 +73,8 @@ def assert_expected(scenario: Scenario) -> plan.Plan:
         assert got == count, f"{prefix}*: {got} bound, expected {count} ({sorted(binds)})"
     if scenario.evictions is not None:
         assert set(result.evictions()) == {f"ns/{p}" for p in scenario.evictions}
+    if scenario.ungated is not None:
+        assert set(result.ungated()) == {f"ns/{p}" for p in scenario.ungated}, f"ungated {sorted(result.ungated())}"
     if scenario.pipelined is not None:
         assert result.pipelined() == {f"ns/{p}": n for p, n in scenario.pipelined.items()}
     for group, phase in scenario.phases.items():
