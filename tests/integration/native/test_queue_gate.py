@@ -126,16 +126,21 @@ def test_a_gang_of_n_where_only_n_minus_1_fit_binds_nothing(
     bed: tuple[k8s.ApiClient, schedthread.SchedThread], ns: str
 ) -> None:
     api, ours = bed
-    # 3 × 3 cpu = 9 cpu is within 8 × 1.2 (overcommit): admitted, but one 3-cpu pod per node.
-    pods = nativegangs.submit(api, native.gang("three", ns, members=3, cpu="3"))
+    other = queue(api, f"{ns}-other")
+    hog = nativegangs.submit(api, native.gang("hog", ns, members=1, cpu="2", queue=other))
+    apiserver.eventually(lambda: nativegangs.bound(api, hog) or None, 60, "the 2-cpu pod placed")
+    # 2 × 3 cpu fit the empty nodes (so our gate admits them: within the queue's share, the
+    # capacity and overcommit), but beside the 2-cpu pod only one fits: kube-scheduler's gang
+    # binds none.
+    pods = nativegangs.submit(api, native.gang("pair", ns, members=2, cpu="3"))
     apiserver.eventually(lambda: not nativegangs.gated(api, pods), 60, "our gate lifted")
-    failed = apiserver.eventually(
-        lambda: nativegangs.native_condition(api, ns, "three"), 60, "kube-scheduler's verdict"
-    )
+    failed = apiserver.eventually(lambda: nativegangs.native_condition(api, ns, "pair"), 60, "kube-scheduler's verdict")
     assert (failed["status"], failed["reason"]) == ("False", "Unschedulable")
     ours.cycles.next(2)
     assert nativegangs.bound(api, pods) == []
-    assert nativegangs.phase(api, ns, "three") == "Inqueue"
+    assert nativegangs.phase(api, ns, "pair") == "Inqueue"
+    out = explain_text(bed, ns, "pair")
+    assert "waits on kube-scheduler" in out and "PodGroupInitiallyScheduled=False Unschedulable" in out
 
 
 def test_two_gangs_that_cannot_both_fit_run_in_turn(
