@@ -74,18 +74,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", choices=("text", "json", "yaml"), default="text", help="text, json or yaml")
     p.add_argument("--json", dest="output", action="store_const", const="json", help="same as -o json")
     connecting.add_arguments(p)
-    p.add_argument(
-        "--backend",
-        choices=(defaults.BACKEND, defaults.NATIVE),
-        default=defaults.BACKEND,
-        help="the scheduler's backend: volcano, or native (kube-scheduler places, our queues admit)",
-    )
-    p.add_argument(
-        "--scheduler-name",
-        default=None,
-        help=f"the scheduler whose groups to explain (default: {defaults.SCHEDULER_NAME}; "
-        f"native: {defaults.NATIVE_SCHEDULER_NAME})",
-    )
+    command.add_backend(p, "the scheduler whose groups to explain")
     p.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
     p.set_defaults(func=main)
     return p

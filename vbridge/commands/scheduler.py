@@ -32,7 +32,7 @@ from scheduler.framework import config
 from scheduler.io import loop
 from vbridge.commands import connecting, leasing
 
-__all__ = ["GC_THRESHOLDS", "add_parser", "load_config", "main"]
+__all__ = ["GC_THRESHOLDS", "add_backend", "add_parser", "load_config", "main"]
 
 GC_THRESHOLDS = (10_000, 50, 100)  # Python's defaults: (700, 10, 10)
 
@@ -43,18 +43,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "scheduler", help="run the gang scheduler (Volcano semantics) against a cluster"
     )
     connecting.add_arguments(p)
-    p.add_argument(
-        "--backend",
-        choices=(defaults.BACKEND, defaults.NATIVE),
-        default=defaults.BACKEND,
-        help="volcano: place the pods; native: admit groups only, kube-scheduler places them",
-    )
-    p.add_argument(
-        "--scheduler-name",
-        default=None,
-        help=f"schedule pods with this spec.schedulerName (default: {defaults.SCHEDULER_NAME}; "
-        f"with --backend native: {defaults.NATIVE_SCHEDULER_NAME})",
-    )
+    add_backend(p, "schedule pods with this spec.schedulerName")
     p.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
     p.add_argument(
         "--period", type=float, default=defaults.SCHEDULER_PERIOD, help="seconds between cycles when nothing happens"
@@ -65,6 +54,22 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-v", "--verbose", action="store_true", help="debug logs")
     p.set_defaults(func=main)
     return p
+
+
+def add_backend(p: argparse.ArgumentParser, name_help: str) -> None:
+    """``--backend`` and ``--scheduler-name`` (whose default follows the backend), for every
+    command that reads groups as the scheduler does."""
+    p.add_argument(
+        "--backend",
+        choices=(defaults.BACKEND, defaults.NATIVE),
+        default=defaults.BACKEND,
+        help="volcano: our scheduler places the pods; native: it admits groups, kube-scheduler places them",
+    )
+    p.add_argument(
+        "--scheduler-name",
+        default=None,
+        help=f"{name_help} (default: {defaults.SCHEDULER_NAME}; native: {defaults.NATIVE_SCHEDULER_NAME})",
+    )
 
 
 def load_config(
