@@ -1,8 +1,8 @@
-"""Scheduler comparison: pods bound per second by ours, kube-scheduler, Volcano's scheduler, and the bind ceiling.
+"""Scheduler comparison: pods bound per second by ours, kube-scheduler (alone and with its native gangs), Volcano's scheduler, and the bind ceiling.
 
 What it measures, its anchor and its flags: bench/README.md.
 
-    .venv/bin/python bench/scheduler_compare.py [--small] [--repeat N] [--only ours,kube,volcano,ceiling]
+    .venv/bin/python bench/scheduler_compare.py [--small] [--repeat N] [--only ours,kube,native,volcano,ceiling]
         [--profile DIR]
 """
 
