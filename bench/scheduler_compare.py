@@ -1,4 +1,4 @@
-"""Scheduler comparison: pods bound per second by ours, kube-scheduler (alone and with its native gangs), Volcano's scheduler, and the bind ceiling.
+"""Scheduler comparison: pods bound per second by ours, kube-scheduler (plain and native gangs), Volcano, the ceiling.
 
 What it measures, its anchor and its flags: bench/README.md.
 
