@@ -1,9 +1,9 @@
-"""Scheduler comparison: pods bound per second by ours, kube-scheduler, Volcano's scheduler, and the bind ceiling.
+"""Scheduler comparison: pods bound per second by ours, kube-scheduler (plain and native gangs), Volcano, the ceiling.
 
 What it measures, its anchor and its flags: bench/README.md.
 
-    .venv/bin/python bench/scheduler_compare.py [--small | --scale] [--repeat N] [--only ours,kube,volcano,ceiling]
-        [--workloads gangs,singles,mixed] [--profile DIR]
+    .venv/bin/python bench/scheduler_compare.py [--small | --scale] [--repeat N]
+        [--only ours,kube,native,volcano,ceiling] [--workloads gangs,singles,mixed] [--profile DIR]
 """
 
 from __future__ import annotations

@@ -41,6 +41,8 @@ __all__ = [
     "LEASE_SECONDS",
     "MAX_CONNECTIONS",
     "MAX_HEADER_BYTES",
+    "NATIVE",
+    "NATIVE_SCHEDULER_NAME",
     "OFFLOOP_REVIEW_BYTES",
     "OVERCOMMIT_FACTOR",
     "PODGROUP_API",
@@ -83,6 +85,10 @@ SCHEDULER_NAME = "volcano"
 # "auto" is native only when that API is served and the user asked for it.
 BACKENDS = ("volcano", "native", "auto")
 BACKEND = "volcano"
+NATIVE = "native"  # the backend whose placement is kube-scheduler's
+# On the native backend our scheduler decides only admission (queues); the pods keep the
+# kube-scheduler's name, so that is whose pods its cycle reads.
+NATIVE_SCHEDULER_NAME = "default-scheduler"
 
 PODGROUP_API = "scheduling.volcano.sh/v1beta1"  # PodGroup
 QUEUE_API = PODGROUP_API  # Queue

@@ -13,7 +13,9 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 
+from bridge import defaults
 from scheduler.actions import registry as action_registry
+from scheduler.actions import ungate
 from scheduler.api import plan, snapshot
 from scheduler.framework import config, feasibility, session, tiers, verdicts
 from scheduler.plugins import registry as plugin_registry
@@ -39,10 +41,15 @@ def open_session(
 
 
 def run(ssn: session.Session, plugins: tiers.Tiers) -> plan.Plan:
-    """The configured actions, in order, over an open session; then the session closed into a plan."""
+    """The configured actions, in order, over an open session; then the session closed into a
+    plan. On the native backend ``actions.ungate`` follows them, and the plan leaves the pods'
+    verdicts to kube-scheduler (``ungate.hand_over``)."""
     for name in ssn.config.actions:
         action_registry.ACTIONS[name](ssn, plugins)
-    return verdicts.close(ssn)
+    if ssn.config.backend != defaults.NATIVE:
+        return verdicts.close(ssn)
+    ungate.execute(ssn, plugins)
+    return ungate.hand_over(verdicts.close(ssn), ssn.snapshot)
 
 
 def schedule(

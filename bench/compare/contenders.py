@@ -27,7 +27,8 @@ from vbridge.localcluster import binaries, cluster, processes, volcano
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Far above what this apiserver serves, so neither Go scheduler waits on its client rate limiter.
 GO_QPS = 5000
-CONTENDERS = ("ours", "kube", "volcano", "ceiling")
+# native: kube-scheduler 1.37's own gangs (Workload API, GenericWorkload gate) on the same gangs.
+CONTENDERS = ("ours", "kube", "native", "volcano", "ceiling")
 # `vbridge scheduler` with Volcano's default conf, but its client's connection count from argv.
 OURS_WITH_CONNECTIONS = """\
 import asyncio, pathlib, sys
@@ -100,7 +101,7 @@ def start_process(
     elif contender.startswith("ours@"):
         # What-if: the same scheduler over a client with N connections instead of 64.
         argv = [sys.executable, "-c", OURS_WITH_CONNECTIONS, str(lc.kubeconfig), contender.partition("@")[2]]
-    elif contender == "kube":
+    elif contender in ("kube", "native"):
         conf = {
             "apiVersion": "kubescheduler.config.k8s.io/v1",
             "kind": "KubeSchedulerConfiguration",
@@ -111,6 +112,8 @@ def start_process(
         path = lc.workdir / "kube-scheduler.yaml"
         path.write_text(yaml.safe_dump(conf))
         argv = [str(bins.path("kube-scheduler")), f"--config={path}", "--secure-port=0", "-v=1"]
+        if contender == "native":
+            argv.append(cluster.NATIVE_GATES)
     else:
         assert vdir is not None
         path = lc.workdir / "volcano-scheduler.conf"
@@ -171,10 +174,11 @@ async def run(
         await workloads.prepare_nodes(api, specs)
         t0 = time.perf_counter()
         gangs = contender != "kube"
-        scheduler_name = "default-scheduler" if contender == "kube" else "volcano"
+        scheduler_name = "default-scheduler" if contender in ("kube", "native") else "volcano"
         if contender.startswith("ceiling"):
             scheduler_name = "nobody"
-        uids = await workloads.populate(api, work, gangs=gangs, scheduler_name=scheduler_name)
+        native = contender == "native"
+        uids = await workloads.populate(api, work, gangs=gangs, scheduler_name=scheduler_name, native=native)
         result.create_seconds = time.perf_counter() - t0
         gc.collect()
         gc.freeze()  # the setup's objects: no collection rescans them while the tracker (and ceiling) run
@@ -235,7 +239,7 @@ def run_one(
     crds = tuple(sorted((vdir / "crds").glob("*.yaml"))) if contender == "volcano" and vdir else ()
     workdir = pathlib.Path(tempfile.mkdtemp(prefix=f"vbridge-cmp-{contender}-"))
     try:
-        with cluster.LocalCluster(workdir, bins=bins, extra_crds=crds) as lc:
+        with cluster.LocalCluster(workdir, bins=bins, extra_crds=crds, native_gangs=contender == "native") as lc:
             result = asyncio.run(run(contender, work, lc, args, bins, vdir))
             if result.error and args.keep_logs:
                 print(f"  logs kept in {workdir / 'logs'}", flush=True)

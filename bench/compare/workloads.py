@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from bridge.k8s import client, paths, watching
+from bridge.native import workloads as native_api
 from vbridge.nodesim import nodes, simulator
 
 PG_API = "scheduling.volcano.sh/v1beta1"
@@ -134,8 +135,12 @@ async def prepare_nodes(api: client.Client, specs: list[nodes.NodeSpec]) -> None
     await gather(len(specs), untaint, SETUP_CONNECTIONS)
 
 
-async def populate(api: client.Client, work: Workload, *, gangs: bool, scheduler_name: str) -> dict[str, str]:
-    """Create the PodGroups (when the contender has gang semantics) and pods; pod name → UID."""
+async def populate(
+    api: client.Client, work: Workload, *, gangs: bool, scheduler_name: str, native: bool = False
+) -> dict[str, str]:
+    """Create the PodGroups (when the contender has gang semantics) and pods; pod name → UID.
+    ``native``: each group's Workload and native PodGroup too (``bridge.native.workloads``), and
+    the pods join it by ``spec.schedulingGroup`` (kube-scheduler's own gangs)."""
     await api.request("POST", "/api/v1/namespaces", body={"metadata": {"name": NS}})
     pg_path = paths.resource(PG_API, "podgroups", namespace=NS)
     pod_path = paths.resource("v1", "pods", namespace=NS)
@@ -151,10 +156,17 @@ async def populate(api: client.Client, work: Workload, *, gangs: bool, scheduler
             "spec": {"minMember": size, "queue": work.kind(i).queue},
         }
         await api.request("POST", pg_path, body=body)
+        if native:
+            full = {**body, "metadata": {"name": name, "namespace": NS}}
+            for made, plural in ((native_api.workload(full), "workloads"), (native_api.podgroup(full), "podgroups")):
+                await api.request("POST", paths.resource(native_api.API, plural, namespace=NS), body=made)
 
     async def make_pod(i: int) -> None:
         name, group, kind = pods[i]
-        made = await api.request("POST", pod_path, body=pod_body(name, group if gangs else None, scheduler_name, kind))
+        body = pod_body(name, group if gangs else None, scheduler_name, kind)
+        if native:
+            body["spec"] = native_api.stamp(body["spec"], group)
+        made = await api.request("POST", pod_path, body=body)
         uids[name] = made["metadata"]["uid"]
 
     if gangs:

@@ -1,5 +1,6 @@
 """Scheduler actions: each module has ``execute(session, tiers)`` and changes the session only through
 statements (Allocate/Pipeline/Evict), committing or discarding them; none performs I/O.
+``ungate`` is the native backend's last step (not a conf action: ``cycle`` runs it there).
 
 ``evicting`` is the per-pod victim selection shared by ``preempt`` and ``reclaim``;
 ``gangevicting`` (with ``bundles``, the victims per job) the gang-level one shared by
@@ -19,4 +20,5 @@ __all__ = [
     "preempt",
     "reclaim",
     "registry",
+    "ungate",
 ]

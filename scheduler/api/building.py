@@ -6,6 +6,12 @@ Every pod with a node (any scheduler) counts against that node's capacity. Our p
 PodGroup is missing, or that lack the annotation, become :class:`snapshot.Stranded` entries so
 the plan can give them a verdict instead of leaving them silently Pending.
 
+On the native backend (``native=True``: kube-scheduler places, we admit) our pods are those of
+the kube-scheduler's name that name a group, by the annotation or by
+``spec.schedulingGroup.podGroupName`` (the native PodGroup has the Volcano PodGroup's name); its
+other pods are ordinary pods, not stranded ones. A task there records whether it still carries
+our queue gate (``snapshot.Task.gated``).
+
 Which PodGroups are ours: those with at least one of our pods, and those with no pods yet (an
 operator creates the group first and waits for it to be admitted). A group whose pods all name
 another scheduler belongs to that scheduler: it is left out, so the plan writes nothing to it.
@@ -55,6 +61,7 @@ def build(
     queues: Iterable[Obj],
     priorityclasses: Iterable[Obj] = (),
     scheduler_name: str = defaults.SCHEDULER_NAME,
+    native: bool = False,
 ) -> snapshot.Snapshot:
     node_list = sorted((_node(n) for n in nodes), key=lambda n: n.name)
     index = {n.name: i for i, n in enumerate(node_list)}
@@ -84,13 +91,15 @@ def build(
             if podspec.has_pod_terms(spec):
                 placed_terms.append((index[node], podspec.parse_placement(spec, meta.get("namespace", ""), labels)))
         group = (meta.get("annotations") or {}).get(GROUP_ANNOTATION)
+        if native and not group:
+            group = (spec.get("schedulingGroup") or {}).get("podGroupName")
         if spec.get("schedulerName", "default-scheduler") != scheduler_name:
             if group:
                 foreign.add(f"{meta.get('namespace', '')}/{group}")
             continue
         key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
         if not group:
-            if node is None and phase == "Pending":
+            if node is None and phase == "Pending" and not native:
                 msg = f"pod has no {GROUP_ANNOTATION} annotation; waiting for its PodGroup to be created"
                 stranded.append(snapshot.Stranded(key, "NoPodGroup", msg))
             continue
@@ -234,6 +243,7 @@ def _task(
         spark_role=role,
         created=meta.get("creationTimestamp", ""),
         started=parse_time(status.get("startTime")),
+        gated=any((g or {}).get("name") == keys.QUEUE_GATE for g in spec.get("schedulingGates") or ()),
     )
 
 

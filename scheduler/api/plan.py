@@ -2,7 +2,9 @@
 
 ``operations`` is ordered as the committed Statements were: the binder carries them out in
 that order. ``Allocate`` binds a pod; ``Pipeline`` nominates a node whose resources are being
-released (set ``status.nominatedNodeName``, bind in a later cycle); ``Evict`` deletes a victim.
+released (set ``status.nominatedNodeName``, bind in a later cycle); ``Evict`` deletes a victim;
+``Ungate`` (native backend) removes our queue gate from a pod whose group its queue admitted, so
+kube-scheduler may place it.
 Verdicts are desired status, computed fresh each cycle; the I/O layer diffs and writes them.
 
 The two records made once per pod, ``Allocate`` and ``PodVerdict``, are named tuples: a big
@@ -28,6 +30,7 @@ __all__ = [
     "PodGroupVerdict",
     "PodVerdict",
     "QueueVerdict",
+    "Ungate",
 ]
 
 
@@ -53,7 +56,15 @@ class Evict:
     message: str
 
 
-Operation = Allocate | Pipeline | Evict
+@dataclasses.dataclass(frozen=True, slots=True)
+class Ungate:
+    pod: str
+    uid: str
+    gate: str  # the scheduling gate's name (``keys.QUEUE_GATE``)
+    group: str  # namespace/name of the PodGroup admitted
+
+
+Operation = Allocate | Pipeline | Evict | Ungate
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -121,6 +132,9 @@ class Plan:
 
     def evictions(self) -> tuple[str, ...]:
         return tuple(op.pod for op in self.operations if isinstance(op, Evict))
+
+    def ungated(self) -> tuple[str, ...]:
+        return tuple(op.pod for op in self.operations if isinstance(op, Ungate))
 
     def pipelined(self) -> dict[str, str]:
         return {op.pod: op.node for op in self.operations if isinstance(op, Pipeline)}

@@ -77,6 +77,9 @@ class Task:
     spark_role: str | None
     created: str
     started: datetime.datetime | None
+    # The pod carries our queue gate (``keys.QUEUE_GATE``, native backend): kube-scheduler does
+    # not place it until the cycle that admits its group lifts the gate (``actions.ungate``).
+    gated: bool = False
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

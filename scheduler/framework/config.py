@@ -162,6 +162,9 @@ class SchedulerConfig:
     fast_paths: bool = True  # False: allocate's reference path, no batched placements
     # ``configurations: [{name: <action>, arguments: {...}}]``, Volcano's per-action arguments
     action_arguments: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+    # "volcano": this scheduler places the pods; "native" (``defaults.NATIVE``): kube-scheduler
+    # does, and a cycle only admits groups and lifts their pods' queue gate (``scheduler.configure``).
+    backend: str = defaults.BACKEND
 
     def plugin(self, name: str) -> PluginOption | None:
         return next((p for tier in self.tiers for p in tier if p.name == name), None)

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from bridge import errors
+from bridge import errors, patching
 from bridge.k8s import client, paths
 from scheduler.api import plan
 from scheduler.io import cache as cache_mod
@@ -39,6 +39,7 @@ class Outcome:
     failed: tuple[tuple[str, str], ...] = ()  # (pod, why)
     evicted: tuple[str, ...] = ()
     nominated: tuple[str, ...] = ()
+    ungated: tuple[str, ...] = ()
 
 
 def merge(outcomes: Sequence[Outcome]) -> Outcome:
@@ -48,6 +49,7 @@ def merge(outcomes: Sequence[Outcome]) -> Outcome:
         failed=tuple(f for o in outcomes for f in o.failed),
         evicted=tuple(p for o in outcomes for p in o.evicted),
         nominated=tuple(p for o in outcomes for p in o.nominated),
+        ungated=tuple(p for o in outcomes for p in o.ungated),
     )
 
 
@@ -88,6 +90,7 @@ class Binder:
         evicts = [op for op in operations if isinstance(op, plan.Evict)]
         nominations = [op for op in operations if isinstance(op, plan.Pipeline)]
         allocates = [op for op in operations if isinstance(op, plan.Allocate)]
+        ungates = [op for op in operations if isinstance(op, plan.Ungate)]
         # Assume first, all at once: whatever happens to the requests, no later cycle may see
         # these pods as unplaced while their binds are in flight.
         for op in allocates:
@@ -95,11 +98,13 @@ class Binder:
         evicted = await asyncio.gather(*(self._evict(op) for op in evicts))
         nominated = await asyncio.gather(*(self._nominate(op) for op in nominations))
         results = await asyncio.gather(*(self._bind(op) for op in allocates))
+        ungated = await asyncio.gather(*(self._ungate(op) for op in ungates))
         return Outcome(
             bound=tuple(op.pod for op, why in zip(allocates, results, strict=True) if why is None),
             failed=tuple((op.pod, why) for op, why in zip(allocates, results, strict=True) if why is not None),
             evicted=tuple(op.pod for op, ok in zip(evicts, evicted, strict=True) if ok),
             nominated=tuple(op.pod for op, ok in zip(nominations, nominated, strict=True) if ok),
+            ungated=tuple(op.pod for op, ok in zip(ungates, ungated, strict=True) if ok),
         )
 
     async def _bind(self, op: plan.Allocate) -> str | None:
@@ -176,6 +181,34 @@ class Binder:
         self.cache.deleting(op.pod, op.uid)
         pod = self.cache.pod(op.pod) or {"metadata": {"namespace": namespace, "name": name, "uid": op.uid}}
         await status.event(self.api, pod, reason=op.reason, message=op.message, warning=True)
+        return True
+
+    async def _ungate(self, op: plan.Ungate) -> bool:
+        """Remove the gate ``op.gate`` from the pod (same UID), by a JSON Patch diffed from the
+        cached pod (``bridge.patching``), guarded by a ``test`` of the gates it was computed from:
+        if they changed meanwhile the patch is refused and a later cycle computes it again."""
+        pod = self.cache.pod(op.pod)
+        if pod is None or (pod.get("metadata") or {}).get("uid") != op.uid:
+            return False
+        spec = pod.get("spec") or {}
+        gates = list(spec.get("schedulingGates") or ())
+        kept = [g for g in gates if (g or {}).get("name") != op.gate]
+        if len(kept) == len(gates):
+            return False
+        desired = patching.assoc(pod, ("spec", "schedulingGates"), kept)
+        ops = [{"op": "test", "path": "/spec/schedulingGates", "value": gates}, *patching.diff(pod, desired)]
+        namespace, name = _split(op.pod)
+        try:
+            async with self._gate:
+                await self.api.request(
+                    "PATCH",
+                    paths.resource("v1", "pods", namespace=namespace, name=name),
+                    body=ops,
+                    content_type=client.JSON_PATCH,
+                )
+        except errors.ApiError as exc:
+            log.info("lifting %s from %s skipped: %s", op.gate, op.pod, exc)
+            return False
         return True
 
     async def _nominate(self, op: plan.Pipeline) -> bool:

@@ -14,6 +14,9 @@ One watch per kind (list, then watch; ``bridge.k8s.watching`` relists on 410 wit
 Unbound pods with ``spec.schedulingGates`` are left out: the apiserver refuses to bind them (409
 "non-empty .spec.schedulingGates"), and kube-scheduler likewise keeps them out of its queue until
 the last gate is lifted (the bridge gates spark-submit drivers until their group is complete).
+Gates the cycle itself lifts (``lifted``: the native backend's ``keys.QUEUE_GATE``) do not hide
+a pod: it is shown, gated, so the cycle can admit its group and ungate it; a pod with any other
+gate as well stays out.
 """
 
 from __future__ import annotations
@@ -58,8 +61,15 @@ class Assumed:
 class Cache:
     """``await cache.run()`` until cancelled; ``cache.synced`` is set once every kind was listed."""
 
-    def __init__(self, api: client.Client, *, on_change: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        api: client.Client,
+        *,
+        on_change: Callable[[], None] | None = None,
+        lifted: frozenset[str] = frozenset(),
+    ) -> None:
         self.api = api
+        self.lifted = lifted
         self.on_change = on_change or (lambda: None)
         self.store: dict[str, dict[str, Obj]] = {kind: {} for kind in KINDS}
         self.synced = asyncio.Event()
@@ -146,7 +156,8 @@ class Cache:
             self._gated.discard(key)
             return True
         meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
-        if spec.get("schedulingGates") and not spec.get("nodeName"):
+        gates = {(g or {}).get("name") for g in spec.get("schedulingGates") or ()}
+        if gates - self.lifted and not spec.get("nodeName"):
             self._gated.add(key)
         else:
             self._gated.discard(key)

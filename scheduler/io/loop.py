@@ -5,6 +5,9 @@ seconds, and ``debounce`` seconds after a relevant watch event (events arriving 
 folded into one cycle). No cycle runs before every watch has listed once (Volcano #5174: a
 first session before cache sync makes wrong decisions), nor while another instance leads.
 
+On the native backend (``conf.backend``) the plan has no binds: its operations are queue-gate
+lifts (``plan.Ungate``), carried out by the binder like the rest; kube-scheduler places.
+
 The core's work (building the snapshot, the actions) runs in a worker thread so watches,
 lease renewals and the metrics server stay responsive during a long cycle; its inputs are
 shallow copies of immutable-by-convention objects, so the thread sees a consistent view.
@@ -98,7 +101,9 @@ class Scheduler:
         self.clock = clock
         self.metrics = metrics.Metrics()
         self._wake = asyncio.Event()
-        self.cache = cache.Cache(api, on_change=self._wake.set)
+        self.native = conf.backend == defaults.NATIVE
+        lifted = frozenset({keys.QUEUE_GATE}) if self.native else frozenset()
+        self.cache = cache.Cache(api, on_change=self._wake.set, lifted=lifted)
         # Writes may go through their own client: the watches each pin a connection of theirs.
         writer = write_api or api
         self._writer = write_api
@@ -254,7 +259,7 @@ class Scheduler:
         from scheduler import cycle
         from scheduler.api import building  # loaded already by ``_load_core``
 
-        snap = building.build(**inputs, scheduler_name=self.conf.scheduler_name)
+        snap = building.build(**inputs, scheduler_name=self.conf.scheduler_name, native=self.native)
         return cycle.schedule(snap, self.conf, now, on_commit)
 
     async def _ensure_queues(self) -> None:

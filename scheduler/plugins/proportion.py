@@ -14,6 +14,11 @@ reclaim returns it when the queue asks.
 overused when allocated ≥ deserved in every dimension; a task is allocatable while the queue's
 allocated + request stays within deserved; reclaim takes only from queues above deserved and
 never below guarantee.
+
+On the native backend (kube-scheduler places; no allocate runs here to hold a queue to its
+share) the share is kept at admission instead: a group is enqueueable only while its queue's
+allocated + what its admitted groups still reserve + its minResources stay within the queue's
+deserved, as well as its real capability. A queue alone in the cluster deserves all it asks.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from bridge import defaults
 from scheduler.api import resources, snapshot, tally
 from scheduler.framework import config, session
 from scheduler.framework import plugin as base
@@ -111,6 +117,7 @@ class Proportion(base.Plugin):
         self.guarantee = guarantee
         self._promised: dict[str, Vector] | None = None
         self._permitted: str | None = None
+        self._over_share: set[str] = set()  # refused by the native backend's share check
         self.deserved = water_fill(
             total=total,
             weights={q: float(snap.queues[q].weight) for q in active},
@@ -175,10 +182,26 @@ class Proportion(base.Plugin):
         want = ssn.vector(info.min_resources)
         asked = want > 0
         total = want + ssn.allocated.of_queue(info.queue) + inqueue
-        if np.all(total[asked] <= self.real_capability[info.queue][asked] + EPS):
-            self._permitted = job
-            return True
-        return False
+        if not np.all(total[asked] <= self.real_capability[info.queue][asked] + EPS):
+            return False
+        if ssn.config.backend == defaults.NATIVE and not np.all(total[asked] <= self.deserved[info.queue][asked] + EPS):
+            self._over_share.add(job)
+            return False
+        self._permitted = job
+        return True
+
+    def enqueue_message(self, job: str) -> str | None:
+        if job not in self._over_share:
+            return None
+        ssn = self.session
+        info = ssn.job(job)
+        want = info.min_resources.human() if info.min_resources is not None else "nothing"
+        deserved = resources.from_vector(self.deserved[info.queue], ssn.dims).human()
+        return (
+            f"PodGroup is pending: minResources ({want}) do not fit queue {info.queue}'s deserved share "
+            f"({deserved}, weight {ssn.snapshot.queues[info.queue].weight}) beside what it holds and has admitted "
+            "(proportion)"
+        )
 
     def _inqueue(self, queue: str) -> Vector:
         """What admitted jobs of ``queue`` still reserve, kept as a running total per queue."""

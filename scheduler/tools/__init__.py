@@ -2,8 +2,9 @@
 the cycle decides with), ``report`` (an explanation as text or stable JSON), ``workloads`` (a
 workload's PodGroup, and who creates its pods), ``simulate`` (a workload trace replayed through
 ``cycle.schedule`` on a simulated clock), ``evictions`` and ``queueshare`` (explain's parts: what
-the cycle evicts for a group, its queue's share) and ``traces`` (the trace schema: unknown keys and wrong
-types refused, naming the field). Their commands are in ``vbridge.commands``.
+the cycle evicts for a group, its queue's share), ``sides`` (native backend: our queue gate or
+kube-scheduler) and ``traces`` (the trace schema: unknown keys and wrong types refused, naming the
+field). Their commands are in ``vbridge.commands``.
 """
 
-__all__ = ["evictions", "explain", "queueshare", "report", "simulate", "traces", "workloads"]
+__all__ = ["evictions", "explain", "queueshare", "report", "sides", "simulate", "traces", "workloads"]

@@ -22,8 +22,8 @@ the same way (fast paths off) with only the enqueue action run:
   refused (``Tiers.enqueue_refusal``, as the action asks), overcommit's unreserved capacity
   and the largest reservers, proportion's real capability of the queue.
 
-``explain_all``: several groups over one run of the cycle. ``tools.workloads`` finds a
-workload's group; ``tools.report`` prints the result.
+``explain_all`` explains several groups over one cycle. ``tools.workloads`` finds a workload's
+group and who creates its pods; ``tools.sides``: which side it waits on (native); ``tools.report`` prints.
 """
 
 from __future__ import annotations
@@ -96,6 +96,8 @@ class Explanation:
     free_up: resources.Resource  # requests of the needed tasks that do not fit now
     verdict: str
     evictions: tuple[evictions.Eviction, ...] = ()  # what the cycle evicts to make room for it
+    side: str = ""  # native backend (``tools.sides``): queue-gate | kube-scheduler | ""; and the native
+    native_condition: tuple[str, str, str] | None = None  # PodGroupInitiallyScheduled (status, reason, message)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

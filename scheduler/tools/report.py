@@ -11,6 +11,8 @@ quantity strings (``{"cpu": "40", "memory": "68719476736"}``), absent fields are
      "state": "completed" | "never" | "no-pods" | "not-admitted" | "invalid" | "waiting" | "placed"
               | "running" | "no-queue",
      "verdict": str, "never": str | null,
+     (native backend, when it has something to say: "side": "queue-gate" | "kube-scheduler" | null,
+      "native_condition": {"status": str, "reason": str, "message": str} | null)
      "condition": {"type": str, "reason": str, "message": str} | null,
      "pods": {"min_member": int, "exist": int, "ready": int, "pending": int, "bound_now": int,
               "creator": str | null},
@@ -44,6 +46,16 @@ def _q(value: resources.Resource | None) -> dict[str, str] | None:
     return None if value is None else resources.to_api(value)
 
 
+def _native(exp: explain.Explanation) -> dict[str, Any]:
+    if not exp.side and exp.native_condition is None:
+        return {}
+    condition = exp.native_condition
+    return {
+        "side": exp.side or None,
+        "native_condition": dict(zip(("status", "reason", "message"), condition, strict=True)) if condition else None,
+    }
+
+
 def to_json(exp: explain.Explanation) -> dict[str, Any]:
     e = exp.enqueue
     q = exp.queue
@@ -54,6 +66,7 @@ def to_json(exp: explain.Explanation) -> dict[str, Any]:
         "next_phase": exp.next_phase,
         "state": exp.state,
         "verdict": exp.verdict,
+        **_native(exp),
         "never": exp.never,
         "condition": (
             {"type": exp.condition.type, "reason": exp.condition.reason, "message": exp.condition.message}
@@ -126,6 +139,8 @@ def render(exp: explain.Explanation) -> str:
         f"{exp.tasks} pod(s): {exp.ready} ready, {exp.pending} pending",
         f"verdict: {exp.verdict}",
     ]
+    if exp.side:
+        lines.append(f"waits on: {exp.side}")
     if exp.condition is not None and exp.state not in ("never", "no-pods", "not-admitted"):
         lines.append(f"condition: {exp.condition.reason}: {exp.condition.message}")
     if exp.creator is not None and exp.state != "no-pods":

@@ -11,6 +11,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from bridge import keys
 from scheduler.api import building
 
 T0 = "2025-01-01T00:00:00Z"
@@ -109,6 +110,16 @@ def pod(
         "spec": body,
         "status": status,
     }
+
+
+def native_pod(name: str, *, group: str = "pg", gated: bool | None = None, **kwargs: Any) -> dict[str, Any]:
+    """A pod as the native backend's admission leaves it: kube-scheduler's name, the group's
+    annotation and ``spec.schedulingGroup``, and our queue gate while unbound (``gated`` None)."""
+    body = pod(name, group=group, scheduler="default-scheduler", **kwargs)
+    body["spec"]["schedulingGroup"] = {"podGroupName": group}
+    if gated if gated is not None else not body["spec"].get("nodeName"):
+        body["spec"]["schedulingGates"] = [{"name": keys.QUEUE_GATE}]
+    return body
 
 
 def podgroup(

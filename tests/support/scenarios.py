@@ -40,18 +40,22 @@ class Scenario:
     pod_events: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)  # pod → (reason, text)
     queue_states: Mapping[str, tuple[str, int, int]] = dataclasses.field(default_factory=dict)  # (state, pend, inq)
     untouched: frozenset[str] = frozenset()  # pods and podgroups the plan must not mention at all
+    backend: str = "volcano"  # "native": only the queue half runs (``configure``)
+    ungated: frozenset[str] | None = None  # pods whose queue gate the plan lifts; exact set
 
     def config(self) -> config.SchedulerConfig:
-        return configure.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout)
+        return configure.parse(self.conf or "", spark_reservation_timeout=self.spark_timeout, backend=self.backend)
 
     def snapshot(self) -> snapshot.Snapshot:
+        conf = self.config()
         return building.build(
             nodes=self.nodes,
             pods=self.pods,
             podgroups=self.podgroups,
             queues=self.queues,
             priorityclasses=self.priorityclasses,
-            scheduler_name=self.config().scheduler_name,
+            scheduler_name=conf.scheduler_name,
+            native=conf.backend == "native",
         )
 
     def run(self) -> plan.Plan:
@@ -75,6 +79,8 @@ def assert_expected(scenario: Scenario) -> plan.Plan:
         assert got == count, f"{prefix}*: {got} bound, expected {count} ({sorted(binds)})"
     if scenario.evictions is not None:
         assert set(result.evictions()) == {f"ns/{p}" for p in scenario.evictions}
+    if scenario.ungated is not None:
+        assert set(result.ungated()) == {f"ns/{p}" for p in scenario.ungated}, f"ungated {sorted(result.ungated())}"
     if scenario.pipelined is not None:
         assert result.pipelined() == {f"ns/{p}": n for p, n in scenario.pipelined.items()}
     for group, phase in scenario.phases.items():

@@ -16,6 +16,11 @@ does: one line on stderr, status 2 for a malformed target, 1 for anything else.
 
 The kinds listed are the scheduler cache's (``scheduler.io.cache.KINDS``); one GET each, no
 watch, so the answer reflects one moment. The explanation itself is :mod:`scheduler.tools.explain`.
+
+``--backend native``: the groups are read as that backend's scheduler reads them, and the
+verdict says which side the group waits on (:mod:`scheduler.tools.sides`): our queue gate (and
+why), or kube-scheduler, quoting the native PodGroup's ``PodGroupInitiallyScheduled``
+condition, listed from ``scheduling.k8s.io/v1beta1`` (one more GET).
 """
 
 from __future__ import annotations
@@ -31,14 +36,15 @@ import yaml
 
 from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs, paths
+from bridge.native import workloads as workloads_api
 from scheduler.api import building
 from scheduler.framework import config
 from scheduler.io import cache
-from scheduler.tools import explain, report, workloads
+from scheduler.tools import explain, report, sides, workloads
 from vbridge.commands import connecting, output
 from vbridge.commands import scheduler as command
 
-__all__ = ["add_parser", "fetch", "listing", "main", "targets", "text"]
+__all__ = ["add_parser", "fetch", "listing", "main", "native_conditions", "targets", "text"]
 
 WAITING = ("Pending", "Inqueue")
 EXAMPLES = """examples:
@@ -68,7 +74,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", choices=("text", "json", "yaml"), default="text", help="text, json or yaml")
     p.add_argument("--json", dest="output", action="store_const", const="json", help="same as -o json")
     connecting.add_arguments(p)
-    p.add_argument("--scheduler-name", default=defaults.SCHEDULER_NAME, help="the scheduler whose groups to explain")
+    command.add_backend(p, "the scheduler whose groups to explain")
     p.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
     p.set_defaults(func=main)
     return p
@@ -117,16 +123,21 @@ def text(
     conf: config.SchedulerConfig,
     namespace: str,
     now: datetime.datetime,
+    native: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> str:
-    """What the command prints, from the listed objects (raises on errors)."""
-    snap = building.build(**objects, scheduler_name=conf.scheduler_name)
+    """What the command prints, from the listed objects (raises on errors); ``native``: the
+    native PodGroups' ``PodGroupInitiallyScheduled`` conditions by "namespace/name"."""
+    snap = building.build(**objects, scheduler_name=conf.scheduler_name, native=conf.backend == defaults.NATIVE)
+    conditions = native or {}
     if args.all_pending:
         keys = sorted(
             key
             for key, job in snap.jobs.items()
             if job.phase in WAITING and (args.all_namespaces or job.namespace == namespace)
         )
-        found = explain.explain_all(snap, conf, keys, now)
+        found = [
+            sides.attribute(e, conf, conditions.get(e.podgroup)) for e in explain.explain_all(snap, conf, keys, now)
+        ]
         if args.output != "text":
             return _structured(args, [report.to_json(e) for e in found])
         where = "any namespace" if args.all_namespaces else f"namespace {namespace}"
@@ -140,7 +151,7 @@ def text(
             kinds = ", ".join(sorted(workloads.KINDS))
             raise errors.ConfigError(f"{exc}; {first!r} was read as NAMESPACE/NAME (kinds: {kinds})") from exc
         raise
-    result = explain.explain(snap, conf, key, now)
+    result = sides.attribute(explain.explain(snap, conf, key, now), conf, conditions.get(key))
     return _structured(args, report.to_json(result)) if args.output != "text" else report.render(result)
 
 
@@ -160,14 +171,44 @@ def listing(conn: kubeconfigs.Connection) -> dict[str, list[dict[str, Any]]]:
     return asyncio.run(listed())
 
 
+NATIVE_CONDITION = "PodGroupInitiallyScheduled"
+
+
+def native_conditions(conn: kubeconfigs.Connection) -> dict[str, dict[str, Any]]:
+    """Every native PodGroup's ``PodGroupInitiallyScheduled`` condition, by "namespace/name"
+    (empty when the Workload API is not served)."""
+
+    async def listed() -> list[dict[str, Any]]:
+        async with client.Client(conn) as api:
+            try:
+                body = await api.request("GET", paths.resource(workloads_api.API, "podgroups"))
+            except errors.ApiError as exc:
+                if exc.status == 404:
+                    return []
+                raise errors.BridgeError(output.describe(exc, "listing native podgroups")) from None
+            return list(body.get("items") or [])
+
+    out = {}
+    for pg in asyncio.run(listed()):
+        meta = pg.get("metadata") or {}
+        found = next(
+            (c for c in (pg.get("status") or {}).get("conditions") or [] if c.get("type") == NATIVE_CONDITION), None
+        )
+        if found is not None:
+            out[f"{meta.get('namespace', '')}/{meta.get('name', '')}"] = found
+    return out
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         if not args.all_pending:
             targets(args, connecting.DEFAULT_NAMESPACE)  # a malformed target fails before any request
-        conf = command.load_config(args.conf, args.scheduler_name)
+        conf = command.load_config(args.conf, args.scheduler_name, args.backend)
         namespace = connecting.namespace(args)
-        objects = listing(connecting.connection(args))
-        out = text(args, objects, conf, namespace, datetime.datetime.now(datetime.UTC))
+        conn = connecting.connection(args)
+        objects = listing(conn)
+        native = native_conditions(conn) if conf.backend == defaults.NATIVE else None
+        out = text(args, objects, conf, namespace, datetime.datetime.now(datetime.UTC), native)
     except (errors.BridgeError, OSError) as exc:
         if args.output == "text":
             raise

@@ -4,6 +4,12 @@
 binds only while holding the Lease ``<schedulerName>-scheduler`` in ``--lease-namespace``
 (default ``$POD_NAMESPACE``, else kube-system); on SIGTERM it hands the Lease back (client-go's
 ReleaseOnCancel), so a standby takes over at its next retry, and exits 0.
+
+``--backend native``: kube-scheduler places the pods (Workload API); this process runs only the
+queue half of the cycle (``scheduler.configure``: enqueue with the conf's plugins, then lifting
+the queue gate ``keys.QUEUE_GATE`` from the pods of each admitted group) and writes the
+PodGroup and Queue status as on the Volcano backend. ``--scheduler-name`` then defaults to
+kube-scheduler's, whose pods it reads.
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from scheduler.framework import config
 from scheduler.io import loop
 from vbridge.commands import connecting, leasing
 
-__all__ = ["GC_THRESHOLDS", "add_parser", "load_config", "main"]
+__all__ = ["GC_THRESHOLDS", "add_backend", "add_parser", "load_config", "main"]
 
 GC_THRESHOLDS = (10_000, 50, 100)  # Python's defaults: (700, 10, 10)
 
@@ -37,9 +43,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "scheduler", help="run the gang scheduler (Volcano semantics) against a cluster"
     )
     connecting.add_arguments(p)
-    p.add_argument(
-        "--scheduler-name", default=defaults.SCHEDULER_NAME, help="schedule pods with this spec.schedulerName"
-    )
+    add_backend(p, "schedule pods with this spec.schedulerName")
     p.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
     p.add_argument(
         "--period", type=float, default=defaults.SCHEDULER_PERIOD, help="seconds between cycles when nothing happens"
@@ -52,14 +56,34 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def load_config(path: str | None, scheduler_name: str) -> config.SchedulerConfig:
+def add_backend(p: argparse.ArgumentParser, name_help: str) -> None:
+    """``--backend`` and ``--scheduler-name`` (whose default follows the backend), for every
+    command that reads groups as the scheduler does."""
+    p.add_argument(
+        "--backend",
+        choices=(defaults.BACKEND, defaults.NATIVE),
+        default=defaults.BACKEND,
+        help="volcano: our scheduler places the pods; native: it admits groups, kube-scheduler places them",
+    )
+    p.add_argument(
+        "--scheduler-name",
+        default=None,
+        help=f"{name_help} (default: {defaults.SCHEDULER_NAME}; native: {defaults.NATIVE_SCHEDULER_NAME})",
+    )
+
+
+def load_config(
+    path: str | None, scheduler_name: str | None, backend: str = defaults.BACKEND
+) -> config.SchedulerConfig:
+    """The conf at ``path`` (Volcano's defaults when None) for ``backend``; the name None: the
+    backend's default."""
     if path is None:
-        return configure.parse("", scheduler_name=scheduler_name)
+        return configure.parse("", scheduler_name=scheduler_name, backend=backend)
     try:
         text = pathlib.Path(path).read_text()
     except OSError as exc:
         raise errors.ConfigError(f"cannot read scheduler conf {path}: {exc.strerror}") from exc
-    return configure.parse(text, scheduler_name=scheduler_name)
+    return configure.parse(text, scheduler_name=scheduler_name, backend=backend)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -68,7 +92,7 @@ def main(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(relativeCreated)7.0fms %(levelname)s %(name)s: %(message)s",
     )
-    conf = load_config(args.conf, args.scheduler_name)
+    conf = load_config(args.conf, args.scheduler_name, args.backend)
     # The heap is mostly the cache's API objects: long-lived, frozen out of the collector once
     # listed (``loop.Scheduler``). Rarer young collections and full ones only after 100 of the
     # middle generation: at the defaults, binding 5,000 pods spent ~0.4 s in full collections.
@@ -81,7 +105,7 @@ async def _run(args: argparse.Namespace, conf: config.SchedulerConfig, conn: kub
     # Watches and lists on one client; binds and status writes on another, with a connection for
     # each bind the binder keeps in flight (64), so long watches never hold a bind back.
     async with client.Client(conn, connections=16) as api, client.Client(conn, connections=64) as writer:
-        lease_name = args.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX
+        lease_name = conf.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX
         elector = leasing.elector(api, args, name=lease_name, owner=owners.from_token(conn.token))
         sched = loop.Scheduler(
             api,

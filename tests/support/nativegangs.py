@@ -1,0 +1,65 @@
+"""The native backend's test bed: submit gangs as its admission leaves them, read both sides.
+
+``submit`` creates a ``builders.native.gang`` in order (Volcano PodGroup, Workload, native
+PodGroup, then the pods); ``bound`` / ``gated`` / ``phase`` / ``native_condition`` read what
+kube-scheduler and our scheduler made of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubernetes import client as k8s
+
+from bridge import keys
+from tests.builders import native
+from tests.support import apiserver
+
+__all__ = ["bound", "gated", "native_condition", "phase", "submit", "succeeded"]
+
+NATIVE = ("scheduling.k8s.io", "v1beta1")
+
+
+def submit(api: k8s.ApiClient, built: native.Gang) -> list[str]:
+    """Create the gang; returns its pods' "namespace/name" keys."""
+    pg, objects, pods = built
+    custom = k8s.CustomObjectsApi(api)
+    ns = pg["metadata"]["namespace"]
+    custom.create_namespaced_custom_object(*apiserver.PG, ns, "podgroups", pg)
+    for body, plural in zip(objects, ("workloads", "podgroups"), strict=True):
+        custom.create_namespaced_custom_object(*NATIVE, ns, plural, body)
+    for pod in pods:
+        k8s.CoreV1Api(api).create_namespaced_pod(ns, pod)
+    return [f"{ns}/{p['metadata']['name']}" for p in pods]
+
+
+def _pod(api: k8s.ApiClient, key: str) -> Any:
+    ns, _, name = key.partition("/")
+    return k8s.CoreV1Api(api).read_namespaced_pod(name, ns)
+
+
+def bound(api: k8s.ApiClient, keys_: list[str]) -> list[str]:
+    """The pods of ``keys_`` that have a node."""
+    return [k for k in keys_ if _pod(api, k).spec.node_name]
+
+
+def gated(api: k8s.ApiClient, keys_: list[str]) -> list[str]:
+    """The pods of ``keys_`` that still carry our queue gate."""
+    return [k for k in keys_ if any(g.name == keys.QUEUE_GATE for g in _pod(api, k).spec.scheduling_gates or [])]
+
+
+def succeeded(api: k8s.ApiClient, keys_: list[str]) -> bool:
+    return all(_pod(api, k).status.phase == "Succeeded" for k in keys_)
+
+
+def phase(api: k8s.ApiClient, ns: str, name: str) -> str:
+    """Our (Volcano) PodGroup's phase."""
+    pg = k8s.CustomObjectsApi(api).get_namespaced_custom_object(*apiserver.PG, ns, "podgroups", name)
+    return str((pg.get("status") or {}).get("phase") or "")
+
+
+def native_condition(api: k8s.ApiClient, ns: str, name: str) -> dict[str, Any] | None:
+    """The native PodGroup's ``PodGroupInitiallyScheduled`` condition, if written."""
+    pg = k8s.CustomObjectsApi(api).get_namespaced_custom_object(*NATIVE, ns, "podgroups", name)
+    conditions = (pg.get("status") or {}).get("conditions") or []
+    return next((c for c in conditions if c["type"] == "PodGroupInitiallyScheduled"), None)
