@@ -37,8 +37,8 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
 from tests.builders import spark
-from tests.support import apiserver, helmbed, helminstall, kubescheduler, netns, privileges, runtimesim, upstream
-from vbridge.localcluster import binaries
+from tests.support import apiserver, helmbed, helminstall, netns, privileges, runtimesim, upstream
+from vbridge.localcluster import binaries, kubescheduler
 from vbridge.nodesim import nodes
 
 pytestmark = pytest.mark.integration

@@ -22,10 +22,10 @@ import uvloop
 from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs
 from vbridge import runtime
-from vbridge.commands import connecting
+from vbridge.commands import backends, connecting
 from webhooks import server
 
-__all__ = ["add_parser", "backend_argument", "bridge", "main", "settings"]
+__all__ = ["add_parser", "bridge", "main", "settings"]
 
 
 def add_parser(subparsers: Any) -> None:
@@ -43,7 +43,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--scheduler-name", default=defaults.SCHEDULER_NAME, help="the schedulerName stamped on gang-scheduled pods"
     )
-    backend_argument(p)
+    backends.add_argument(p)
     p.add_argument(
         "--header-timeout",
         type=float,
@@ -120,18 +120,6 @@ def settings(args: argparse.Namespace) -> server.Settings:
         max_header_bytes=args.max_header_bytes,
         max_connections=args.max_connections,
         heavy_reviews=args.review_threads,
-    )
-
-
-def backend_argument(p: argparse.ArgumentParser) -> None:
-    """``--backend``, shared by ``serve``, ``controllers`` and ``up`` (``bridge.k8s.backends``)."""
-    p.add_argument(
-        "--backend",
-        choices=defaults.BACKENDS,
-        default=defaults.BACKEND,
-        help="who places the gangs: volcano (our scheduler), native (kube-scheduler, Workload API "
-        "scheduling.k8s.io/v1beta1, with our queues gating), auto (native when that API is served) "
-        "(default %(default)s)",
     )
 
 

@@ -94,10 +94,10 @@ class KubeflowAdapter:
         meta = meta if isinstance(meta, dict) else {}
         spec = spec if isinstance(spec, dict) else {}
         annotations = {**(meta.get("annotations") or {}), keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower()}
-        labels = dict(meta.get("labels") or {})
-        if not ctx.native:
-            labels[keys.GROUPED_LABEL] = "true"  # so the pod webhook skips its pods
-        out = {**template, "metadata": {**meta, "labels": labels, "annotations": annotations}}
+        stamped_meta = dict(meta)
+        if not ctx.native:  # so the pod webhook skips its pods
+            stamped_meta["labels"] = {**(meta.get("labels") or {}), keys.GROUPED_LABEL: "true"}
+        out = {**template, "metadata": {**stamped_meta, "annotations": annotations}}
         if spec.get("schedulerName") not in (
             None,
             "",

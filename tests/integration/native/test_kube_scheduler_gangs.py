@@ -18,8 +18,8 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
 from bridge.native import workloads
-from tests.support import apiserver, kubescheduler, simthread
-from vbridge.localcluster import binaries, cluster
+from tests.support import apiserver, simthread
+from vbridge.localcluster import binaries, cluster, kubescheduler
 from vbridge.nodesim import nodes
 
 pytestmark = pytest.mark.integration
