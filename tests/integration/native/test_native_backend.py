@@ -17,12 +17,11 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from bridge import keys
-from tests.support import apiserver, bridgethread, queuegate, simthread
-from vbridge.localcluster import binaries, cluster, kubescheduler
-from vbridge.nodesim import nodes
+from tests.builders import vcjob as builders_vcjob
+from tests.support import apiserver, nativebed, queuegate
+from vbridge.localcluster import binaries
 
 pytestmark = pytest.mark.integration
 NS = "native-e2e"
@@ -30,39 +29,14 @@ NS = "native-e2e"
 
 @pytest.fixture(scope="module")
 def api(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[k8s.ApiClient]:
-    lc = cluster.LocalCluster(tmp_path_factory.mktemp("native-backend"), bins=bins, native_gangs=True)
-    lc.start()
-    sched = sim = bridge = None
-    try:
-        sim = simthread.SimThread(lc.kubeconfig, nodes.pool(3, prefix="nb", cpu="4", memory="16Gi")).start()
-        client = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
-        for i in range(3):  # no node lifecycle controller lifts the not-ready taint here
-            k8s.CoreV1Api(client).patch_node(f"nb-{i}", {"spec": {"taints": None}})
-        bridge = bridgethread.BridgeThread(lc, backend="native").start()
-        sched = kubescheduler.start(lc, bins)
-        k8s.CoreV1Api(client).create_namespace({"metadata": {"name": NS}})
+    workdir = tmp_path_factory.mktemp("native-backend")
+    with nativebed.run(bins, workdir, namespace=NS, prefix="nb", backend="native") as client:
         yield client
-        client.close()
-    finally:
-        for part in (sched, bridge, sim):
-            if part is not None:
-                part.stop()
-        lc.stop()
 
 
 def vcjob(name: str, *, replicas: int, cpu: str) -> dict[str, Any]:
-    """A Volcano Job as written for Volcano (schedulerName volcano, minAvailable all)."""
-    container = {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}
-    return {
-        "apiVersion": "batch.volcano.sh/v1alpha1",
-        "kind": "Job",
-        "metadata": {"name": name},
-        "spec": {
-            "schedulerName": "volcano",
-            "minAvailable": replicas,
-            "tasks": [{"name": "w", "replicas": replicas, "template": {"spec": {"containers": [container]}}}],
-        },
-    }
+    """A Volcano Job as a user writes it for Volcano, whose pods run until the test ends."""
+    return builders_vcjob.simple(name, replicas, run_seconds=3600, cpu=cpu)
 
 
 def _custom(api: k8s.ApiClient) -> k8s.CustomObjectsApi:
