@@ -3,7 +3,8 @@
 ``run(bins, workdir, ...)`` is a context manager: a control plane with ``native_gangs`` (the
 ``GenericWorkload`` gate and ``scheduling.k8s.io/v1beta1``), ``nodes`` simulated nodes of
 ``cpu`` each (made schedulable: no node lifecycle controller lifts their not-ready taint here),
-optionally our bridge on ``backend`` (webhooks and reconcilers), kube-scheduler as
+optionally our bridge on ``backend`` (webhooks and reconcilers) and the upstream ``operator``
+(as ``operator_env`` runs it: a missing binary skips), kube-scheduler as
 ``scheduler_name``, and ``namespace``; it yields a kubernetes client. Everything stops on exit.
 """
 
@@ -16,8 +17,8 @@ from collections.abc import Iterator
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.support import bridgethread, simthread
-from vbridge.localcluster import binaries, cluster, kubescheduler
+from tests.support import bridgethread, operator_env, simthread
+from vbridge.localcluster import binaries, cluster, kubescheduler, operators
 from vbridge.nodesim import nodes
 
 __all__ = ["run"]
@@ -34,6 +35,7 @@ def run(
     cpu: str = "4",
     scheduler_name: str = "default-scheduler",
     backend: str | None = None,
+    operator: str | None = None,
 ) -> Iterator[k8s.ApiClient]:
     with contextlib.ExitStack() as stack:
         lc = stack.enter_context(cluster.LocalCluster(workdir, bins=bins, native_gangs=True))
@@ -45,6 +47,8 @@ def run(
             k8s.CoreV1Api(client).patch_node(f"{prefix}-{i}", {"spec": {"taints": None}})
         if backend is not None:
             stack.callback(bridgethread.BridgeThread(lc, backend=backend).start().stop)
+        if operator is not None:
+            stack.enter_context(operators.Operator(operator, lc, binary=operator_env.operator_binary(operator)))
         stack.callback(kubescheduler.start(lc, bins, scheduler_name=scheduler_name).stop)
         k8s.CoreV1Api(client).create_namespace({"metadata": {"name": namespace}})
         yield client
