@@ -4,7 +4,7 @@
 ``GenericWorkload`` gate and ``scheduling.k8s.io/v1beta1``), ``nodes`` simulated nodes of
 ``cpu`` each (made schedulable: no node lifecycle controller lifts their not-ready taint here),
 optionally our bridge on ``backend`` (webhooks and reconcilers) and the upstream ``operator``
-(as ``operator_env`` runs it: a missing binary skips), kube-scheduler as
+(as ``operator_env`` runs it, with ``spark``'s spark-submit: a missing binary skips), kube-scheduler as
 ``scheduler_name``, and ``namespace``; it yields a kubernetes client. Everything stops on exit.
 """
 
@@ -36,6 +36,7 @@ def run(
     scheduler_name: str = "default-scheduler",
     backend: str | None = None,
     operator: str | None = None,
+    spark: pathlib.Path | None = None,
 ) -> Iterator[k8s.ApiClient]:
     with contextlib.ExitStack() as stack:
         lc = stack.enter_context(cluster.LocalCluster(workdir, bins=bins, native_gangs=True))
@@ -48,7 +49,9 @@ def run(
         if backend is not None:
             stack.callback(bridgethread.BridgeThread(lc, backend=backend).start().stop)
         if operator is not None:
-            stack.enter_context(operators.Operator(operator, lc, binary=operator_env.operator_binary(operator)))
+            stack.enter_context(
+                operators.Operator(operator, lc, binary=operator_env.operator_binary(operator), spark=spark)
+            )
         stack.callback(kubescheduler.start(lc, bins, scheduler_name=scheduler_name).stop)
         k8s.CoreV1Api(client).create_namespace({"metadata": {"name": namespace}})
         yield client
