@@ -6,6 +6,7 @@
 optionally our bridge on ``backend`` (webhooks and reconcilers) and the upstream ``operator``
 (as ``operator_env`` runs it, with ``spark``'s spark-submit: a missing binary skips), kube-scheduler as
 ``scheduler_name``, and ``namespace``; it yields a kubernetes client. Everything stops on exit.
+``native_podgroup`` reads a native PodGroup; ``gang_placed`` checks a job's gang end to end.
 """
 
 from __future__ import annotations
@@ -13,15 +14,17 @@ from __future__ import annotations
 import contextlib
 import pathlib
 from collections.abc import Iterator
+from typing import Any
 
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from tests.support import bridgethread, operator_env, simthread
+from bridge import keys
+from tests.support import apiserver, bridgethread, operator_env, queuegate, simthread
 from vbridge.localcluster import binaries, cluster, kubescheduler, operators
 from vbridge.nodesim import nodes
 
-__all__ = ["run"]
+__all__ = ["gang_placed", "native_podgroup", "run"]
 
 
 @contextlib.contextmanager
@@ -55,3 +58,35 @@ def run(
         stack.callback(kubescheduler.start(lc, bins, scheduler_name=scheduler_name).stop)
         k8s.CoreV1Api(client).create_namespace({"metadata": {"name": namespace}})
         yield client
+
+
+def native_podgroup(api: k8s.ApiClient, namespace: str, name: str) -> dict[str, Any] | None:
+    """The native PodGroup ``name`` (``scheduling.k8s.io/v1beta1``), None while it does not exist."""
+    try:
+        out: dict[str, Any] = k8s.CustomObjectsApi(api).get_namespaced_custom_object(
+            "scheduling.k8s.io", "v1beta1", namespace, "podgroups", name
+        )
+        return out
+    except k8s.ApiException as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
+def gang_placed(api: k8s.ApiClient, namespace: str, selector: str, group: str, size: int) -> None:
+    """The native PodGroup ``group`` gangs ``size``; the ``size`` pods of ``selector`` are on
+    kube-scheduler, joined to it and gated by the queue; once the gate is lifted all are bound."""
+    found = apiserver.eventually(lambda: native_podgroup(api, namespace, group), timeout=60, what="the native group")
+    assert found["spec"]["schedulingPolicy"] == {"gang": {"minCount": size}}
+
+    def pods(bound: bool) -> list[dict[str, Any]] | None:
+        listed = apiserver.pods(api, namespace, selector)
+        whole = len(listed) >= size and (not bound or all(p["spec"].get("nodeName") for p in listed))
+        return listed if whole else None
+
+    for pod in apiserver.eventually(lambda: pods(False), timeout=120, what=f"{group}'s pods"):
+        assert pod["spec"]["schedulerName"] == "default-scheduler"
+        assert pod["spec"]["schedulingGroup"] == {"podGroupName": group}
+        assert {"name": keys.QUEUE_GATE} in pod["spec"].get("schedulingGates", [])
+    apiserver.eventually(lambda: queuegate.lift(api, namespace) or None, what="the gates lifted")
+    apiserver.eventually(lambda: pods(True), timeout=120, what=f"{group} bound whole by kube-scheduler")

@@ -54,18 +54,9 @@ def test_spark_pi_volcano_example_driver_is_placed_by_kube_scheduler(api: k8s.Ap
     pg = spark_operator.the_podgroup(api, ns)
     assert pg["spec"]["minMember"] == 1 and pg["spec"]["minResources"] == {"cpu": "3", "memory": "2688Mi"}
 
-    def native() -> dict[str, Any] | None:
-        try:
-            out: dict[str, Any] = k8s.CustomObjectsApi(api).get_namespaced_custom_object(
-                "scheduling.k8s.io", "v1beta1", ns, "podgroups", GROUP
-            )
-            return out
-        except k8s.ApiException as exc:
-            if exc.status == 404:
-                return None
-            raise
-
-    assert apiserver.eventually(native, what="the native PodGroup")["spec"]["schedulingPolicy"] == {"basic": {}}
+    assert apiserver.eventually(lambda: nativebed.native_podgroup(api, ns, GROUP), what="the native PodGroup")["spec"][
+        "schedulingPolicy"
+    ] == {"basic": {}}
     driver = apiserver.eventually(lambda: _driver(api, ns), timeout=120, what="the driver pod")
     assert driver["spec"]["schedulerName"] == "default-scheduler"
     assert driver["spec"]["schedulingGroup"] == {"podGroupName": GROUP}
