@@ -13,7 +13,7 @@ import asyncio
 import dataclasses
 import logging
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from bridge import defaults, queues
 from bridge.adapters import base
@@ -52,7 +52,8 @@ def _swapped(current: dict[str, V], kind: str, name: str, value: Callable[[], V]
 class Facts:
     """A read-mostly cache: the watch loops write, admission reads ``context`` without awaiting."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, backend: Literal["volcano", "native"] = "volcano") -> None:
+        self.backend: Literal["volcano", "native"] = backend
         self.namespaces: dict[str, _Namespace] = {}
         self.queues: dict[str, queues.QueueFacts] = {}
         self.priorities: dict[str, int] = {}
@@ -78,6 +79,7 @@ class Facts:
                 queues=self.queues,
                 priorities=self.priorities,
                 scheduler_name=scheduler_name,
+                backend=self.backend,
             )
             if len(self._contexts) >= _MAX_CONTEXTS:
                 self._contexts.clear()

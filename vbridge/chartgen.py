@@ -1,7 +1,8 @@
 """Generate the chart's registry-derived files, so the chart can never drift from the code.
 
 From the adapter registry: the MutatingWebhookConfiguration template (one webhook per adapter,
-with its rules, selectors and failure policy) and the controllers' read rules on the job kinds
+with its rules, selectors and failure policy; the pod webhooks' done condition chosen by
+``vbridge.backend``) and the controllers' read rules on the job kinds
 (``vbridge.jobKindRules`` in ``templates/_generated.tpl``). From ``bridge.crdgen``: the Volcano
 CRDs as templates (left out with ``volcano.external``, kept on uninstall). From
 ``podgroup_templates/``: the ConfigMap the webhook
@@ -55,6 +56,18 @@ def _webhooks() -> str:
         name=_NAME,
         scheduler_name=_SCHED,
     )
+    # Pod webhooks: what counts as done depends on the backend (``configuration.NATIVE_POD_DONE``).
+    chosen: dict[str, str] = {}
+    for i, hook in enumerate(body["webhooks"]):
+        for cond in hook.get("matchConditions") or []:
+            if cond["name"] == "not-done-already" and hook["rules"][0]["resources"] == ["pods"]:
+                placeholder = f"@@DONE{i}@@"
+                native = f"!({configuration.NATIVE_POD_DONE})"
+                chosen[f"'{placeholder}'"] = (
+                    '{{ if eq (include "vbridge.backend" .) "native" }}'
+                    f"{_scalar(native)}{{{{ else }}}}{_scalar(cond['expression'])}{{{{ end }}}}"
+                )
+                cond["expression"] = placeholder
     body["metadata"]["labels"] = {"@@LABELS@@": "x"}
     body["metadata"]["annotations"] = {"@@CERT_MANAGER@@": "@@CERT@@"}
     text = _dump(body)
@@ -81,9 +94,15 @@ def _webhooks() -> str:
             "  {{- end }}\n",
         ),
     ]
-    for old, new in replacements:
+    for old, new in [*chosen.items(), *replacements]:
         text = text.replace(old, new)
     return _HEADER + text
+
+
+def _scalar(text: str) -> str:
+    """``text`` as one YAML flow scalar (quoted as needed, never folded)."""
+    out: str = yaml.dump(text, Dumper=_NoAliasDumper, width=1 << 30)
+    return out.removesuffix("\n...\n").strip()
 
 
 def _templates_configmap() -> str:

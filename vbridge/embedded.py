@@ -62,6 +62,7 @@ class Options:
     scheduler_name: str = defaults.SCHEDULER_NAME
     operators: tuple[str, ...] = ()  # the upstream operators running beside us (--with-operators)
     tty: bool | None = None  # redraw the table in place (default: whether stdout is a terminal)
+    backend: str = defaults.BACKEND  # native: kube-scheduler places the gangs (started by the caller)
 
 
 async def _apply(api: client.Client, doc: dict[str, Any], namespace: str) -> str:
@@ -96,7 +97,7 @@ async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None
             await sim.register_nodes()
             say(f"{len(opts.specs)} simulated nodes are Ready.")
             tasks.append(asyncio.create_task(sim.serve()))
-            bridge = runtime.Bridge(api, settings)
+            bridge = runtime.Bridge(api, settings, backend=opts.backend)
             tasks.append(asyncio.create_task(bridge.run()))
             while not bridge.started.is_set():
                 _raise_if_failed(tasks)
@@ -106,11 +107,15 @@ async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None
                 url=f"https://127.0.0.1:{port}",
                 ca_bundle=pki.cert.read_bytes(),
                 scheduler_name=opts.scheduler_name,
+                backend=bridge.facts.backend,
             )
             say(f"admission webhook on https://127.0.0.1:{port} (MutatingWebhookConfiguration {runtime.NAME})")
-            conf = sched_configure.parse("", scheduler_name=opts.scheduler_name)
-            tasks.append(asyncio.create_task(sched_loop.Scheduler(api, conf).run()))
-            say(f"gang scheduler running for schedulerName {opts.scheduler_name!r}")
+            if bridge.facts.backend == "native":
+                say("backend native: kube-scheduler places the gangs; pods wait on the queue gate vbridge.io/queue")
+            else:
+                conf = sched_configure.parse("", scheduler_name=opts.scheduler_name)
+                tasks.append(asyncio.create_task(sched_loop.Scheduler(api, conf).run()))
+                say(f"gang scheduler running for schedulerName {opts.scheduler_name!r}")
             if opts.examples:
                 await seed(api, say)
             tty = sys.stdout.isatty() if opts.tty is None else opts.tty

@@ -15,7 +15,7 @@ import logging
 import pathlib
 
 from bridge import defaults, facts, probes
-from bridge.k8s import client, lease, paths, writes
+from bridge.k8s import backends, client, lease, paths, writes
 from vbridge.controllers import certs as ctl_certs
 from vbridge.controllers import templates, wiring
 from webhooks import configuration, server
@@ -37,6 +37,7 @@ class Bridge:
     facts: facts.Facts = dataclasses.field(default_factory=facts.Facts)
     started: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
     reconcile: bool = True  # False: the webhook alone (``serve --webhook-only``)
+    backend: str = defaults.BACKEND  # one of defaults.BACKENDS, resolved at run (``backends.resolve``)
     app: server.App | None = None  # once running
 
     def reconcilers(self) -> list[wiring.Reconciler]:
@@ -48,9 +49,11 @@ class Bridge:
             self.facts,
             scheduler_name=self.settings.scheduler_name,
             templates_by_name=templates.load(self.templates_dir),
+            backend=self.facts.backend,
         )
 
     async def run(self) -> None:
+        self.facts.backend = await backends.resolve(self.api, self.backend)
         reconcilers = self.reconcilers()
         serving = asyncio.Event()
         self.app = server.App(self.facts, self.settings)
@@ -81,12 +84,14 @@ async def register(
     ca_bundle: bytes,
     exclude_namespaces: tuple[str, ...] = (),
     scheduler_name: str = defaults.SCHEDULER_NAME,
+    backend: str = defaults.BACKEND,
 ) -> None:
     body = configuration.build(
         ca_bundle=ca_bundle,
         url=url,
         exclude_namespaces=(defaults.SYSTEM_NAMESPACE, *exclude_namespaces),
         scheduler_name=scheduler_name,
+        backend=await backends.resolve(api, backend),
     )
     base = paths.resource("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations")
     await writes.create_or_replace(api, base, body)
@@ -112,6 +117,7 @@ class Controllers:
     templates_dir: pathlib.Path = TEMPLATES
     elector: lease.Elector | None = None
     vcjobs: bool = True
+    backend: str = defaults.BACKEND  # one of defaults.BACKENDS, resolved at run
     certs: ctl_certs.Manager | None = None
     health: tuple[str, int] | None = None  # (host, port) of /healthz and /readyz
     facts: facts.Facts = dataclasses.field(default_factory=facts.Facts)
@@ -128,6 +134,7 @@ class Controllers:
             scheduler_name=self.scheduler_name,
             templates_by_name=templates.load(self.templates_dir),
             vcjobs=self.vcjobs,
+            backend=self.facts.backend,
         )
         if self.certs is not None:
             out.append(self.certs)
@@ -143,6 +150,7 @@ class Controllers:
         return self.facts.synced
 
     async def run(self) -> None:
+        self.facts.backend = await backends.resolve(self.api, self.backend)
         self.workers()  # a bad template folder fails at start, not at the first gain of the Lease
         lead = asyncio.create_task(self._lead())
         others = [asyncio.create_task(self.facts.run(self.api))]

@@ -14,7 +14,7 @@ from typing import Any
 from bridge import defaults, keys
 from bridge.adapters import base, registry
 
-__all__ = ["NAME", "build", "webhook_name"]
+__all__ = ["NAME", "NATIVE_POD_DONE", "build", "webhook_name"]
 
 NAME = "volcano-bridge"
 TIMEOUT_SECONDS = defaults.WEBHOOK_TIMEOUT_SECONDS
@@ -26,6 +26,9 @@ _CHANGED = (
     " || has(object.metadata.annotations) != has(oldObject.metadata.annotations)"
     " || (has(object.metadata.annotations) && object.metadata.annotations != oldObject.metadata.annotations)"
 )
+
+# Native backend: a pod needs nothing from us once it joined a native group (set only by us).
+NATIVE_POD_DONE = "has(object.spec.schedulingGroup)"
 
 
 def webhook_name(reg: base.Registration) -> str:
@@ -57,7 +60,11 @@ def build(
     adapters: Sequence[base.Adapter] = registry.ADAPTERS,
     name: str = NAME,
     scheduler_name: str = defaults.SCHEDULER_NAME,
+    backend: str = "volcano",
 ) -> dict[str, Any]:
+    """The MutatingWebhookConfiguration. ``backend`` "native": the pod webhooks skip only pods
+    that joined a native group already (``spec.schedulingGroup``), and stamped templates carry no
+    ``vbridge.io/grouped`` label, so every grouped pod is seen once for its native stamp."""
     webhooks = []
     for adapter in adapters:
         reg = adapter.registration
@@ -103,8 +110,9 @@ def build(
             conditions.append({"name": "not-a-mirror-pod", "expression": _NOT_MIRROR})
         if "UPDATE" in reg.operations:
             conditions.append({"name": "changed-on-update", "expression": _CHANGED})
-        if reg.done_when:
-            done = reg.done_when.replace("{scheduler}", scheduler_name)
+        done_when = NATIVE_POD_DONE if backend == "native" and reg.kind == "Pod" else reg.done_when
+        if done_when:
+            done = done_when.replace("{scheduler}", scheduler_name)
             conditions.append({"name": "not-done-already", "expression": f"!({done})"})
         if conditions:
             hook["matchConditions"] = conditions

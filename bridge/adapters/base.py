@@ -96,7 +96,8 @@ class Context:
     was admitted already; a queue closed since must not stop its group from being kept: the
     reconciler checks only ``queues.refusal`` itself). With ``None`` the queue is resolved by
     precedence but not checked. ``admitted_queue`` is the queue of the object's old version on
-    UPDATE: resolving to it again is not checked.
+    UPDATE: resolving to it again is not checked. ``backend`` is the chosen backend, a parameter
+    like the rest (never read from the environment).
     """
 
     namespace: str
@@ -106,6 +107,14 @@ class Context:
     priorities: Mapping[str, int] = dataclasses.field(default_factory=dict)  # PriorityClass -> value
     scheduler_name: str = defaults.SCHEDULER_NAME
     admitted_queue: str | None = None
+    # Who places the pods: "volcano" (stamped with ``scheduler_name``) or "native" (kube-scheduler:
+    # pods join the native PodGroup and carry our queue gate, ``bridge.native.pods``). Resolved
+    # already ("auto" never reaches an adapter).
+    backend: Literal["volcano", "native"] = "volcano"
+
+    @property
+    def native(self) -> bool:
+        return self.backend == "native"
 
     def resolve(self, *, field: str | None, annotations: Mapping[str, str] | None) -> str:
         """The job's queue by precedence, unchecked."""

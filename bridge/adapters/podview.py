@@ -30,6 +30,7 @@ class Container(TypedDict, total=False):
 class Spec(TypedDict, total=False):
     schedulerName: str
     schedulingGates: list[dict[str, Any]]
+    schedulingGroup: dict[str, Any]
     containers: list[Container]
 
 

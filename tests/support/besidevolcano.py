@@ -29,8 +29,8 @@ from kubernetes import client as k8s
 
 from bridge import errors
 from bridge.k8s import client, kubeconfigs, paths, watching
-from tests.support import apiserver, helmbed, helminstall, kubescheduler, loopthread, netns, operator_env, runtimesim
-from vbridge.localcluster import binaries, operators, volcano
+from tests.support import apiserver, helmbed, helminstall, loopthread, netns, operator_env, runtimesim
+from vbridge.localcluster import binaries, kubescheduler, operators, volcano
 from vbridge.nodesim import nodes
 
 WORK = "work"

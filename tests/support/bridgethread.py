@@ -14,9 +14,15 @@ from webhooks import server
 
 class BridgeThread(loopthread.LoopThread):
     def __init__(
-        self, lc: cluster.LocalCluster, *, scheduler_name: str = "volcano", kubeconfig: pathlib.Path | None = None
+        self,
+        lc: cluster.LocalCluster,
+        *,
+        scheduler_name: str = "volcano",
+        kubeconfig: pathlib.Path | None = None,
+        backend: str = "volcano",
     ) -> None:
-        """``kubeconfig``: how the bridge reaches the apiserver (default ``lc``'s; e.g. through a proxy)."""
+        """``kubeconfig``: how the bridge reaches the apiserver (default ``lc``'s; e.g. through a proxy);
+        ``backend``: ``--backend`` (volcano, native or auto)."""
         port = cluster.free_port()
         pki = certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
         serving = certs.issue_from(
@@ -29,14 +35,18 @@ class BridgeThread(loopthread.LoopThread):
 
         async def main(ready: asyncio.Event) -> None:
             async with client.Client(kubeconfigs.load(self.kubeconfig), connections=16) as api:
-                self.bridge = runtime.Bridge(api, settings)
+                self.bridge = runtime.Bridge(api, settings, backend=backend)
                 task = asyncio.create_task(self.bridge.run())
                 started = asyncio.create_task(self.bridge.started.wait())
                 await asyncio.wait([task, started], return_when=asyncio.FIRST_COMPLETED)
                 if task.done():
                     await task
                 await runtime.register(
-                    api, url=self.url, ca_bundle=pki.cert.read_bytes(), scheduler_name=scheduler_name
+                    api,
+                    url=self.url,
+                    ca_bundle=pki.cert.read_bytes(),
+                    scheduler_name=scheduler_name,
+                    backend=backend,
                 )
                 ready.set()
                 try:

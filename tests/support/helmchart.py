@@ -47,6 +47,7 @@ COMBOS: dict[str, list[str]] = {
         *("--set-file", f"certificates.caBundle={CA_FILE}"),
     ],
     "external": ["--set", "volcano.external=true"],
+    "native": ["--set", "backend=native"],
     "placement": [
         *("--set", "webhook.replicas=3"),
         *("--set", "webhook.nodeSelector.pool=infra"),

@@ -20,8 +20,8 @@ from collections.abc import Iterator
 import pytest
 import yaml
 
-from tests.support import apiserver, helmbed, helminstall, kubescheduler, netns, runtimesim, upstream
-from vbridge.localcluster import binaries
+from tests.support import apiserver, helmbed, helminstall, netns, runtimesim, upstream
+from vbridge.localcluster import binaries, kubescheduler
 from vbridge.nodesim import nodes
 
 __all__ = ["CERT_SECONDS", "running"]

@@ -111,3 +111,11 @@ def test_a_service_reference_for_the_chart_and_one_of_url_or_service_required() 
     }
     with pytest.raises(ValueError, match="either url or service"):
         configuration.build(ca_bundle=b"CA")
+
+
+def test_on_the_native_backend_pod_webhooks_skip_only_pods_already_in_a_native_group() -> None:
+    by_name = hooks(build(backend="native"))
+    for name in ("pod.spark.apache.org.vbridge.io", "pod.kubeflow.org.vbridge.io"):
+        done = {c["name"]: c["expression"] for c in by_name[name]["matchConditions"]}["not-done-already"]
+        assert done == f"!({configuration.NATIVE_POD_DONE})"
+    assert hooks(build())["tfjob.kubeflow.org.vbridge.io"] == by_name["tfjob.kubeflow.org.vbridge.io"]

@@ -28,7 +28,7 @@ import uvloop
 from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs, owners
 from vbridge import runtime
-from vbridge.commands import connecting, leasing
+from vbridge.commands import backends, connecting, leasing
 from vbridge.controllers import certs
 
 __all__ = ["add_parser", "build", "main"]
@@ -53,6 +53,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--lease-name", default=defaults.CONTROLLERS_LEASE, help="the Lease of --leader-elect")
     p.add_argument("--health-host", default=defaults.HEALTH_HOST, help="listen address of /healthz and /readyz")
     p.add_argument("--health-port", type=int, default=defaults.HEALTH_PORT, help="/healthz and /readyz (0: any)")
+    backends.add_argument(p)
     p.add_argument("--no-vcjobs", action="store_true", help="leave Volcano Jobs to Volcano's own controller")
     p.add_argument("--manage-certs", action="store_true", help="keep the webhook's certificate and caBundle")
     p.add_argument("--cert-secret", default=None, help="kubernetes.io/tls Secret of the webhook's certificate")
@@ -106,6 +107,7 @@ def build(api: client.Client, args: argparse.Namespace, owner: owners.Owner | No
         templates_dir=pathlib.Path(args.templates),
         elector=elector,
         vcjobs=not args.no_vcjobs,
+        backend=args.backend,
         certs=manager,
         health=(args.health_host, args.health_port),
     )

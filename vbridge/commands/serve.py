@@ -22,7 +22,7 @@ import uvloop
 from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs
 from vbridge import runtime
-from vbridge.commands import connecting
+from vbridge.commands import backends, connecting
 from webhooks import server
 
 __all__ = ["add_parser", "bridge", "main", "settings"]
@@ -43,6 +43,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--scheduler-name", default=defaults.SCHEDULER_NAME, help="the schedulerName stamped on gang-scheduled pods"
     )
+    backends.add_argument(p)
     p.add_argument(
         "--header-timeout",
         type=float,
@@ -88,7 +89,9 @@ def main(args: argparse.Namespace) -> int:
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
     # uvloop: the admission path is latency-bound; it roughly halves the event loop's overhead.
-    uvloop.run(_run(conn, settings(args), pathlib.Path(args.templates), reconcile=not args.webhook_only))
+    uvloop.run(
+        _run(conn, settings(args), pathlib.Path(args.templates), reconcile=not args.webhook_only, backend=args.backend)
+    )
     return 0
 
 
@@ -121,20 +124,30 @@ def settings(args: argparse.Namespace) -> server.Settings:
 
 
 def bridge(
-    api: client.Client, settings: server.Settings, templates: pathlib.Path, *, reconcile: bool
+    api: client.Client,
+    settings: server.Settings,
+    templates: pathlib.Path,
+    *,
+    reconcile: bool,
+    backend: str = defaults.BACKEND,
 ) -> runtime.Bridge:
-    return runtime.Bridge(api, settings, templates_dir=templates, reconcile=reconcile)
+    return runtime.Bridge(api, settings, templates_dir=templates, reconcile=reconcile, backend=backend)
 
 
 async def _run(
-    conn: kubeconfigs.Connection, settings: server.Settings, templates: pathlib.Path, *, reconcile: bool
+    conn: kubeconfigs.Connection,
+    settings: server.Settings,
+    templates: pathlib.Path,
+    *,
+    reconcile: bool,
+    backend: str,
 ) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     async with client.Client(conn) as api:
-        task = asyncio.create_task(bridge(api, settings, templates, reconcile=reconcile).run())
+        task = asyncio.create_task(bridge(api, settings, templates, reconcile=reconcile, backend=backend).run())
         await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):

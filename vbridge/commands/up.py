@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge import errors, quantity
-from vbridge.commands import output
+from vbridge.commands import backends, output
 
 __all__ = ["LOG_FILE", "add_parser", "count", "main", "port", "resource", "seconds"]
 
@@ -100,6 +100,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="also run the real spark-operator and training-operator (tools/build-operators.sh builds them)",
     )
+    backends.add_argument(p)
     p.add_argument("--port", type=port, default=None, help="kube-apiserver port (default: a free one)")
     p.add_argument("--workdir", default=None, help="keep certificates, logs and etcd data here (default: a temp dir)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logs, also on stderr")
@@ -128,7 +129,7 @@ def main(args: argparse.Namespace) -> int:
     import asyncio
 
     from vbridge import embedded
-    from vbridge.localcluster import binaries, cluster, operators
+    from vbridge.localcluster import binaries, cluster, kubescheduler, operators
     from vbridge.nodesim import nodes
 
     say = output.write
@@ -137,7 +138,10 @@ def main(args: argparse.Namespace) -> int:
     workdir = pathlib.Path(args.workdir).resolve() if args.workdir else None
     if workdir:
         workdir.mkdir(parents=True, exist_ok=True)
-    lc = cluster.LocalCluster(workdir, bins=bins, ports=cluster.Ports(apiserver=args.port))
+    # native and auto: the control plane serves the Workload API (its gates and runtime-config),
+    # kube-scheduler places the gangs instead of our scheduler.
+    native = args.backend != "volcano"
+    lc = cluster.LocalCluster(workdir, bins=bins, ports=cluster.Ports(apiserver=args.port), native_gangs=native)
     handler = _logging(lc.workdir / "logs", args.verbose)
     t0 = time.monotonic()
     say("starting etcd, kube-apiserver and kube-controller-manager...")
@@ -160,12 +164,16 @@ def main(args: argparse.Namespace) -> int:
                 run_seconds=args.run_seconds,
                 examples=not args.no_examples,
                 operators=running_operators,
+                backend=args.backend,
             )
             with contextlib.ExitStack() as running:
                 # Started here, on the main thread: child processes die with the thread that made them.
                 for name in running_operators:
                     say(f"starting the upstream {name} (built from its Go module, default flags)...")
                     running.enter_context(operators.Operator(name, lc))
+                if native:
+                    say("starting kube-scheduler with GenericWorkload (it places the gangs)...")
+                    running.callback(kubescheduler.start(lc, bins).stop)
                 asyncio.run(embedded.run(lc, opts, say))
             say("stopping...")
     finally:

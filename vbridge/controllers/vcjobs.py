@@ -90,11 +90,15 @@ class VcJobController:
         api: client.Client,
         *,
         scheduler_name: str = defaults.SCHEDULER_NAME,
+        native: bool = False,
         in_flight: int = defaults.VCJOB_CREATE_IN_FLIGHT,
         workers: int = defaults.VCJOB_SYNC_WORKERS,
     ) -> None:
         self.api = api
         self.scheduler_name = scheduler_name
+        # Native backend: pods are made at once, each gated by its queue (``keys.QUEUE_GATE``),
+        # instead of after the scheduler moves the group out of Pending.
+        self.native = native
         self.cache = vcjob_cache.Cache()
         self.pool = vcjob_create.Pool(api, in_flight=in_flight)
         self._workers = asyncio.Semaphore(workers)
@@ -288,14 +292,16 @@ class VcJobController:
         in_flight = self.cache.in_flight(key, time.monotonic())
         create = [(t, i) for t, i in plan.create if names.pod(name, t, i) not in in_flight]
         group = self.cache.group(key, names.podgroup(job))
-        admitted = group is not None and ((group.get("status") or {}).get("phase") or "Pending") != "Pending"
+        admitted = group is not None and (
+            self.native or ((group.get("status") or {}).get("phase") or "Pending") != "Pending"
+        )
         wait = self._create_after.get(key, 0.0) - time.monotonic()
         if create and admitted and wait > 0:
             self._later(key, wait)  # the last attempt failed: not before its backoff has passed
         elif create and admitted:
             # All asked for together, as Volcano does: the scheduler should find the gang whole.
             self.cache.creating(key, [names.pod(name, t, i) for t, i in create], time.monotonic())
-            bodies = (pods.build(job_after, task=t, index=i) for t, i in create)
+            bodies = (pods.build(job_after, task=t, index=i, native=self.native) for t, i in create)
             failures = await self.pool.create(namespace, bodies)
             for failure in failures:
                 self.cache.not_created(key, failure.pod)

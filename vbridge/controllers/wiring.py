@@ -5,7 +5,8 @@ kind families with controllers of their own.
 - ``spark.SparkReconciler``: spark-submit drivers and client-mode executors;
 - ``vcjobs.VcJobController``: Volcano Jobs, and ``commands.CommandController``: vcctl's
   ``bus.volcano.sh`` Commands on Jobs and Queues (unless ``vcjobs`` is off: ``controllers
-  --no-vcjobs``, for clusters where Volcano's own controllers run them).
+  --no-vcjobs``, for clusters where Volcano's own controllers run them);
+- ``native.NativeReconciler`` on the native backend.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, Protocol
 from bridge import facts as facts_mod
 from bridge.adapters import base, registry
 from bridge.k8s import client
-from vbridge.controllers import commands, jobs, spark
+from vbridge.controllers import commands, jobs, native, spark
 from vbridge.controllers import vcjobs as vcjob_controller
 
 __all__ = ["Reconciler", "reconcilers"]
@@ -34,7 +35,10 @@ def reconcilers(
     templates_by_name: dict[str, dict[str, Any]],
     adapters: Sequence[base.Adapter] = registry.ADAPTERS,
     vcjobs: bool = True,
+    backend: str = "volcano",
 ) -> list[Reconciler]:
+    """The reconcilers to run; ``backend`` "native" adds ``native.NativeReconciler`` (the Workload
+    and PodGroup twins of every Volcano PodGroup) and makes Volcano Jobs' pods native."""
     out: list[Reconciler] = [
         jobs.JobReconciler(api, a, facts, scheduler_name=scheduler_name)
         for a in adapters
@@ -42,6 +46,8 @@ def reconcilers(
     ]
     out.append(spark.SparkReconciler(api, facts, scheduler_name=scheduler_name, templates_by_name=templates_by_name))
     if vcjobs:
-        out.append(vcjob_controller.VcJobController(api, scheduler_name=scheduler_name))
+        out.append(vcjob_controller.VcJobController(api, scheduler_name=scheduler_name, native=backend == "native"))
         out.append(commands.CommandController(api))
+    if backend == "native":
+        out.append(native.NativeReconciler(api))
     return out

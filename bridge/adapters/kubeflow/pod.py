@@ -5,6 +5,11 @@ pods that lack the group annotation. They are recognised by the operators' label
 (``training.kubeflow.org/job-name`` plus ``replica-type`` or ``job-role``) and given the same
 result as a stamped template: schedulerName, ``scheduling.k8s.io/group-name: <job>`` and
 ``volcano.sh/task-spec: <role>``. The job's PodGroup is made by the reconciler from the job.
+
+On the native backend a pod of a stamped template comes here too (templates carry no
+``vbridge.io/grouped`` label there): an operator built on an older ``k8s.io/api`` drops
+``spec.schedulingGroup`` when it copies the template, so every grouped pod without it gets the
+native stamp (``bridge.native.pods``) at admission, the only time it can be set.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 from bridge import keys, patching
 from bridge.adapters import base
+from bridge.native import pods as native_pods
 
 __all__ = ["KubeflowPodAdapter"]
 
@@ -31,12 +37,19 @@ class KubeflowPodAdapter:
         job = labels.get(keys.KF_JOB_NAME)
         role = labels.get(keys.KF_REPLICA_TYPE) or labels.get("training.kubeflow.org/job-role")
         annotations = meta.get("annotations") or {}
-        if not job or not role or keys.GROUP_NAME in annotations:
+        if not job or not role:
+            return None
+        if keys.GROUP_NAME in annotations and (not ctx.native or native_pods.stamped(spec)):
             return None
         if spec.get("schedulerName") not in (None, "", "default-scheduler", ctx.scheduler_name):
             return None  # the user chose another scheduler on purpose
-        stamps = {**annotations, keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower()}
+        stamps = {keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower(), **annotations}
         desired = patching.assoc(obj, ("metadata", "annotations"), stamps)
+        if ctx.native:
+            group = stamps[keys.GROUP_NAME]
+            return base.Admission(
+                desired=patching.assoc(desired, ("spec",), native_pods.stamp(spec, group, ours=ctx.scheduler_name))
+            )
         desired = patching.assoc(desired, ("spec", "schedulerName"), ctx.scheduler_name)
         return base.Admission(desired=desired)
 

@@ -143,8 +143,10 @@ class SparkApplicationAdapter:
             if part.get("schedulerName") in (None, "", "default-scheduler"):
                 part["schedulerName"] = ctx.scheduler_name
         # Executors on our scheduler come out grouped, so the pod webhook skips them; the driver
-        # still needs it (its gate).
-        if dspec["executor"].get("schedulerName") == ctx.scheduler_name:
+        # still needs it (its gate). On the native backend every pod needs it (``schedulingGroup``
+        # is set on the pod, never in the application): no label, the pods name our scheduler
+        # and the pod webhook moves them to kube-scheduler.
+        if dspec["executor"].get("schedulerName") == ctx.scheduler_name and not ctx.native:
             dspec["executor"].setdefault("labels", {})[keys.GROUPED_LABEL] = "true"
         dspec.setdefault("sparkConf", {}).setdefault("spark.kubernetes.scheduler.name", ctx.scheduler_name)
         return base.Admission(desired=desired)

@@ -21,6 +21,10 @@ spark-operator launched it for an application we stamped.
   (``bridge.adapters.spark.driver``), then lifts the gate. A driver is never scheduled against a
   half-built group.
 
+Native backend (``Context.backend``): every pod of ours also gets ``schedulingGroup`` (the group
+above), the queue gate and kube-scheduler's name (``bridge.native.pods``); executors are not
+labelled grouped, so each comes here for its stamp.
+
 ``podgroup`` is therefore ``None`` here: a driver's group is not a function of the pod alone.
 """
 
@@ -33,6 +37,7 @@ from bridge import errors, keys, patching
 from bridge.adapters import base
 from bridge.adapters.spark import application
 from bridge.adapters.spark import conf as sparkconf
+from bridge.native import pods as native_pods
 
 __all__ = ["SparkPodAdapter", "group_name"]
 
@@ -44,8 +49,11 @@ def group_name(app_id: str) -> str:
 def _is_ours(pod: Mapping[str, Any], ctx: base.Context) -> bool:
     meta = pod.get("metadata") or {}
     labels, annotations = meta.get("labels") or {}, meta.get("annotations") or {}
-    if (pod.get("spec") or {}).get("schedulerName") == ctx.scheduler_name:
+    spec = pod.get("spec") or {}
+    if spec.get("schedulerName") == ctx.scheduler_name:
         return True
+    if ctx.native and native_pods.stamped(spec):
+        return False  # joined a native group already (a SparkApplication stamp, or admitted once)
     app = labels.get(keys.SPARK_OPERATOR_APP)
     return (
         labels.get(keys.SPARK_OPERATOR_LAUNCHED) == "true"
@@ -54,14 +62,18 @@ def _is_ours(pod: Mapping[str, Any], ctx: base.Context) -> bool:
     )
 
 
-def _executor_stamps(name: str, scheduler_name: str) -> dict[str, str]:
+def _executor_stamps(name: str, ctx: base.Context) -> dict[str, str]:
     """Confs that make Spark create its executors as our webhook would leave them: grouped, on our
-    scheduler (as the driver is), and labelled so that the webhook is not called for them."""
-    return {
+    scheduler (as the driver is), and labelled so that the webhook is not called for them. On the
+    native backend the executors still name our scheduler and carry no label: Spark cannot write
+    ``schedulingGroup``, so the webhook stamps each executor (``bridge.native.pods``)."""
+    out = {
         f"spark.kubernetes.executor.annotation.{keys.GROUP_NAME}": name,
-        "spark.kubernetes.executor.scheduler.name": scheduler_name,
-        f"spark.kubernetes.executor.label.{keys.GROUPED_LABEL}": "true",
+        "spark.kubernetes.executor.scheduler.name": ctx.scheduler_name,
     }
+    if not ctx.native:
+        out[f"spark.kubernetes.executor.label.{keys.GROUPED_LABEL}"] = "true"
+    return out
 
 
 class SparkPodAdapter:
@@ -93,13 +105,17 @@ class SparkPodAdapter:
                 raise errors.QueueError(refused)
         if role == "driver":
             containers = sparkconf.with_driver_confs(
-                desired["spec"].get("containers") or [], _executor_stamps(name, ctx.scheduler_name)
+                desired["spec"].get("containers") or [], _executor_stamps(name, ctx)
             )
             if containers is not None:
                 desired = patching.assoc(desired, ("spec", "containers"), containers)
             gates = list(desired["spec"].get("schedulingGates") or [])
             if not any(g.get("name") == keys.SPARK_GATE for g in gates):
                 desired = patching.assoc(desired, ("spec", "schedulingGates"), [*gates, {"name": keys.SPARK_GATE}])
+        if ctx.native:
+            desired = patching.assoc(
+                desired, ("spec",), native_pods.stamp(desired["spec"], name, ours=ctx.scheduler_name)
+            )
         return base.Admission(desired=desired)
 
     def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:

@@ -6,8 +6,9 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import podgroups
+from bridge import defaults, podgroups
 from bridge.adapters.vcjob import names, plugins, spec
+from bridge.native import pods as native_pods
 
 __all__ = ["build", "desired_names"]
 
@@ -17,8 +18,12 @@ def desired_names(job: Mapping[str, Any]) -> list[tuple[str, int]]:
     return [(t.name, i) for t in spec.tasks(job) for i in range(t.replicas)]
 
 
-def build(job: Mapping[str, Any], *, task: str, index: int) -> dict[str, Any]:
-    """One pod body: the task template, Volcano's keys, the gang's group, the plugins' changes."""
+def build(job: Mapping[str, Any], *, task: str, index: int, native: bool = False) -> dict[str, Any]:
+    """One pod body: the task template, Volcano's keys, the gang's group, the plugins' changes.
+
+    ``native`` (the native backend): the pod also joins the native PodGroup of the job's group
+    and waits on its queue's gate, on kube-scheduler (``bridge.native.pods``; the job's
+    ``schedulerName``, defaulted to ours, is the one replaced)."""
     meta, job_spec, status = job["metadata"], job["spec"], job.get("status") or {}
     the_task = next(t for t in spec.tasks(job) if t.name == task)
     template = copy.deepcopy(dict(the_task.template))
@@ -51,7 +56,7 @@ def build(job: Mapping[str, Any], *, task: str, index: int) -> dict[str, Any]:
             pod_spec.setdefault("volumes", []).append({"name": vol_name, "persistentVolumeClaim": {"claimName": claim}})
             for c in pod_spec.get("containers") or []:
                 c.setdefault("volumeMounts", []).append({"name": vol_name, "mountPath": volume["mountPath"]})
-    pod = {
+    pod: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
@@ -64,4 +69,7 @@ def build(job: Mapping[str, Any], *, task: str, index: int) -> dict[str, Any]:
         "spec": pod_spec,
     }
     plugins.apply(job, pod, task=task, index=index)
+    if native:
+        ours = job_spec.get("schedulerName") or defaults.SCHEDULER_NAME
+        pod["spec"] = native_pods.stamp(pod["spec"], names.podgroup(job), ours=ours)
     return pod

@@ -110,3 +110,13 @@ resources: {{- toYaml .values.resources | nindent 2 }}
   name: {{ include "vbridge.name" .root }}-{{ .component }}
   namespace: {{ .root.Release.Namespace }}
 {{- end -}}
+
+{{- /* The backend the components run: .Values.backend, with "auto" resolved here to native when the
+cluster serves scheduling.k8s.io/v1beta1 Workload (the GenericWorkload gate), else volcano. */ -}}
+{{- define "vbridge.backend" -}}
+{{- if eq .Values.backend "auto" -}}
+{{- if .Capabilities.APIVersions.Has "scheduling.k8s.io/v1beta1/Workload" }}native{{ else }}volcano{{ end -}}
+{{- else -}}
+{{ .Values.backend }}
+{{- end -}}
+{{- end -}}

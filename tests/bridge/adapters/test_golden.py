@@ -8,6 +8,12 @@ Each file in ``golden/`` holds ``input``, optional ``context`` and ``expected``:
 A case whose context names a spark-submit driver's ``conf`` (and ``template``) follows the
 driver through its reconciler too: ``podgroup`` is ``spark.driver.podgroup`` from that conf,
 and ``patch`` is the driver as it ends up once its group is complete (admitted, gate lifted).
+Cases under ``golden/native/`` run with ``context.backend: native`` (the same inputs as their
+namesakes here): ``patch`` adds the native stamps (``bridge.native.pods``), and ``native`` holds
+the ``Workload`` and ``PodGroup`` (``scheduling.k8s.io/v1beta1``) made from ``podgroup``
+(``bridge.native.workloads``); for a Volcano Job, whose pods our controller makes, ``pod`` is the
+first pod's spec (``vcjob.pods.build``).
+
 Regenerate after an intended change with ``VBRIDGE_UPDATE_GOLDEN=1 pytest tests/bridge/adapters``
 and review the diff: the files are the specification.
 """
@@ -21,12 +27,16 @@ from typing import Any
 import pytest
 import yaml
 
-from bridge import errors, patching, queues
+from bridge import defaults, errors, patching, queues
 from bridge.adapters import base, registry
 from bridge.adapters.spark import driver
+from bridge.adapters.vcjob import pods as vcjob_pods
+from bridge.adapters.vcjob import spec as vcjob_spec
+from bridge.native import workloads
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
-CASES = sorted(GOLDEN.glob("*.yaml"))
+CASES = sorted(GOLDEN.glob("*.yaml")) + sorted((GOLDEN / "native").glob("*.yaml"))
+IDS = [str(p.relative_to(GOLDEN).with_suffix("")) for p in CASES]
 
 
 def _context(raw: dict[str, Any] | None) -> base.Context:
@@ -42,6 +52,7 @@ def _context(raw: dict[str, Any] | None) -> base.Context:
         },
         priorities=raw.get("priorities", {}),
         scheduler_name=raw.get("schedulerName", "volcano"),
+        backend=raw.get("backend", "volcano"),
     )
 
 
@@ -80,10 +91,17 @@ def run(case: dict[str, Any]) -> Any:
         return {"error": str(exc)}
     again = adapter.admit(admitted.desired, ctx)
     assert again is None or patching.diff(admitted.desired, again.desired) == [], "second pass must not patch"
-    return {"podgroup": group, "patch": patching.diff(obj, final)}
+    out = {"podgroup": group, "patch": patching.diff(obj, final)}
+    if ctx.native and group is not None:
+        out["native"] = {"workload": workloads.workload(group), "podgroup": workloads.podgroup(group)}
+        if obj.get("apiVersion") == defaults.BATCH_API:
+            job = vcjob_spec.defaulted(final, scheduler_name=ctx.scheduler_name)
+            first = vcjob_spec.tasks(job)[0].name
+            out["pod"] = vcjob_pods.build(job, task=first, index=0, native=True)["spec"]
+    return out
 
 
-@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+@pytest.mark.parametrize("path", CASES, ids=IDS)
 def test_golden(path: pathlib.Path) -> None:
     case = yaml.safe_load(path.read_text())
     got = run(case)
@@ -109,7 +127,7 @@ def test_every_adapter_has_golden_cases() -> None:
     assert covered == {a.registration.name for a in registry.ADAPTERS}
 
 
-@pytest.mark.parametrize("path", CASES, ids=[p.stem for p in CASES])
+@pytest.mark.parametrize("path", CASES, ids=IDS)
 def test_admission_alone_gives_the_full_translations_verdict_and_object(path: pathlib.Path) -> None:
     """Admission builds no group, yet denies, ignores and patches exactly as the full translation.
 
@@ -126,6 +144,6 @@ def test_admission_alone_gives_the_full_translations_verdict_and_object(path: pa
     assert verdict == "patch"
     if "conf" in (case.get("context") or {}):
         gated = patching.diff(case["input"], driver.without_gate(adapter.admit(case["input"], ctx).desired))
-        assert gated == full["patch"] and patch[-1]["path"] == "/spec/schedulingGates"
+        assert gated == full["patch"] and any(op["path"].startswith("/spec/schedulingGates") for op in patch)
     else:
         assert patch == full["patch"]

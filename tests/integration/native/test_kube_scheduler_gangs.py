@@ -15,12 +15,10 @@ from typing import Any
 
 import pytest
 from kubernetes import client as k8s
-from kubernetes import config as k8s_config
 
 from bridge.native import workloads
-from tests.support import apiserver, kubescheduler, simthread
-from vbridge.localcluster import binaries, cluster
-from vbridge.nodesim import nodes
+from tests.support import apiserver, nativebed
+from vbridge.localcluster import binaries
 
 pytestmark = pytest.mark.integration
 NS = "native"
@@ -28,24 +26,9 @@ NS = "native"
 
 @pytest.fixture(scope="module")
 def api(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[k8s.ApiClient]:
-    lc = cluster.LocalCluster(tmp_path_factory.mktemp("native"), bins=bins, native_gangs=True)
-    lc.start()
-    sched = sim = None
-    try:
-        sim = simthread.SimThread(lc.kubeconfig, nodes.pool(3, prefix="nat", cpu="4", memory="16Gi")).start()
-        client = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
-        for i in range(3):  # no node lifecycle controller lifts the not-ready taint here
-            k8s.CoreV1Api(client).patch_node(f"nat-{i}", {"spec": {"taints": None}})
-        sched = kubescheduler.start(lc, bins, scheduler_name="volcano")
-        k8s.CoreV1Api(client).create_namespace({"metadata": {"name": NS}})
+    workdir = tmp_path_factory.mktemp("native")
+    with nativebed.run(bins, workdir, namespace=NS, prefix="nat", scheduler_name="volcano") as client:
         yield client
-        client.close()
-    finally:
-        if sched is not None:
-            sched.stop()
-        if sim is not None:
-            sim.stop()
-        lc.stop()
 
 
 def volcano_group(name: str, min_member: int) -> dict[str, Any]:

@@ -21,9 +21,9 @@ from kubernetes import client as k8s
 
 from scheduler import configure
 from tests.builders import native
-from tests.support import apiserver, kubescheduler, nativegangs, schedthread, simthread
+from tests.support import apiserver, nativegangs, schedthread, simthread
 from vbridge import cli
-from vbridge.localcluster import binaries, cluster
+from vbridge.localcluster import binaries, cluster, kubescheduler
 from vbridge.nodesim import nodes
 
 pytestmark = pytest.mark.integration

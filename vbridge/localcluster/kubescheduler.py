@@ -1,6 +1,7 @@
 """The built kube-scheduler as a subprocess of the test bed, for pods of ``default-scheduler``.
 
-The chart's own pods ask for no scheduler, so the cluster's default one must place them. It
+``vbridge up --backend native`` runs it to place the gangs (with the cluster's native gangs on,
+it gets their gate); the tests run it for the chart's own pods, which ask for no scheduler. It
 runs with the admin kubeconfig (as the test bed's kube-controller-manager does), without
 leader election and without its HTTPS port.
 """
