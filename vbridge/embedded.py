@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from bridge import convert, defaults, errors
+from bridge import convert, defaults, errors, keys
 from bridge.k8s import client, kubeconfigs, paths
 from scheduler import configure as sched_configure
 from scheduler.io import loop as sched_loop
@@ -110,8 +110,12 @@ async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None
                 backend=bridge.facts.backend,
             )
             say(f"admission webhook on https://127.0.0.1:{port} (MutatingWebhookConfiguration {runtime.NAME})")
-            if bridge.facts.backend == "native":
-                say("backend native: kube-scheduler places the gangs; pods wait on the queue gate vbridge.io/queue")
+            if bridge.facts.backend == defaults.NATIVE:
+                # Our scheduler keeps only its queue half: it admits groups and lifts their pods'
+                # queue gate; kube-scheduler (started by the caller) places them.
+                conf = sched_configure.parse("", backend=defaults.NATIVE)
+                tasks.append(asyncio.create_task(sched_loop.Scheduler(api, conf).run()))
+                say(f"backend native: kube-scheduler places the gangs; our queues lift the gate {keys.QUEUE_GATE}")
             else:
                 conf = sched_configure.parse("", scheduler_name=opts.scheduler_name)
                 tasks.append(asyncio.create_task(sched_loop.Scheduler(api, conf).run()))

@@ -5,7 +5,8 @@
 ``cpu`` each (made schedulable: no node lifecycle controller lifts their not-ready taint here),
 optionally our bridge on ``backend`` (webhooks and reconcilers) and the upstream ``operator``
 (as ``operator_env`` runs it, with ``spark``'s spark-submit: a missing binary skips), kube-scheduler as
-``scheduler_name``, and ``namespace``; it yields a kubernetes client. Everything stops on exit.
+``scheduler_name``, with ``gate`` our scheduler on the native backend (its queue half: it admits
+groups and lifts their pods' queue gate), and ``namespace``; it yields a kubernetes client. Everything stops on exit.
 ``native_podgroup`` reads a native PodGroup; ``gang_placed`` checks a job's gang end to end.
 """
 
@@ -19,8 +20,9 @@ from typing import Any
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
-from bridge import keys
-from tests.support import apiserver, bridgethread, operator_env, queuegate, simthread
+from bridge import defaults, keys
+from scheduler import configure
+from tests.support import apiserver, bridgethread, operator_env, queuegate, schedthread, simthread
 from vbridge.localcluster import binaries, cluster, kubescheduler, operators
 from vbridge.nodesim import nodes
 
@@ -40,6 +42,7 @@ def run(
     backend: str | None = None,
     operator: str | None = None,
     spark: pathlib.Path | None = None,
+    gate: bool = False,
 ) -> Iterator[k8s.ApiClient]:
     with contextlib.ExitStack() as stack:
         lc = stack.enter_context(cluster.LocalCluster(workdir, bins=bins, native_gangs=True))
@@ -56,6 +59,9 @@ def run(
                 operators.Operator(operator, lc, binary=operator_env.operator_binary(operator), spark=spark)
             )
         stack.callback(kubescheduler.start(lc, bins, scheduler_name=scheduler_name).stop)
+        if gate:
+            conf = configure.parse("", backend=defaults.NATIVE, scheduler_name=scheduler_name)
+            stack.callback(schedthread.SchedThread(lc, conf).start().stop)
         k8s.CoreV1Api(client).create_namespace({"metadata": {"name": namespace}})
         yield client
 
