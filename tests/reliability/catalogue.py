@@ -107,21 +107,23 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "R10",
-        "binds over reset, black-holed, cut, slow (latency, 16 KB/s, slow close) connections",
+        "binds over reset, black-holed, cut, slow (latency, 16 KB/s, slow close) connections; chosen binds, "
+        "status writes and reconciler creates answered 500, 409, 429 (with and without Retry-After)",
         "failure recorded (FailedScheduling, PodScheduled=False), retried; gang completes; cache matches the API",
         (
             R + "test_network.py::test_reset_peer_and_timeouts_on_every_component_connection",
             R + "test_network.py::test_degraded_links_slow_everything_and_lose_nothing",
+            R + "test_calls.py::test_r10_chosen_calls_answered_500_409_429",
         ),
-        missing="a bind refused with 500, 409 or 429 on a chosen call (Toxiproxy cuts TCP, not calls): only binds "
-        "over reset and black-holed connections are shown",
     ),
     Item(
         "R11",
         "another writer binds a member to the same node just before our bind (409 already assigned)",
         "success when the node matches; no FailedScheduling",
-        (SCHED + "test_restarts.py::test_killed_mid_gang_leaves_no_partial_gang_and_no_double_bind",),
-        missing="no test binds a member behind the scheduler's back just before its own bind (a direct 409)",
+        (
+            SCHED + "test_restarts.py::test_killed_mid_gang_leaves_no_partial_gang_and_no_double_bind",
+            R + "test_calls.py::test_r11_a_member_bound_by_another_writer_just_before_the_schedulers_bind",
+        ),
     ),
     Item(
         "R12",
@@ -142,7 +144,7 @@ ITEMS: tuple[Item, ...] = (
         "R14",
         "another writer rewrites a PodGroup's status while the scheduler owns it",
         "re-GET and reapply: the scheduler's status converges",
-        missing="not built yet: no test writes a PodGroup's status concurrently with the scheduler",
+        (R + "test_calls.py::test_r14_a_podgroup_status_rewritten_by_another_writer_converges",),
     ),
     Item(
         "R15",
