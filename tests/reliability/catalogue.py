@@ -138,7 +138,7 @@ ITEMS: tuple[Item, ...] = (
         "R13",
         "minMember raised while the gang is pending",
         "new minMember applied; no partial bind",
-        missing="not built yet",
+        (R + "test_cluster.py::test_r13_min_member_raised_while_the_gang_is_pending",),
     ),
     Item(
         "R14",
@@ -175,11 +175,12 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "R18",
-        "queue closed while its groups are pending and running",
+        "queue closed (as vcctl queue close) while its groups are pending and running",
         "new groups held or rejected; running ones continue",
-        (ADM + "test_queue_denial_is_403_naming_the_queues_to_use",),
-        missing="only the admission side (a Closed queue takes no new job); no test closes a queue under pending "
-        "and running groups",
+        (
+            ADM + "test_queue_denial_is_403_naming_the_queues_to_use",
+            R + "test_cluster.py::test_r18_queue_closed_under_pending_and_running_groups",
+        ),
     ),
     Item(
         "R19",
@@ -192,18 +193,19 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "R20",
-        "a running gang's member pod deleted",
-        "PodGroup stays Running while it terminates; the job's lifecycle policy applies",
+        "a running gang's member pod deleted (PodEvicted -> RestartJob)",
+        "PodGroup stays admitted while it terminates (Running, Unknown as Volcano's getPodGroupPhase, Inqueue while "
+        "restarting; never Pending); the job's lifecycle policy applies once",
         (
             "tests/integration/test_vcjobs.py::test_tensorflow_seed_restarts_on_eviction_then_completes_with_its_workers",
+            R + "test_cluster.py::test_r20_a_running_gangs_member_deleted",
         ),
-        missing="a member evicted only; no test deletes a member pod outright",
     ),
     Item(
         "R21",
-        "the node under a running Volcano Job deleted",
+        "the node under a running Volcano Job lost (its kubelet stopped, its Node deleted)",
         "the job's policy (RestartJob) applies; the gang runs again elsewhere; no reservation leaks",
-        missing="not built yet",
+        (R + "test_cluster.py::test_r21_the_node_under_a_running_volcano_job_deleted",),
     ),
     Item(
         "R22",
