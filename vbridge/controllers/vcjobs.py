@@ -35,6 +35,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bridge import bus, defaults, errors, podgroups
+from bridge import facts as facts_mod
 from bridge.adapters.vcjob import creation, lifecycle, names, plugins, podgroup, pods, spec
 from bridge.k8s import client, events, paths, watching
 from vbridge.controllers import podgroup_io, vcjob_cache, vcjob_create
@@ -92,8 +93,12 @@ class VcJobController:
         scheduler_name: str = defaults.SCHEDULER_NAME,
         in_flight: int = defaults.VCJOB_CREATE_IN_FLIGHT,
         workers: int = defaults.VCJOB_SYNC_WORKERS,
+        facts: facts_mod.View | None = None,
     ) -> None:
+        """``facts``: the namespaces and queues, to refuse a queue that does not admit the job's
+        namespace (one the webhook skips, as kube-system); None: not checked here."""
         self.api = api
+        self.facts = facts
         self.scheduler_name = scheduler_name
         self.cache = vcjob_cache.Cache()
         self.pool = vcjob_create.Pool(api, in_flight=in_flight)
@@ -272,6 +277,9 @@ class VcJobController:
             request, rest = (acting[0], acting[1:]) if acting else (lifecycle.Request(), [])
         phase = ((job.get("status") or {}).get("state") or {}).get("phase") or "Pending"
         if phase not in lifecycle.FINISHED and uid not in self._made:
+            if (refused := self._refusal(job)) is not None:
+                await self._refuse(job, f"PodGroup not made: {refused}", reason="QueueNotAllowed")
+                return []
             await self._make_owned(job)
             self._made.add(uid)
         now = _now()
@@ -329,11 +337,17 @@ class VcJobController:
         self._create_after[key] = time.monotonic() + delay
         self._later(key, delay)
 
-    async def _refuse(self, job: Obj, why: str) -> None:
+    def _refusal(self, job: Obj) -> str | None:
+        if self.facts is None:
+            return None
+        ctx = self.facts.context(job["metadata"]["namespace"], scheduler_name=self.scheduler_name)
+        return ctx.refusal(str(job["spec"].get("queue") or defaults.DEFAULT_QUEUE))
+
+    async def _refuse(self, job: Obj, why: str, *, reason: str = "InvalidJob") -> None:
         uid = job["metadata"].get("uid", "")
         if uid not in self._refused:
             self._refused.add(uid)
-            await events.emit(self.api, job, reason="InvalidJob", message=why, warning=True)
+            await events.emit(self.api, job, reason=reason, message=why, warning=True)
 
     async def _make_owned(self, job: dict[str, Any]) -> None:
         """The PodGroup, then the plugins' Service, ConfigMap, NetworkPolicy and Secret, all owned by the job."""

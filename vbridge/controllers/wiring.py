@@ -42,6 +42,6 @@ def reconcilers(
     ]
     out.append(spark.SparkReconciler(api, facts, scheduler_name=scheduler_name, templates_by_name=templates_by_name))
     if vcjobs:
-        out.append(vcjob_controller.VcJobController(api, scheduler_name=scheduler_name))
+        out.append(vcjob_controller.VcJobController(api, scheduler_name=scheduler_name, facts=facts))
         out.append(commands.CommandController(api))
     return out
