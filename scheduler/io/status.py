@@ -65,6 +65,9 @@ async def pod_condition(api: client.Client, pod: Obj, *, reason: str, message: s
         if exc.status not in (404, 409):
             log.warning("could not set PodScheduled on %s: %s", meta.get("name"), exc)
         return False
+    except client.TRANSPORT_ERRORS as exc:  # a dropped or refused connection: told again next cycle
+        log.warning("could not set PodScheduled on %s: %r", meta.get("name"), exc)
+        return False
     return True
 
 

@@ -296,6 +296,9 @@ ITEMS: tuple[Item, ...] = (
             R + "test_fuzz.py::test_s6_generated_reviews_of_every_kind_get_a_valid_answer",
             R + "test_fuzz.py::test_s6_raw_bytes_and_deep_nesting_get_a_valid_answer",
         ),
+        not_here="100,000 generated reviews per kind (the issue's figure) is out of reach: the handler answers "
+        "7-100 reviews/s on this shared 2-core machine, hours per kind for 9 kinds; CI runs 500 per kind, "
+        "VBRIDGE_RELIABILITY_LONG=1 10,000 per kind (VBRIDGE_FUZZ_EXAMPLES sets any count)",
     ),
     Item(
         "S7",

@@ -68,14 +68,16 @@ def whole(api: k8s.ApiClient, ns: str, jobs: list[str], gangs: dict[str, int]) -
 
 @pytest.mark.timeout(300)
 def test_r10_chosen_calls_answered_500_409_429(
-    bed: Bed, rapi: k8s.ApiClient, rns: str, observe: conftest.Observe
+    bed: Bed, rapi: k8s.ApiClient, rns: str, observe: conftest.Observe, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Each of these is answered by the proxy, never reaching the apiserver: the first two binds of
     gang a (500), two binds of gang b (429 with Retry-After: 1, the client's own retry) and two
     of gang c (429 without it: the binder's retry), one bind of gang d (a 409 with no conflict
     behind it), the first status write of gang a's PodGroup (500), the bridge's first PodGroup
     create and first pod create for the Volcano Job (500, 429) and its first job status write
-    (409). Every gang must end whole, the job Completed, nothing bound twice."""
+    (409); and the connection of the PodScheduled=False write for a pod that fits no node is
+    dropped. Every gang must end whole, the job Completed, nothing bound twice, the pod told why,
+    and no scheduler cycle may fail."""
     proxy = bed.proxy
     binding = rf"/api/v1/namespaces/{rns}/pods/{{}}-\d+/binding"
     rules = {
@@ -87,7 +89,10 @@ def test_r10_chosen_calls_answered_500_409_429(
         "PodGroup create 500": proxy.fail("POST", PG.format(ns=rns), 500),
         "pod create 429": proxy.fail("POST", f"/api/v1/namespaces/{rns}/pods", 429, retry_after=1),
         "job status 409": proxy.fail("PATCH", JOBS.format(ns=rns) + r"/job/status", 409),
+        "pod condition dropped": proxy.drop("PATCH", f"/api/v1/namespaces/{rns}/pods/huge-0/status"),
     }
+    schedbed.podgroup(rapi, rns, "huge", 1)
+    schedbed.pods(rapi, rns, "huge", 1, scheduler=NAME, cpu="64")
     t0 = time.monotonic()
     body = vcjob.simple("job", 3, run_seconds=2.0)
     body["spec"]["schedulerName"] = NAME
@@ -102,6 +107,16 @@ def test_r10_chosen_calls_answered_500_409_429(
     assert not missed, f"faults never injected: {missed}"
     assert not tally.partial() and not tally.double_binds and not tally.orphan_pods, tally
     apiserver.eventually(lambda: schedbed.phase(rapi, rns, "a") == "Running", 30, "gang a's PodGroup Running")
+
+    def unschedulable() -> bool:
+        pod = k8s.CoreV1Api(rapi).read_namespaced_pod("huge-0", rns)
+        return any(c.type == "PodScheduled" and c.status == "False" for c in (pod.status.conditions or []))
+
+    apiserver.eventually(unschedulable, 30, "the pod that fits nowhere told why after the dropped write")
+    failed = [r.getMessage() for r in caplog.records if "scheduling cycle failed" in r.getMessage()]
+    assert not failed, failed
+    told = [m for i in range(3) for m in failed_scheduling(rapi, rns, f"d-{i}")]
+    assert told and all("409" in m and "being deleted" not in m for m in told), told
     observe(
         f"{sum(len(r.hits) for r in rules.values())} calls answered by the proxy ({', '.join(rules)}): 4 gangs "
         f"whole, the Volcano Job Completed, 0 partial, 0 double binds, 0 orphans in {time.monotonic() - t0:.0f} s"

@@ -11,11 +11,12 @@ arrives (watches included), unless a rule matches it:
     rule = proxy.fail("PATCH", r".*/podgroups/g", 429, retry_after=1)
     rule = proxy.before("POST", r".*/pods/p-0/binding", lambda path, body: ...)
 
-A ``fail`` rule answers its next ``times`` matching requests itself with ``status`` (a
-``Status`` body as the apiserver writes one, ``Retry-After`` when given); they never reach the
-apiserver. A ``before`` rule runs its action (a blocking function: it is run in a thread, and
-may use the test's own client) and then forwards the request, so the apiserver answers it after
-the action took effect: a real 409 from a real conflict. ``rule.hits`` lists the paths each
+A ``drop`` rule closes the connection instead of answering. A ``fail`` rule answers its next
+``times`` matching requests itself with ``status`` (a ``Status`` body as the apiserver writes
+one, ``Retry-After`` when given); they never reach the apiserver. A ``before`` rule runs its
+action (a blocking function: it is run in a thread, and may use the test's own client) and then
+forwards the request, so the apiserver answers it after the action took effect: a real 409 from
+a real conflict. ``rule.hits`` lists the paths each
 rule took, so a test can show its fault happened.
 """
 
@@ -49,7 +50,8 @@ class Rule:
     method: str
     path: str  # a regular expression the whole request path (without the query) must match
     times: int
-    status: int = 0  # 0: forward after ``action``
+    status: int = 0  # 0: forward after ``action`` (or drop the connection, with ``drop``)
+    drop: bool = False
     retry_after: int | None = None
     action: Action | None = None
     hits: list[str] = dataclasses.field(default_factory=list)
@@ -95,6 +97,10 @@ class FaultProxy(loopthread.LoopThread):
         """Answer the next ``times`` matching requests with ``status`` (never forwarded)."""
         return self._add(Rule(method, path, times, status=status, retry_after=retry_after))
 
+    def drop(self, method: str, path: str, *, times: int = 1) -> Rule:
+        """Close the connection of the next ``times`` matching requests without an answer."""
+        return self._add(Rule(method, path, times, drop=True))
+
     def before(self, method: str, path: str, action: Action, *, times: int = 1) -> Rule:
         """Run ``action`` just before the next ``times`` matching requests are forwarded."""
         return self._add(Rule(method, path, times, action=action))
@@ -124,6 +130,9 @@ class FaultProxy(loopthread.LoopThread):
         if rule is not None and rule.status:
             headers = {"Retry-After": str(rule.retry_after)} if rule.retry_after is not None else {}
             return web.json_response(_status(rule.status), status=rule.status, headers=headers)
+        if rule is not None and rule.drop and request.transport is not None:
+            request.transport.abort()  # the client sees the server disconnect, no answer
+            return web.Response(status=500)  # never sent
         if rule is not None and rule.action is not None:
             await asyncio.to_thread(rule.action, request.path, body)
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP and k.lower() != "host"}
