@@ -19,7 +19,7 @@ from typing import Any
 import jsonpatch
 import orjson
 
-__all__ = ["assoc", "diff"]
+__all__ = ["assoc", "diff", "merge_patch"]
 
 _ABSENT: Any = object()
 
@@ -93,3 +93,13 @@ def assoc(obj: Mapping[str, Any], path: Sequence[str], value: Any) -> dict[str, 
         node = node[key]
     node[path[-1]] = value
     return root
+
+
+def merge_patch(old: Any, new: Any) -> Any:
+    """A JSON merge patch (RFC 7386) turning ``old`` into ``new``: keys ``new`` lacks are set to
+    None (removed), so counts of a phase no pod is in any more do not linger."""
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return new
+    out = {k: merge_patch(old.get(k), v) for k, v in new.items()}
+    out.update({k: None for k in old if k not in new})
+    return out

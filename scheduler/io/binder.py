@@ -143,6 +143,8 @@ class Binder:
             pod = await self.api.request("GET", paths.resource("v1", "pods", namespace=namespace, name=name))
         except errors.ApiError as exc:
             return f"pod is gone ({exc.status})"
+        except client.TRANSPORT_ERRORS as exc:
+            return f"binding failed: {exc!r} reading the pod after a 409"
         if (pod.get("metadata") or {}).get("uid") != op.uid:
             return "pod was replaced by a new one with the same name"
         spec = pod.get("spec") or {}
@@ -153,7 +155,9 @@ class Binder:
             return f"pod is already assigned to node {node}"
         if spec.get("schedulingGates"):
             return "pod has scheduling gates"
-        return "pod is being deleted"
+        if (pod.get("metadata") or {}).get("deletionTimestamp"):
+            return "pod is being deleted"
+        return "conflict (409) with the pod still unbound: decided again next cycle"
 
     async def _failed(self, op: plan.Allocate, why: str) -> None:
         self.cache.forget(op.pod)
@@ -177,6 +181,9 @@ class Binder:
         except errors.ApiError as exc:
             if exc.status not in (404, 409):  # gone or replaced: nothing left to evict
                 log.warning("evicting %s failed: %s", op.pod, exc)
+            return False
+        except client.TRANSPORT_ERRORS as exc:  # decided again next cycle
+            log.warning("evicting %s failed: %r", op.pod, exc)
             return False
         self.cache.deleting(op.pod, op.uid)
         pod = self.cache.pod(op.pod) or {"metadata": {"namespace": namespace, "name": name, "uid": op.uid}}
@@ -224,5 +231,8 @@ class Binder:
                 await self.api.request("PATCH", path, body=body, content_type=client.MERGE)
         except errors.ApiError as exc:
             log.info("nominating %s on %s skipped: %s", op.pod, op.node, exc)
+            return False
+        except client.TRANSPORT_ERRORS as exc:
+            log.info("nominating %s on %s skipped: %r", op.pod, op.node, exc)
             return False
         return True

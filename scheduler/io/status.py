@@ -65,6 +65,9 @@ async def pod_condition(api: client.Client, pod: Obj, *, reason: str, message: s
         if exc.status not in (404, 409):
             log.warning("could not set PodScheduled on %s: %s", meta.get("name"), exc)
         return False
+    except client.TRANSPORT_ERRORS as exc:  # a dropped or refused connection: told again next cycle
+        log.warning("could not set PodScheduled on %s: %r", meta.get("name"), exc)
+        return False
     return True
 
 
@@ -163,13 +166,15 @@ class StatusWriter:
                 return False
         return True
 
-    def _unchanged(self, slot: str, want: tuple[Any, ...], live: tuple[Any, ...]) -> bool:
-        if self._last.get(slot) == want:
-            return True
+    def _unchanged(self, slot: str, want: tuple[Any, ...], live: tuple[Any, ...], version: Any) -> bool:
+        """Whether nothing need be written: the object already shows ``want``, or it is still at
+        ``version``, the one our own write of ``want`` replaced (the watch has not caught up).
+        Any other version is someone else's write: compared on what it shows, never on what we
+        wrote before (another writer's rewrite of a status we own is written back)."""
         if live == want:  # already so (e.g. after a restart): remember, write nothing
-            self._last[slot] = want
+            self._last[slot] = (want, version)
             return True
-        return False
+        return self._last.get(slot) == (want, version)
 
     async def _podgroup(self, verdict: plan.PodGroupVerdict) -> None:
         obj = self.cache.store["podgroups"].get(verdict.key)
@@ -178,13 +183,14 @@ class StatusWriter:
         live = obj.get("status") or {}
         status = podgroup_status(verdict, live, self.clock())
         want = _pg_key(status)
-        if self._unchanged(f"pg:{verdict.key}", want, _pg_key(live)):
+        version = obj["metadata"].get("resourceVersion")
+        if self._unchanged(f"pg:{verdict.key}", want, _pg_key(live), version):
             return
         namespace, name = _split(verdict.key)
-        body = {"metadata": {"resourceVersion": obj["metadata"].get("resourceVersion")}, "status": status}
+        body = {"metadata": {"resourceVersion": version}, "status": status}
         path = paths.resource(PG_API, "podgroups", namespace=namespace, name=name)
         if await self._send("PATCH", path, body, client.MERGE):
-            self._last[f"pg:{verdict.key}"] = want
+            self._last[f"pg:{verdict.key}"] = (want, version)
             unschedulable = next((c for c in verdict.conditions if c.type == "Unschedulable"), None)
             old = next((c for c in _conditions_key(live.get("conditions")) if c[0] == "Unschedulable"), None)
             if unschedulable is not None and (old is None or old[3] != unschedulable.message):
@@ -199,12 +205,13 @@ class StatusWriter:
         live = obj.get("status") or {}
         status = queue_status(verdict, live)
         want = _queue_key(status)
-        if self._unchanged(f"q:{verdict.name}", want, _queue_key(live)):
+        version = obj["metadata"].get("resourceVersion")
+        if self._unchanged(f"q:{verdict.name}", want, _queue_key(live), version):
             return
-        body = {"metadata": {"resourceVersion": obj["metadata"].get("resourceVersion")}, "status": status}
+        body = {"metadata": {"resourceVersion": version}, "status": status}
         path = paths.resource(PG_API, "queues", name=verdict.name, subresource="status")
         if await self._send("PATCH", path, body, client.MERGE):
-            self._last[f"q:{verdict.name}"] = want
+            self._last[f"q:{verdict.name}"] = (want, version)
 
     async def _pod(self, verdict: plan.PodVerdict) -> None:
         pod = self.cache.pod(verdict.pod)
@@ -235,12 +242,13 @@ class StatusWriter:
             ),
             (),
         )
-        if self._unchanged(f"pod:{verdict.pod}", want, live):
+        version = pod["metadata"].get("resourceVersion")
+        if self._unchanged(f"pod:{verdict.pod}", want, live, version):
             return
         async with self._gate:
             self.writes += 1
             if await pod_condition(self.api, pod, reason=condition.reason, message=condition.message):
-                self._last[f"pod:{verdict.pod}"] = want
+                self._last[f"pod:{verdict.pod}"] = (want, version)
 
     def _prune(self) -> None:
         """Forget objects that no longer exist, so memory follows the cluster."""

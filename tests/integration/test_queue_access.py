@@ -19,9 +19,10 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
+from bridge.adapters.vcjob import names
 from scheduler import configure
 from tests.builders import kubeflow as kf
-from tests.builders import spark
+from tests.builders import spark, vcjob
 from tests.support import apiserver, bridgethread, schedbed, schedthread, simthread, upstream, users
 from vbridge.localcluster import binaries, cluster
 
@@ -267,3 +268,22 @@ def test_in_a_namespace_the_webhook_skips_nothing_is_placed_in_a_foreign_queue(
             except k8s.ApiException as exc:
                 if exc.status != 404:
                     raise
+
+
+def test_a_volcano_job_in_a_namespace_the_webhook_skips_gets_no_group_in_a_foreign_queue(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, as_editor: Callable[[str], k8s.ApiClient], vip: str
+) -> None:
+    """The Volcano Job controller's own check (before it, only the scheduler held such a group):
+    a Job in kube-system naming vip gets no PodGroup and no pod, and one Warning Event."""
+    ns, job = "kube-system", "vc-" + uuid.uuid4().hex[:6]
+    custom = k8s.CustomObjectsApi(as_editor(ns))
+    try:
+        custom.create_namespaced_custom_object(*VC, ns, "jobs", vcjob.simple(job, 2, queue=vip))
+        events = apiserver.eventually(lambda: _events(api_client, ns, job, "QueueNotAllowed"), what="the Event")
+        assert f"PodGroup not made: queue '{vip}' does not admit namespace 'kube-system'" in events[0].message
+        group = names.podgroup(k8s.CustomObjectsApi(api_client).get_namespaced_custom_object(*VC, ns, "jobs", job))
+        assert _group(api_client, ns, group) is None
+        pods = k8s.CoreV1Api(api_client).list_namespaced_pod(ns, label_selector=f"volcano.sh/job-name={job}")
+        assert not pods.items, [p.metadata.name for p in pods.items]
+    finally:
+        k8s.CustomObjectsApi(api_client).delete_namespaced_custom_object(*VC, ns, "jobs", job)

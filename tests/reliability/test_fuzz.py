@@ -5,7 +5,7 @@ forged Content-Length and slow-loris clients against the real server in a child 
 Every request gets a valid AdmissionReview answer (HTTP 200, the request's uid, ``allowed`` set,
 a JSON Patch that decodes, a message on a denial), or, for what is not a review at all, a clean
 HTTP error; nothing raises; memory stays bounded (the peak is printed). The number of generated
-reviews per kind is ``budget.FUZZ_EXAMPLES`` (500 in CI, 100,000 with VBRIDGE_RELIABILITY_LONG=1).
+reviews per kind is ``budget.FUZZ_EXAMPLES`` (500 in CI, 10,000 with VBRIDGE_RELIABILITY_LONG=1).
 """
 
 from __future__ import annotations

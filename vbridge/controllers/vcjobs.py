@@ -34,12 +34,13 @@ from typing import Any
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from bridge import bus, defaults, errors, podgroups
+from bridge import bus, defaults, errors, patching, podgroups
+from bridge import facts as facts_mod
 from bridge.adapters.vcjob import creation, lifecycle, names, plugins, podgroup, pods, spec
 from bridge.k8s import client, events, paths, watching
 from vbridge.controllers import podgroup_io, vcjob_cache, vcjob_create
 
-__all__ = ["COMMANDS", "VcJobController", "merge_patch", "new_keypair"]
+__all__ = ["COMMANDS", "VcJobController", "new_keypair"]
 
 log = logging.getLogger(__name__)
 JOBS = names.API_VERSION
@@ -66,16 +67,6 @@ def _stamp(t: datetime.datetime) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def merge_patch(old: Any, new: Any) -> Any:
-    """A JSON merge patch turning ``old`` into ``new``: keys ``new`` lacks are set to None
-    (removed), so counts of a phase no pod is in any more do not linger."""
-    if not isinstance(old, dict) or not isinstance(new, dict):
-        return new
-    out = {k: merge_patch(old.get(k), v) for k, v in new.items()}
-    out.update({k: None for k in old if k not in new})
-    return out
-
-
 async def _ignore(status: int, call: Any) -> None:
     try:
         await call
@@ -93,8 +84,12 @@ class VcJobController:
         native: bool = False,
         in_flight: int = defaults.VCJOB_CREATE_IN_FLIGHT,
         workers: int = defaults.VCJOB_SYNC_WORKERS,
+        facts: facts_mod.View | None = None,
     ) -> None:
+        """``facts``: the namespaces and queues, to refuse a queue that does not admit the job's
+        namespace (one the webhook skips, as kube-system); None: not checked here."""
         self.api = api
+        self.facts = facts
         self.scheduler_name = scheduler_name
         # Native backend: pods are made at once, each gated by its queue (``keys.QUEUE_GATE``),
         # instead of after the scheduler moves the group out of Pending.
@@ -276,6 +271,9 @@ class VcJobController:
             request, rest = (acting[0], acting[1:]) if acting else (lifecycle.Request(), [])
         phase = ((job.get("status") or {}).get("state") or {}).get("phase") or "Pending"
         if phase not in lifecycle.FINISHED and uid not in self._made:
+            if (refused := self._refusal(job)) is not None:
+                await self._refuse(job, f"PodGroup not made: {refused}", reason="QueueNotAllowed")
+                return []
             await self._make_owned(job)
             self._made.add(uid)
         now = _now()
@@ -322,7 +320,7 @@ class VcJobController:
             return
         meta = job["metadata"]
         path = paths.resource(JOBS, "jobs", namespace=meta["namespace"], name=meta["name"], subresource="status")
-        body = {"status": merge_patch(job.get("status") or {}, status)}
+        body = {"status": patching.merge_patch(job.get("status") or {}, status)}
         self.cache.wrote_job(await self.api.request("PATCH", path, body=body, content_type=client.MERGE))
 
     async def _failed_creates(self, key: str, job: Obj, failures: list[creation.Failure]) -> None:
@@ -335,11 +333,17 @@ class VcJobController:
         self._create_after[key] = time.monotonic() + delay
         self._later(key, delay)
 
-    async def _refuse(self, job: Obj, why: str) -> None:
+    def _refusal(self, job: Obj) -> str | None:
+        if self.facts is None:
+            return None
+        ctx = self.facts.context(job["metadata"]["namespace"], scheduler_name=self.scheduler_name)
+        return ctx.refusal(str(job["spec"].get("queue") or defaults.DEFAULT_QUEUE))
+
+    async def _refuse(self, job: Obj, why: str, *, reason: str = "InvalidJob") -> None:
         uid = job["metadata"].get("uid", "")
         if uid not in self._refused:
             self._refused.add(uid)
-            await events.emit(self.api, job, reason="InvalidJob", message=why, warning=True)
+            await events.emit(self.api, job, reason=reason, message=why, warning=True)
 
     async def _make_owned(self, job: dict[str, Any]) -> None:
         """The PodGroup, then the plugins' Service, ConfigMap, NetworkPolicy and Secret, all owned by the job."""

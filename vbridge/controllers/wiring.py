@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from bridge import defaults
 from bridge import facts as facts_mod
 from bridge.adapters import base, registry
 from bridge.k8s import client
@@ -46,7 +47,11 @@ def reconcilers(
     ]
     out.append(spark.SparkReconciler(api, facts, scheduler_name=scheduler_name, templates_by_name=templates_by_name))
     if vcjobs:
-        out.append(vcjob_controller.VcJobController(api, scheduler_name=scheduler_name, native=backend == "native"))
+        out.append(
+            vcjob_controller.VcJobController(
+                api, scheduler_name=scheduler_name, native=backend == defaults.NATIVE, facts=facts
+            )
+        )
         out.append(commands.CommandController(api))
     if backend == "native":
         out.append(native.NativeReconciler(api))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from vbridge.controllers import vcjob_cache, vcjobs
+from bridge import patching
+from vbridge.controllers import vcjob_cache
 
 
 def job(rv: str, phase: str = "") -> dict[str, Any]:
@@ -76,7 +77,7 @@ def test_a_status_patch_removes_what_the_new_status_lacks() -> None:
         "taskStatusCount": {"w": {"phase": {"Running": 2}}},
     }
     new = {"state": {"phase": "Pending"}, "taskStatusCount": {"w": {"phase": {"Succeeded": 2}}}}
-    assert vcjobs.merge_patch(old, new) == {
+    assert patching.merge_patch(old, new) == {
         "state": {"phase": "Pending", "reason": None},
         "taskStatusCount": {"w": {"phase": {"Succeeded": 2, "Running": None}}},
     }

@@ -1,0 +1,228 @@
+"""R25, the churn run: Volcano Jobs and plain PodGroups arrive across three queues and finish
+while faults are injected at random on every component's link to the apiserver; at the end
+nothing is lost, counted from the apiserver.
+
+The bridge and the scheduler reach the apiserver through Toxiproxy; the node simulator and the
+test's own client do not. Every ``CHURN_SECONDS`` / ``CHURN_RATE`` (budget.py: 60 s at 1/s in CI,
+600 s at 2/s, 1,200 PodGroups, with ``VBRIDGE_RELIABILITY_LONG=1``) a PodGroup is submitted: a
+Volcano Job of 3 (through the Fail webhook: its create time is the admission figure) or a
+PodGroup of 2 with its pods. Faults, one at a time at random moments (seeded, the seed printed):
+reset_peer (2 s), latency 300 ms (5 s), the proxy cut (2 s). The verdict: every submitted job
+reached one terminal state and every plain gang finished (lost = 0), no gang went out below
+minMember (its first minMember binds in one cycle), no double bind, no orphan. Printed: the
+totals, admission p99, scheduling p99 (pod created -> bound, and job created -> gang bound), and
+the test process's RSS over time (it holds the bridge, scheduler and simulator threads).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import resource
+import time
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from kubernetes import client as k8s
+
+from scheduler import configure
+from scheduler.io import loop
+from tests.builders import vcjob
+from tests.reliability import budget, conftest
+from tests.support import accounting, apiserver, bridgethread, gangcheck, schedbed, schedthread, simthread, toxiproxy
+from vbridge.localcluster import cluster
+from vbridge.nodesim import nodes
+
+pytestmark = [pytest.mark.reliability, pytest.mark.integration]
+NAME = "rel-churn"
+QUEUES = ("churn-a", "churn-b", "churn-c")
+
+
+class Clock:
+    """When each pod was first bound (monotonic seconds), from the scheduler's cycle reports."""
+
+    def __init__(self, log: gangcheck.BindLog) -> None:
+        self.log = log
+        self.bound: dict[str, float] = {}
+
+    def record(self, report: loop.CycleReport) -> None:
+        now = time.monotonic()
+        for pod in report.outcome.bound:
+            self.bound.setdefault(pod, now)
+        self.log.record(report)
+
+
+def rss_mib() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else 0.0
+
+
+@contextlib.contextmanager
+def fault(proxy: toxiproxy.Proxied, kind: str) -> Iterator[float]:
+    """One fault for the block; its duration in seconds."""
+    if kind == "cut":
+        proxy.cut()
+        try:
+            yield 2.0
+        finally:
+            proxy.restore()
+    elif kind == "latency":
+        with proxy.toxic("latency", both=True, latency=300, jitter=100):
+            yield 5.0
+    else:
+        with proxy.toxic("reset_peer", both=True, timeout=0):
+            yield 2.0
+
+
+@pytest.fixture(scope="module")
+def bed(
+    rlc: cluster.LocalCluster, rapi: k8s.ApiClient, proxy: toxiproxy.Proxied
+) -> Iterator[tuple[Clock, gangcheck.BindLog]]:
+    specs = nodes.pool(4, prefix="churn-" + uuid.uuid4().hex[:4], cpu="8", memory="32Gi", pods=300)
+    sim = simthread.SimThread(rlc.kubeconfig, specs, default_run_seconds=1.0).start()
+    for spec in specs:
+        k8s.CoreV1Api(rapi).patch_node(spec.name, {"spec": {"taints": None}})
+    for weight, name in enumerate(QUEUES, start=1):
+        schedbed.queue(rapi, name, weight)
+    log = gangcheck.BindLog()
+    clock = Clock(log)
+    bridge = bridgethread.BridgeThread(rlc, scheduler_name=NAME, kubeconfig=proxy.kubeconfig).start()
+    conf = configure.parse("", scheduler_name=NAME)
+    sched = schedthread.SchedThread(rlc, conf, kubeconfig=proxy.kubeconfig, on_cycle=clock.record, name="churn")
+    sched.start()
+    try:
+        yield clock, log
+    finally:
+        proxy.clear()
+        sched.stop()
+        bridge.stop()
+        sim.stop()
+        for spec in specs:
+            k8s.CoreV1Api(rapi).delete_node(spec.name)
+        for name in QUEUES:
+            k8s.CustomObjectsApi(rapi).delete_cluster_custom_object(*apiserver.PG, "queues", name)
+
+
+def submit_job(api: k8s.ApiClient, ns: str, name: str, queue: str) -> float:
+    """Create the Volcano Job (retrying while the webhook's queue facts lag); its create's seconds."""
+    body = vcjob.simple(name, 3, run_seconds=1.0, queue=queue, cpu="100m")
+    body["spec"]["schedulerName"] = NAME
+
+    def create() -> float | None:
+        t0 = time.monotonic()
+        try:
+            k8s.CustomObjectsApi(api).create_namespaced_custom_object(*accounting.VC, ns, "jobs", body)
+        except k8s.ApiException as exc:
+            if exc.status != 403 or "does not exist" not in str(exc.body):
+                raise
+            return None  # the queue is new to the webhook: its watch brings it within moments
+        return time.monotonic() - t0
+
+    took: float = apiserver.eventually(create, 30, f"Volcano Job {name} admitted")
+    return took
+
+
+@pytest.mark.timeout(budget.CHURN_SECONDS * 3 + 300)
+def test_r25_churn_with_random_faults_loses_nothing(
+    bed: tuple[Clock, gangcheck.BindLog],
+    proxy: toxiproxy.Proxied,
+    rapi: k8s.ApiClient,
+    rns: str,
+    observe: conftest.Observe,
+) -> None:
+    clock, log = bed
+    seed = random.SystemRandom().randrange(1 << 30)
+    rng = random.Random(seed)
+    print(f"churn seed {seed}")
+    jobs: dict[str, float] = {}  # job -> monotonic time its create began
+    gangs: dict[str, float] = {}  # plain PodGroup -> monotonic time its pods' create began
+    admission: list[float] = []
+    rss: list[tuple[float, float]] = []
+    faults: list[str] = []
+    t0 = time.monotonic()
+    next_fault = t0 + rng.uniform(3, 10)
+    index = 0
+    stack = contextlib.ExitStack()
+    fault_ends = 0.0
+    while time.monotonic() - t0 < budget.CHURN_SECONDS:
+        now = time.monotonic()
+        if fault_ends and now >= fault_ends:
+            stack.close()
+            fault_ends = 0.0
+            next_fault = now + rng.uniform(3, 10)
+        elif not fault_ends and now >= next_fault:
+            kind = rng.choice(["reset_peer", "latency", "cut"])
+            fault_ends = now + stack.enter_context(fault(proxy, kind))
+            faults.append(f"{kind}@{now - t0:.0f}s")
+        queue = QUEUES[index % len(QUEUES)]
+        if index % 2 == 0:
+            name = f"j{index}"
+            jobs[name] = time.monotonic()
+            admission.append(submit_job(rapi, rns, name, queue))
+        else:
+            name = f"g{index}"
+            gangs[name] = time.monotonic()
+            schedbed.podgroup(rapi, rns, name, 2, queue=queue)
+            schedbed.pods(rapi, rns, name, 2, scheduler=NAME, cpu="100m", run_seconds=1.0)
+        index += 1
+        if index % 10 == 0:
+            rss.append((time.monotonic() - t0, rss_mib()))
+        time.sleep(max(0.0, t0 + index / budget.CHURN_RATE - time.monotonic()))  # the arrival rate itself
+    stack.close()
+    arrived = time.monotonic() - t0
+
+    def settled() -> accounting.Tally | None:
+        tally = accounting.count(rapi, [rns])
+        plain = [tally.groups.get(f"{rns}/{g}", (2, 0, ""))[1] for g in gangs]
+        return tally if not tally.unfinished() and all(b == 2 for b in plain) else None
+
+    try:
+        tally = apiserver.eventually(settled, 240, "every job terminal and every gang bound")
+    except AssertionError:
+        last = accounting.count(rapi, [rns])
+        raise AssertionError(f"lost: unfinished {last.unfinished()[:20]}; partial {last.partial()[:20]}") from None
+    rss.append((time.monotonic() - t0, rss_mib()))
+    done = time.monotonic() - t0
+    minimum = {g: m for g, (m, _, _) in tally.groups.items()}
+    binds = {k: v for k, v in log.binds(unanswered=True).items() if k.startswith(rns + "/")}
+    split = gangcheck.split_gangs(binds, minimum)
+    assert not split, split[:20]
+    assert not tally.partial() and not tally.double_binds, (tally.partial(), tally.double_binds)
+    assert not tally.orphan_pods and not tally.orphan_groups, (tally.orphan_pods, tally.orphan_groups)
+    terminal = {p for p in tally.jobs.values()}
+    assert terminal <= accounting.TERMINAL, terminal
+    submitted = len(jobs) + len(gangs)
+    finished = sum(1 for j in jobs if tally.jobs.get(f"{rns}/{j}") in accounting.TERMINAL) + sum(
+        1 for g in gangs if tally.groups.get(f"{rns}/{g}", (2, 0, ""))[1] == 2
+    )
+    assert finished == submitted, (submitted, finished)
+    pod_latency = [clock.bound[f"{rns}/{g}-{i}"] - t for g, t in gangs.items() for i in range(2)]
+    job_latency = [
+        max(clock.bound.get(f"{rns}/{j}-work-{i}", 0.0) for i in range(3)) - t
+        for j, t in jobs.items()
+        if all(f"{rns}/{j}-work-{i}" in clock.bound for i in range(3))
+    ]
+    half = [m for s, m in rss if s >= arrived / 2]
+    first = [m for s, m in rss if s < arrived / 2]
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    assert half and first and max(half) <= max(first) * 1.5 + 64, f"RSS grew over the last half: {rss}"
+    samples = ", ".join(f"{s:.0f}s {m:.0f}" for s, m in rss)
+    observe(
+        f"{budget.CHURN_SECONDS:.0f} s at {budget.CHURN_RATE:g}/s across {len(QUEUES)} queues, {len(faults)} faults "
+        f"({', '.join(faults)}), seed {seed}: submitted {submitted} ({len(jobs)} Volcano Jobs, "
+        f"{len(gangs)} PodGroups), "
+        f"finished {finished}, lost {submitted - finished}; {tally.pods} pods, 0 partial, 0 double binds, 0 orphans, "
+        f"settled {done - arrived:.0f} s after the last arrival; admission (Volcano Job create) p99 "
+        f"{p99(admission) * 1000:.0f} ms; pod created -> bound p99 {p99(pod_latency):.2f} s; job created -> gang "
+        f"bound p99 {p99(job_latency):.2f} s ({len(job_latency)} jobs timed); test process RSS MiB over time: "
+        f"{samples} (peak {peak:.0f})"
+    )
