@@ -46,7 +46,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "stop",
         help="delete a release's webhook configuration and Deployments, and wait for their pods (pre-delete hook)",
         description=__doc__.split("\n\n", 1)[1] if __doc__ else None,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     connecting.add_arguments(p)
     p.add_argument("-n", "--namespace", default=None, help="the Deployments' namespace (default: the pod's)")
