@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pathlib
+import socket
 from typing import Any
 
 import pytest
 from kubernetes import client as k8s
+from kubernetes import config as k8s_config
 
 from tests.support import apiserver, simthread
 from vbridge.localcluster import binaries, cluster
@@ -253,3 +256,23 @@ def test_namespace_deletion_completes(api_client: k8s.ApiClient) -> None:
     apiserver.eventually(
         lambda: apiserver.gone(lambda: core.read_namespace("short-lived")), timeout=60, what="namespace deletion"
     )
+
+
+def test_a_port_taken_before_the_apiserver_listens_is_chosen_again(
+    bins: binaries.Binaries, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race CI met: a port found free is taken (here: by a listener of ours) before the
+    apiserver binds it; the control plane picks another and starts."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        held = taken.getsockname()[1]
+        real = cluster.free_port
+        ports = iter([held])
+        monkeypatch.setattr(cluster, "free_port", lambda: next(ports, None) or real())
+        with cluster.LocalCluster(tmp_path / "lc", bins=bins) as lc:
+            assert lc.server != f"https://127.0.0.1:{held}"
+            assert "address already in use" in (tmp_path / "lc" / "logs" / "kube-apiserver.log").read_text()
+            api = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
+            with api:
+                assert k8s.CoreV1Api(api).list_namespace().items

@@ -141,8 +141,12 @@ def bind_first(api: k8s.ApiClient, ns: str, node: str | None) -> faultproxy.Acti
 
 
 def failed_scheduling(api: k8s.ApiClient, ns: str, pod: str) -> list[str]:
+    """The pod's FailedScheduling Events about its bind; not the gang's wait while the test is
+    still creating its members ("2 of 3 pods exist: ...", the group's NotEnoughTasks)."""
     return [
-        e.message for e in schedbed.events(api, ns) if e.reason == "FailedScheduling" and e.involved_object.name == pod
+        e.message
+        for e in schedbed.events(api, ns)
+        if e.reason == "FailedScheduling" and e.involved_object.name == pod and " pods exist" not in e.message
     ]
 
 

@@ -13,6 +13,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
+import functools
 import pathlib
 import shutil
 import socket
@@ -42,6 +43,10 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def _ready(conn: kubeconfigs.Connection) -> bool:
+    return probes.http_ok(conn.server + "/readyz", verify=conn.ssl_context(), timeout=2.0)
 
 
 def claim(port: int | None, what: str) -> int:
@@ -144,7 +149,58 @@ class LocalCluster(processes.Started):
         self._run(etcd)
         self._wait(etcd, "etcd", lambda: probes.http_ok(f"{etcd_url}/health"))
 
-        apiserver = processes.Process(
+        # A port found free can be taken before the apiserver listens on it (the ephemeral range
+        # is shared with outgoing connections): a chosen port is tried again, at most 3 times.
+        for attempt in range(3):
+            apiserver = self._apiserver(bins, pki, etcd_url, api_port, logs)
+            try:
+                self._run(apiserver)
+                conn = kubeconfigs.load(self.kubeconfig)
+                self._wait(
+                    apiserver,
+                    "kube-apiserver",
+                    functools.partial(_ready, conn),
+                )
+                break
+            except errors.StartupError as exc:
+                if self.ports.apiserver is not None or attempt == 2 or "address already in use" not in exc.log_tail:
+                    raise
+                apiserver.stop()
+                self.procs.remove(apiserver)
+                api_port = free_port()
+                self.server = f"https://127.0.0.1:{api_port}"
+                kubeconfigs.write(
+                    self.kubeconfig, server=self.server, ca=pki.ca.cert, cert=pki.admin.cert, key=pki.admin.key
+                )
+        self.timings["apiserver"] = time.monotonic() - self._t0
+
+        kcm = processes.Process(
+            "kube-controller-manager",
+            [
+                str(bins.path("kube-controller-manager")),
+                f"--kubeconfig={self.kubeconfig}",
+                "--leader-elect=false",
+                "--secure-port=0",
+                f"--controllers=*,{','.join('-' + c for c in _KCM_OFF)}",
+                f"--service-account-private-key-file={pki.sa_private}",
+                f"--root-ca-file={pki.ca.cert}",
+                "--use-service-account-credentials=false",
+                "--cluster-cidr=10.244.0.0/16",
+                "--kube-api-qps=500",
+                "--kube-api-burst=1000",
+                "-v=1",
+                *((NATIVE_GATES,) if self.native_gangs else ()),
+            ],
+            log=logs / "kube-controller-manager.log",
+        )
+        self._run(kcm)
+        run_sync(self._bootstrap(conn))
+        kcm.check_alive()
+
+    def _apiserver(
+        self, bins: binaries.Binaries, pki: certs.Pki, etcd_url: str, api_port: int, logs: pathlib.Path
+    ) -> processes.Process:
+        return processes.Process(
             "kube-apiserver",
             [
                 str(bins.path("kube-apiserver")),
@@ -174,37 +230,6 @@ class LocalCluster(processes.Started):
             ],
             log=logs / "kube-apiserver.log",
         )
-        self._run(apiserver)
-        conn = kubeconfigs.load(self.kubeconfig)
-        self._wait(
-            apiserver,
-            "kube-apiserver",
-            lambda: probes.http_ok(conn.server + "/readyz", verify=conn.ssl_context(), timeout=2.0),
-        )
-        self.timings["apiserver"] = time.monotonic() - self._t0
-
-        kcm = processes.Process(
-            "kube-controller-manager",
-            [
-                str(bins.path("kube-controller-manager")),
-                f"--kubeconfig={self.kubeconfig}",
-                "--leader-elect=false",
-                "--secure-port=0",
-                f"--controllers=*,{','.join('-' + c for c in _KCM_OFF)}",
-                f"--service-account-private-key-file={pki.sa_private}",
-                f"--root-ca-file={pki.ca.cert}",
-                "--use-service-account-credentials=false",
-                "--cluster-cidr=10.244.0.0/16",
-                "--kube-api-qps=500",
-                "--kube-api-burst=1000",
-                "-v=1",
-                *((NATIVE_GATES,) if self.native_gangs else ()),
-            ],
-            log=logs / "kube-controller-manager.log",
-        )
-        self._run(kcm)
-        run_sync(self._bootstrap(conn))
-        kcm.check_alive()
 
     def _run(self, proc: processes.Process) -> None:
         self.procs.append(proc)
