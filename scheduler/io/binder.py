@@ -216,6 +216,9 @@ class Binder:
         except errors.ApiError as exc:
             log.info("lifting %s from %s skipped: %s", op.gate, op.pod, exc)
             return False
+        except client.TRANSPORT_ERRORS as exc:  # a dropped connection never fails the cycle: next one again
+            log.info("lifting %s from %s skipped: %r", op.gate, op.pod, exc)
+            return False
         return True
 
     async def _nominate(self, op: plan.Pipeline) -> bool:

@@ -20,19 +20,16 @@ import contextlib
 import random
 import resource
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
 from kubernetes import client as k8s
 
-from scheduler import configure
 from scheduler.io import loop
 from tests.builders import vcjob
 from tests.reliability import budget, conftest
-from tests.support import accounting, apiserver, bridgethread, gangcheck, schedbed, schedthread, simthread, toxiproxy
+from tests.support import accounting, apiserver, gangcheck, proxiedbed, schedbed, toxiproxy
 from vbridge.localcluster import cluster
-from vbridge.nodesim import nodes
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]
 NAME = "rel-churn"
@@ -87,27 +84,17 @@ def fault(proxy: toxiproxy.Proxied, kind: str) -> Iterator[float]:
 def bed(
     rlc: cluster.LocalCluster, rapi: k8s.ApiClient, proxy: toxiproxy.Proxied
 ) -> Iterator[tuple[Clock, gangcheck.BindLog]]:
-    specs = nodes.pool(4, prefix="churn-" + uuid.uuid4().hex[:4], cpu="8", memory="32Gi", pods=300)
-    sim = simthread.SimThread(rlc.kubeconfig, specs, default_run_seconds=1.0).start()
-    for spec in specs:
-        k8s.CoreV1Api(rapi).patch_node(spec.name, {"spec": {"taints": None}})
     for weight, name in enumerate(QUEUES, start=1):
         schedbed.queue(rapi, name, weight)
     log = gangcheck.BindLog()
     clock = Clock(log)
-    bridge = bridgethread.BridgeThread(rlc, scheduler_name=NAME, kubeconfig=proxy.kubeconfig).start()
-    conf = configure.parse("", scheduler_name=NAME)
-    sched = schedthread.SchedThread(rlc, conf, kubeconfig=proxy.kubeconfig, on_cycle=clock.record, name="churn")
-    sched.start()
+    node = {"cpu": "8", "memory": "32Gi", "pods": 300}
     try:
-        yield clock, log
+        with proxiedbed.running(
+            rlc, rapi, proxy, name=NAME, prefix="churn", on_cycle=clock.record, run_seconds=1.0, **node
+        ):
+            yield clock, log
     finally:
-        proxy.clear()
-        sched.stop()
-        bridge.stop()
-        sim.stop()
-        for spec in specs:
-            k8s.CoreV1Api(rapi).delete_node(spec.name)
         for name in QUEUES:
             k8s.CustomObjectsApi(rapi).delete_cluster_custom_object(*apiserver.PG, "queues", name)
 

@@ -11,19 +11,16 @@ from __future__ import annotations
 
 import contextlib
 import time
-import uuid
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from kubernetes import client as k8s
 
-from scheduler import configure
 from tests.builders import vcjob
 from tests.reliability import conftest
-from tests.support import accounting, apiserver, bridgethread, gangcheck, schedbed, schedthread, simthread, toxiproxy
+from tests.support import accounting, apiserver, gangcheck, proxiedbed, schedbed, schedthread, toxiproxy
 from vbridge.localcluster import cluster
-from vbridge.nodesim import nodes
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]
 NAME = "rel-net"
@@ -33,24 +30,11 @@ NAME = "rel-net"
 def bed(
     rlc: cluster.LocalCluster, rapi: k8s.ApiClient, proxy: toxiproxy.Proxied
 ) -> Iterator[tuple[schedthread.SchedThread, gangcheck.BindLog]]:
-    specs = nodes.pool(4, prefix="net-" + uuid.uuid4().hex[:4], cpu="4", memory="16Gi")
-    sim = simthread.SimThread(rlc.kubeconfig, specs, default_run_seconds=2.0).start()
-    for spec in specs:
-        k8s.CoreV1Api(rapi).patch_node(spec.name, {"spec": {"taints": None}})
     log = gangcheck.BindLog()
-    bridge = bridgethread.BridgeThread(rlc, scheduler_name=NAME, kubeconfig=proxy.kubeconfig).start()
-    conf = configure.parse("", scheduler_name=NAME)
-    sched = schedthread.SchedThread(rlc, conf, kubeconfig=proxy.kubeconfig, on_cycle=log.record, name="net-sched")
-    sched.start()
-    try:
+    with proxiedbed.running(
+        rlc, rapi, proxy, name=NAME, prefix="net", on_cycle=log.record, run_seconds=2.0, cpu="4", memory="16Gi"
+    ) as sched:
         yield sched, log
-    finally:
-        proxy.clear()
-        sched.stop()
-        bridge.stop()
-        sim.stop()
-        for spec in specs:
-            k8s.CoreV1Api(rapi).delete_node(spec.name)
 
 
 def submit(api: k8s.ApiClient, ns: str, tag: str, count: int) -> list[str]:

@@ -79,9 +79,10 @@ def native_podgroup(api: k8s.ApiClient, namespace: str, name: str) -> dict[str, 
         raise
 
 
-def gang_placed(api: k8s.ApiClient, namespace: str, selector: str, group: str, size: int) -> None:
+def gang_placed(api: k8s.ApiClient, namespace: str, selector: str, group: str, size: int) -> list[dict[str, Any]]:
     """The native PodGroup ``group`` gangs ``size``; the ``size`` pods of ``selector`` are on
-    kube-scheduler, joined to it and gated by the queue; once the gate is lifted all are bound."""
+    kube-scheduler, joined to it and gated by the queue; once the gate is lifted all are bound.
+    Returns the bound pods."""
     found = apiserver.eventually(lambda: native_podgroup(api, namespace, group), timeout=60, what="the native group")
     assert found["spec"]["schedulingPolicy"] == {"gang": {"minCount": size}}
 
@@ -95,4 +96,7 @@ def gang_placed(api: k8s.ApiClient, namespace: str, selector: str, group: str, s
         assert pod["spec"]["schedulingGroup"] == {"podGroupName": group}
         assert {"name": keys.QUEUE_GATE} in pod["spec"].get("schedulingGates", [])
     apiserver.eventually(lambda: queuegate.lift(api, namespace) or None, what="the gates lifted")
-    apiserver.eventually(lambda: pods(True), timeout=120, what=f"{group} bound whole by kube-scheduler")
+    placed: list[dict[str, Any]] = apiserver.eventually(
+        lambda: pods(True), timeout=120, what=f"{group} bound whole by kube-scheduler"
+    )
+    return placed

@@ -1,5 +1,6 @@
-"""``--backend``, shared by ``serve``, ``controllers`` and ``up``; resolved at run time by
-``bridge.k8s.backends.resolve`` (``auto``: native when the Workload API is served)."""
+"""``--backend``, shared by every command: ``serve``, ``controllers`` and ``up`` take ``auto`` too,
+resolved at run time by ``bridge.k8s.backends.resolve`` (native when the Workload API is served);
+``scheduler`` and ``explain`` name the backend outright."""
 
 from __future__ import annotations
 
@@ -10,12 +11,12 @@ from bridge import defaults
 __all__ = ["add_argument"]
 
 
-def add_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--backend",
-        choices=defaults.BACKENDS,
-        default=defaults.BACKEND,
-        help="who places the gangs: volcano (our scheduler), native (kube-scheduler, Workload API "
-        "scheduling.k8s.io/v1beta1, with our queues gating), auto (native when that API is served) "
-        "(default %(default)s)",
-    )
+HELP = (
+    "who places the gangs: volcano (our scheduler), native (kube-scheduler, Workload API "
+    "scheduling.k8s.io/v1beta1, with our queues gating), auto (native when that API is served) "
+    "(default %(default)s)"
+)
+
+
+def add_argument(p: argparse.ArgumentParser, *, choices: tuple[str, ...] = defaults.BACKENDS, help: str = HELP) -> None:
+    p.add_argument("--backend", choices=choices, default=defaults.BACKEND, help=help)

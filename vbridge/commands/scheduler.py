@@ -30,7 +30,7 @@ from bridge.k8s import client, kubeconfigs, owners
 from scheduler import configure
 from scheduler.framework import config
 from scheduler.io import loop
-from vbridge.commands import connecting, leasing
+from vbridge.commands import backends, connecting, leasing
 
 __all__ = ["GC_THRESHOLDS", "add_backend", "add_parser", "load_config", "main"]
 
@@ -59,10 +59,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def add_backend(p: argparse.ArgumentParser, name_help: str) -> None:
     """``--backend`` and ``--scheduler-name`` (whose default follows the backend), for every
     command that reads groups as the scheduler does."""
-    p.add_argument(
-        "--backend",
+    backends.add_argument(
+        p,
         choices=(defaults.BACKEND, defaults.NATIVE),
-        default=defaults.BACKEND,
         help="volcano: our scheduler places the pods; native: it admits groups, kube-scheduler places them",
     )
     p.add_argument(

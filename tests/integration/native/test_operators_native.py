@@ -63,4 +63,7 @@ def test_operator_example_is_gang_scheduled_by_kube_scheduler(
     body = upstream.example(operator, rel)
     group, version = body["apiVersion"].split("/")
     k8s.CustomObjectsApi(api).create_namespaced_custom_object(group, version, ns, body["kind"].lower() + "s", body)
-    nativebed.gang_placed(api, ns, f"training.kubeflow.org/job-name={job}", job, size)
+    placed = nativebed.gang_placed(api, ns, f"training.kubeflow.org/job-name={job}", job, size)
+    assert len(placed) >= size
+    assert {p["spec"]["schedulingGroup"]["podGroupName"] for p in placed} == {job}
+    assert all(p["spec"]["nodeName"] and not p["spec"].get("schedulingGates") for p in placed)
