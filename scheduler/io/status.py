@@ -110,11 +110,17 @@ def _pg_key(status: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def queue_status(verdict: plan.QueueVerdict, live: Mapping[str, Any]) -> Obj:
-    """Counts and allocation; resources the queue no longer holds are removed (null in a merge patch)."""
+    """Counts and allocation; resources the queue no longer holds are removed (null in a merge patch).
+
+    The state is the controller's and vcctl's (open, close): ours only where the queue has none
+    yet, and the step from Closing to Closed once drained. Any other verdict state was decided
+    from a snapshot that may predate an open or close, so the live state is kept."""
     allocated: dict[str, str | None] = {name: None for name in live.get("allocated") or {}}
     allocated.update(verdict.allocated)
+    current = live.get("state")
+    drained = current == "Closing" and verdict.state == "Closed"
     return {
-        "state": verdict.state,
+        "state": verdict.state if not current or drained else current,
         "pending": verdict.pending,
         "inqueue": verdict.inqueue,
         "running": verdict.running,
@@ -204,6 +210,8 @@ class StatusWriter:
             return
         live = obj.get("status") or {}
         status = queue_status(verdict, live)
+        if live.get("state") == "Closing" and status["state"] == "Closed" and not await self._drained(verdict.name):
+            status["state"] = "Closing"  # our cache has not seen every PodGroup the closing write counted
         want = _queue_key(status)
         version = obj["metadata"].get("resourceVersion")
         if self._unchanged(f"q:{verdict.name}", want, _queue_key(live), version):
@@ -212,6 +220,20 @@ class StatusWriter:
         path = paths.resource(PG_API, "queues", name=verdict.name, subresource="status")
         if await self._send("PATCH", path, body, client.MERGE):
             self._last[f"q:{verdict.name}"] = (want, version)
+
+    async def _drained(self, queue: str) -> bool:
+        """Whether the apiserver holds no PodGroup of ``queue``: asked once, when our cache would
+        make a Closing queue Closed (the watch of PodGroups may lag the one of Queues)."""
+        async with self._gate:
+            try:
+                listed = await self.api.request("GET", paths.resource(PG_API, "podgroups"))
+            except errors.ApiError as exc:
+                log.warning("listing PodGroups of closing queue %s failed: %s", queue, exc)
+                return False
+            except client.TRANSPORT_ERRORS as exc:
+                log.warning("listing PodGroups of closing queue %s failed: %s", queue, exc or type(exc).__name__)
+                return False
+        return not any((g.get("spec") or {}).get("queue") == queue for g in listed.get("items") or [])
 
     async def _pod(self, verdict: plan.PodVerdict) -> None:
         pod = self.cache.pod(verdict.pod)

@@ -1,8 +1,9 @@
 """Reading and waiting on the real apiserver, for the integration tests: the PodGroup API, pods, kubectl.
 
 ``eventually`` is how a test waits for a state: it polls ``probe`` until it returns something
-truthy (that value is returned) or ``timeout`` passes (an AssertionError naming ``what``). An
-exception the probe raises is not retried: it fails the wait at once.
+truthy (that value is returned) or ``timeout`` passes (an AssertionError naming ``what``; when
+``what`` is a function, what it returns then: the state the wait ended in). An exception the
+probe raises is not retried: it fails the wait at once.
 """
 
 from __future__ import annotations
@@ -25,14 +26,15 @@ GROUP_NAME = "scheduling.k8s.io/group-name"
 POLL_SECONDS = 0.1
 
 
-def eventually(probe: Callable[[], T | None], timeout: float = 30.0, what: str = "condition") -> T:
+def eventually(probe: Callable[[], T | None], timeout: float = 30.0, what: str | Callable[[], str] = "condition") -> T:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = probe()
         if value:
             return value
         time.sleep(POLL_SECONDS)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+    told = what if isinstance(what, str) else what()
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {told}")
 
 
 def kubectl(bins: binaries.Binaries, lc: cluster.LocalCluster, *args: str) -> str:

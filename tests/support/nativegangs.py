@@ -15,7 +15,7 @@ from bridge import keys
 from tests.builders import native
 from tests.support import apiserver
 
-__all__ = ["bound", "gated", "native_condition", "phase", "submit", "succeeded"]
+__all__ = ["bound", "describe", "gated", "native_condition", "phase", "submit", "succeeded"]
 
 NATIVE = ("scheduling.k8s.io", "v1beta1")
 
@@ -46,6 +46,18 @@ def bound(api: k8s.ApiClient, keys_: list[str]) -> list[str]:
 def gated(api: k8s.ApiClient, keys_: list[str]) -> list[str]:
     """The pods of ``keys_`` that still carry our queue gate."""
     return [k for k in keys_ if any(g.name == keys.QUEUE_GATE for g in _pod(api, k).spec.scheduling_gates or [])]
+
+
+def describe(api: k8s.ApiClient, keys_: list[str]) -> str:
+    """Where each pod of ``keys_`` stands (node, our gate, kube-scheduler's PodScheduled), for a wait's failure."""
+    out = []
+    for key in keys_:
+        pod = _pod(api, key)
+        gates = [g.name for g in pod.spec.scheduling_gates or []]
+        scheduled = next((c for c in pod.status.conditions or [] if c.type == "PodScheduled"), None)
+        told = f"{scheduled.status} {scheduled.reason}: {scheduled.message}" if scheduled else "no PodScheduled"
+        out.append(f"{key}: node={pod.spec.node_name} phase={pod.status.phase} gates={gates} {told}")
+    return "; ".join(out)
 
 
 def succeeded(api: k8s.ApiClient, keys_: list[str]) -> bool:

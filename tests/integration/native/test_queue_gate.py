@@ -92,6 +92,10 @@ def explain_text(bed: tuple[k8s.ApiClient, schedthread.SchedThread], ns: str, gr
     return out.getvalue()
 
 
+def phases(api: k8s.ApiClient, ns: str, pods: dict[str, list[str]]) -> dict[str, str]:
+    return {f"{q}-{i}": nativegangs.phase(api, ns, f"{q}-{i}") for q, keys in pods.items() for i in range(len(keys))}
+
+
 def test_queue_weights_give_their_shares(bed: tuple[k8s.ApiClient, schedthread.SchedThread], ns: str) -> None:
     api, ours = bed
     # Closed while the groups are made, so the first cycle that may admit sees both queues' demand.
@@ -104,7 +108,12 @@ def test_queue_weights_give_their_shares(bed: tuple[k8s.ApiClient, schedthread.S
     apiserver.eventually(lambda: ours.sees(every), 30, "our cache to hold the pods")
     for q in (heavy, light):
         state(api, q, "Open")
-    apiserver.eventually(lambda: len(nativegangs.bound(api, every)) == 8 or None, 90, "8 cpu placed")
+    apiserver.eventually(
+        lambda: len(nativegangs.bound(api, every)) == 8 or None,
+        90,
+        lambda: f"8 cpu placed; {nativegangs.describe(api, every)}; our groups: {phases(api, ns, pods)}; "
+        f"queues: {[k8s.CustomObjectsApi(api).get_cluster_custom_object(*apiserver.PG, 'queues', q) for q in pods]}",
+    )
     ours.cycles.next(2)
     assert (len(nativegangs.bound(api, pods[heavy])), len(nativegangs.bound(api, pods[light]))) == (6, 2)
     assert len(nativegangs.gated(api, every)) == 8  # the rest wait at our gate, not at kube-scheduler
@@ -148,12 +157,20 @@ def test_two_gangs_that_cannot_both_fit_run_in_turn(
 ) -> None:
     api, ours = bed
     first = nativegangs.submit(api, native.gang("first", ns, members=2, cpu="4", run_seconds=4))
-    apiserver.eventually(lambda: len(nativegangs.bound(api, first)) == 2 or None, 60, "the first gang bound")
+    apiserver.eventually(
+        lambda: len(nativegangs.bound(api, first)) == 2 or None,
+        60,
+        lambda: f"the first gang bound; {nativegangs.describe(api, first + second)}",
+    )
     second = nativegangs.submit(api, native.gang("second", ns, members=2, cpu="4"))
     apiserver.eventually(lambda: ours.sees(second), 30, "our cache to hold the second gang")
     ours.cycles.next(1)
     if not nativegangs.succeeded(api, first):  # while the first runs, the second waits at our gate
         assert nativegangs.gated(api, second) == second
-    apiserver.eventually(lambda: len(nativegangs.bound(api, second)) == 2 or None, 90, "the second gang bound")
+    apiserver.eventually(
+        lambda: len(nativegangs.bound(api, second)) == 2 or None,
+        90,
+        lambda: f"the second gang bound; {nativegangs.describe(api, first + second)}",
+    )
     assert nativegangs.succeeded(api, first)
     assert apiserver.eventually(lambda: nativegangs.phase(api, ns, "first") == "Completed" or None, 30, "Completed")

@@ -33,6 +33,18 @@ def test_queue_status_removes_resources_no_longer_held() -> None:
     assert out["allocated"] == {"cpu": "2", "nvidia.com/gpu": None}
 
 
+def test_queue_status_keeps_the_live_state_but_for_a_new_queue_and_a_drained_close() -> None:
+    def state(verdict_state: str, live: str | None) -> str:
+        verdict = plan.QueueVerdict("q", verdict_state, 0, 0, 0, 0, 0, {})
+        return str(status.queue_status(verdict, {"state": live} if live else {})["state"])
+
+    assert state("Open", None) == "Open"  # a new queue gets its state
+    assert state("Closed", "Closing") == "Closed"  # drained
+    assert state("Closed", "Open") == "Open"  # reopened after our snapshot: not clobbered
+    assert state("Open", "Closed") == "Closed"  # closed after our snapshot
+    assert state("Closing", "Open") == "Open"
+
+
 def test_assumed_pods_show_bound_until_the_watch_confirms() -> None:
     c = cache.Cache(api=None)  # type: ignore[arg-type]  # no I/O in this test
     c._apply("pods", "ADDED", pod("p"))
