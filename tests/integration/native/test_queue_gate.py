@@ -14,7 +14,7 @@ import contextlib
 import io
 import pathlib
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import pytest
 from kubernetes import client as k8s
@@ -96,6 +96,11 @@ def phases(api: k8s.ApiClient, ns: str, pods: dict[str, list[str]]) -> dict[str,
     return {f"{q}-{i}": nativegangs.phase(api, ns, f"{q}-{i}") for q, keys in pods.items() for i in range(len(keys))}
 
 
+def states(api: k8s.ApiClient, queues: Iterable[str]) -> dict[str, object]:
+    custom = k8s.CustomObjectsApi(api)
+    return {q: custom.get_cluster_custom_object(*apiserver.PG, "queues", q).get("status") for q in queues}
+
+
 def test_queue_weights_give_their_shares(bed: tuple[k8s.ApiClient, schedthread.SchedThread], ns: str) -> None:
     api, ours = bed
     # Closed while the groups are made, so the first cycle that may admit sees both queues' demand.
@@ -111,8 +116,7 @@ def test_queue_weights_give_their_shares(bed: tuple[k8s.ApiClient, schedthread.S
     apiserver.eventually(
         lambda: len(nativegangs.bound(api, every)) == 8 or None,
         90,
-        lambda: f"8 cpu placed; {nativegangs.describe(api, every)}; our groups: {phases(api, ns, pods)}; "
-        f"queues: {[k8s.CustomObjectsApi(api).get_cluster_custom_object(*apiserver.PG, 'queues', q) for q in pods]}",
+        lambda: f"8 cpu placed; {nativegangs.describe(api, every)}; {phases(api, ns, pods)}; {states(api, pods)}",
     )
     ours.cycles.next(2)
     assert (len(nativegangs.bound(api, pods[heavy])), len(nativegangs.bound(api, pods[light]))) == (6, 2)
