@@ -10,8 +10,11 @@ have is an error naming it (``framework.config``), as is a Volcano switch a plug
 scheduler does not start.
 
 ``backend="native"`` (``defaults.NATIVE``): kube-scheduler places the pods, so a cycle runs only
-the queue half: ``NATIVE_ACTIONS`` of the conf (enqueue; the placing actions allocate, backfill
-and preempt are kube-scheduler's there, and reclaim is not carried over yet), then
+the queue half, ``NATIVE_ACTIONS`` in that order and whatever the conf's order (``native_actions``):
+enqueue always; reclaim (``actions.nativereclaim``: whole groups, at admission) when the conf
+lists ``reclaim`` or ``gangreclaim``, unless its only one is gangreclaim with ``allowWholeBundle:
+false`` (that takes surplus replicas only, which this backend cannot take back); the placing
+actions allocate, backfill, preempt and gangpreempt are kube-scheduler's there. Then
 ``actions.ungate``; the plugins and their arguments are the conf's. The scheduler name then
 defaults to kube-scheduler's (``defaults.NATIVE_SCHEDULER_NAME``): those are the pods it reads.
 """
@@ -22,13 +25,14 @@ import dataclasses
 
 from bridge import defaults
 from scheduler import errors
+from scheduler.actions import gangpreempt
 from scheduler.actions import registry as action_registry
 from scheduler.framework import config
 from scheduler.plugins import registry as plugin_registry
 
-__all__ = ["KNOWN", "NATIVE_ACTIONS", "default", "parse"]
+__all__ = ["KNOWN", "NATIVE_ACTIONS", "default", "native_actions", "parse"]
 
-NATIVE_ACTIONS = ("enqueue",)  # what a cycle runs on the native backend, whatever the conf lists
+NATIVE_ACTIONS = tuple(action_registry.NATIVE)  # what a cycle may run on the native backend, in order
 
 KNOWN = config.Known(actions=tuple(action_registry.ACTIONS), plugins=tuple(plugin_registry.PLUGINS))
 
@@ -66,8 +70,15 @@ def parse(
         if check is not None:
             check(conf.action(name))
     if native:
-        return dataclasses.replace(conf, actions=NATIVE_ACTIONS, backend=defaults.NATIVE)
+        return dataclasses.replace(conf, actions=native_actions(conf), backend=defaults.NATIVE)
     return conf
+
+
+def native_actions(conf: config.SchedulerConfig) -> tuple[str, ...]:
+    """The conf's actions as the native backend runs them (module docstring)."""
+    listed = set(conf.actions)
+    reclaims = "reclaim" in listed or ("gangreclaim" in listed and gangpreempt.allow_whole(conf.action("gangreclaim")))
+    return tuple(name for name in NATIVE_ACTIONS if name == "enqueue" or (name == "reclaim" and reclaims))
 
 
 def default() -> config.SchedulerConfig:

@@ -42,11 +42,13 @@ def open_session(
 
 def run(ssn: session.Session, plugins: tiers.Tiers) -> plan.Plan:
     """The configured actions, in order, over an open session; then the session closed into a
-    plan. On the native backend ``actions.ungate`` follows them, and the plan leaves the pods'
-    verdicts to kube-scheduler (``ungate.hand_over``)."""
+    plan. On the native backend the actions are ``actions.registry.NATIVE``'s, ``actions.ungate``
+    follows them, and the plan leaves the pods' verdicts to kube-scheduler (``ungate.hand_over``)."""
+    native = ssn.config.backend == defaults.NATIVE
+    table = action_registry.NATIVE if native else action_registry.ACTIONS
     for name in ssn.config.actions:
-        action_registry.ACTIONS[name](ssn, plugins)
-    if ssn.config.backend != defaults.NATIVE:
+        table[name](ssn, plugins)
+    if not native:
         return verdicts.close(ssn)
     ungate.execute(ssn, plugins)
     return ungate.hand_over(verdicts.close(ssn), ssn.snapshot)

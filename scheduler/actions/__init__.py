@@ -1,6 +1,7 @@
 """Scheduler actions: each module has ``execute(session, tiers)`` and changes the session only through
 statements (Allocate/Pipeline/Evict), committing or discarding them; none performs I/O.
-``ungate`` is the native backend's last step (not a conf action: ``cycle`` runs it there).
+``ungate`` is the native backend's last step (not a conf action: ``cycle`` runs it there);
+``nativereclaim`` is that backend's reclaim (whole groups, at admission: ``registry.NATIVE``).
 
 ``evicting`` is the per-pod victim selection shared by ``preempt`` and ``reclaim``;
 ``gangevicting`` (with ``bundles``, the victims per job) the gang-level one shared by
@@ -17,6 +18,7 @@ __all__ = [
     "gangevicting",
     "gangpreempt",
     "gangreclaim",
+    "nativereclaim",
     "preempt",
     "reclaim",
     "registry",

@@ -7,7 +7,8 @@ A bundle is what is evicted as one decision, per victim job:
   below ``minMember`` is all surplus (evicting more breaks nothing that is not broken);
 - a *whole* bundle holds every evictable task of the job: choosing it evicts all of it. A job
   whose running tasks are not all candidates (one is ``volcano.sh/preemptable: "false"``, or a
-  plugin keeps it) has no whole bundle, so a gang is never left running below ``minMember``.
+  plugin keeps it) has no whole bundle, so a gang is never left running below ``minMember``
+  (``whole``: that bundle alone, for the native backend's reclaim, which evicts whole groups only).
 
 ``ordered`` sorts as Volcano does: safe before whole; then, for preempt, the victim job that
 job order puts last first, and for reclaim the victim queue nearest the reclaimer first (where
@@ -30,7 +31,7 @@ import numpy.typing as npt
 from scheduler.api import snapshot
 from scheduler.framework import session
 
-__all__ = ["Bundle", "allowed", "of_job", "ordered"]
+__all__ = ["Bundle", "allowed", "of_job", "ordered", "whole"]
 
 Vector = npt.NDArray[np.float64]
 LIVE = (snapshot.TaskStatus.RUNNING, snapshot.TaskStatus.BOUND, snapshot.TaskStatus.ALLOCATED)
@@ -67,11 +68,20 @@ def of_job(ssn: session.Session, job: str, candidates: Sequence[snapshot.Task]) 
     out = []
     if safe:
         out.append(Bundle(job, False, tuple(safe), f"surplus of {job} above minMember {info.min_member}"))
-    keys = {t.key for t in tasks}
-    live = [t for t in info.by_priority if ssn.status[t.key] in LIVE]
-    if len(safe) < len(tasks) and all(t.key in keys for t in live):
-        out.append(Bundle(job, True, tuple(tasks), f"the whole of {job} (minMember {info.min_member})"))
+    if len(safe) < len(tasks) and (everything := whole(ssn, job, tasks)) is not None:
+        out.append(everything)
     return out
+
+
+def whole(ssn: session.Session, job: str, candidates: Sequence[snapshot.Task]) -> Bundle | None:
+    """Every one of ``job``'s ``candidates`` as one whole bundle, or None when some task the job
+    runs is no candidate (then the job cannot go whole: it would be left below minMember)."""
+    info = ssn.job(job)
+    keys = {t.key for t in candidates}
+    live = [t for t in info.by_priority if ssn.status[t.key] in LIVE]
+    if not candidates or not all(t.key in keys for t in live):
+        return None
+    return Bundle(job, True, tuple(cheapest_first(candidates)), f"the whole of {job} (minMember {info.min_member})")
 
 
 def allowed(bundles: Sequence[Bundle], permitted: set[str]) -> list[Bundle]:

@@ -2,17 +2,19 @@
 
 ``ACTIONS`` maps each name to its ``execute(session, tiers)``; ``cycle.schedule`` runs the
 configured ones in order, and ``scheduler.configure`` derives the action names a conf may use
-from its keys (an unknown action is an error, as in Volcano).
+from its keys (an unknown action is an error, as in Volcano). ``NATIVE`` is what the same names
+run on the native backend (``configure.NATIVE_ACTIONS``): enqueue, and reclaim as
+``nativereclaim`` (whole groups, admission only; for a conf's ``reclaim`` or ``gangreclaim``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from scheduler.actions import allocate, backfill, enqueue, gangpreempt, gangreclaim, preempt, reclaim
+from scheduler.actions import allocate, backfill, enqueue, gangpreempt, gangreclaim, nativereclaim, preempt, reclaim
 from scheduler.framework import config, session, tiers
 
-__all__ = ["ACTIONS", "ARGUMENTS", "Action"]
+__all__ = ["ACTIONS", "ARGUMENTS", "NATIVE", "Action"]
 
 Action = Callable[[session.Session, tiers.Tiers], None]
 
@@ -24,6 +26,12 @@ ACTIONS: dict[str, Action] = {
     "reclaim": reclaim.execute,
     "gangpreempt": gangpreempt.execute,
     "gangreclaim": gangreclaim.execute,
+}
+
+# The native backend's actions (kube-scheduler places): the queue half only.
+NATIVE: dict[str, Action] = {
+    "enqueue": enqueue.execute,
+    "reclaim": nativereclaim.execute,
 }
 
 # Actions that take arguments (the conf's ``configurations``): each checks its own, at start-up.

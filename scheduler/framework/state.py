@@ -222,9 +222,11 @@ class Committed:
 
     ``on_commit``, when set, is told each committed statement's Allocates at once (they are
     final: no later step of the cycle withdraws one), so binds can go out while the cycle goes on.
+    ``requeued``: groups a committed reclaim evicted whole on the native backend, sent back to
+    admission (their verdict is Pending, so pods that replace theirs wait at the queue gate).
     """
 
-    __slots__ = ("binds", "binds_per_job", "on_commit", "operations", "pipelines", "pipelines_per_job")
+    __slots__ = ("binds", "binds_per_job", "on_commit", "operations", "pipelines", "pipelines_per_job", "requeued")
 
     def __init__(self, on_commit: Callable[[list[plan.Allocate]], None] | None) -> None:
         self.operations: list[plan.Operation] = []
@@ -233,6 +235,7 @@ class Committed:
         self.pipelines: set[str] = set()
         self.binds_per_job: collections.Counter[str] = collections.Counter()
         self.pipelines_per_job: collections.Counter[str] = collections.Counter()
+        self.requeued: set[str] = set()
 
 
 class Diagnostics:

@@ -130,10 +130,13 @@ class Tiers:
     def enqueueable(self, job: str) -> bool:
         return self.enqueue_refusal(job) is None
 
-    def enqueue_refusal(self, job: str) -> str | None:
+    def enqueue_refusal(self, job: str, *, ignore: tuple[str, ...] = ()) -> str | None:
         """The name of the first plugin whose ``enqueueable`` rejects ``job`` (later ones are
-        not asked, as ``enqueueable`` short-circuits), or None when every plugin agrees."""
+        not asked, as ``enqueueable`` short-circuits), or None when every plugin agrees; the
+        plugins named in ``ignore`` are not asked (native reclaim: all but the cluster's say)."""
         for hook in self._enqueueable:
+            if hook.__self__.name in ignore:
+                continue
             if hook(job) is False:
                 return str(hook.__self__.name)
         return None

@@ -1,7 +1,8 @@
 """Close a session: turn its state into PodGroup, Queue and pod verdicts (Volcano's CloseSession).
 
 Phase (as ``getPodGroupPhase``, but a group with running members never falls back to
-Pending, so it keeps its place instead of queueing behind newer groups): Completed when at
+Pending, so it keeps its place instead of queueing behind newer groups; but a group the native
+backend's reclaim evicted whole, ``Committed.requeued``, is Pending again): Completed when at
 least minMember tasks were scheduled and all of them finished, or when a group that ran has
 only finished pods left (the others deleted after the end, see :func:`_ran`); Running when at
 least minMember are scheduled (Bound/Running/Succeeded/Failed or bound this cycle); Unknown when
@@ -85,7 +86,9 @@ def _podgroup(
     """
     running, succeeded, failed = statuses[_RUNNING], statuses[_SUCCEEDED], statuses[_FAILED]
     scheduled = statuses[_BOUND] + running + succeeded + failed + bound_here
-    if scheduled == succeeded + failed and ((job.min_member <= scheduled and scheduled) or _ran(job, statuses)):
+    if job.key in ssn.committed.requeued:
+        phase = "Pending"  # evicted whole by the native backend's reclaim: admitted again, or not
+    elif scheduled == succeeded + failed and ((job.min_member <= scheduled and scheduled) or _ran(job, statuses)):
         phase = "Completed"
     elif scheduled >= job.min_member and scheduled:
         phase = "Running"

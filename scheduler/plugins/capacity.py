@@ -8,7 +8,10 @@ above it. As in Volcano's ``capacity`` plugin:
 - allocatable: the queue is Open and, at its own level and every ancestor's, allocated + the
   task's request stays within the real capability (on the dimensions the task asks for): a
   queue may go past its deserved share into what others do not use, up to its capability;
-- enqueueable: the same for minResources + allocated + what admitted groups still reserve;
+- enqueueable: the same for minResources + allocated + what admitted groups still reserve; on
+  the native backend (no allocate there to hold a queue to its share) also within each level's
+  ``levels.admission_bounds``: its deserved plus what its siblings deserve and do not ask for,
+  at every level from the queue up to root, and the condition names the level that refuses;
 - queue order: priority, then leaves before other nodes, then the shares (max over deserved
   dimensions of allocated / deserved, 1 for a node that deserves nothing) of the two nodes
   under the nearest common ancestor, level by level from the top; the shares move as any queue
@@ -34,6 +37,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from bridge import defaults
 from scheduler.api import queuetree, resources, snapshot
 from scheduler.framework import config, session
 from scheduler.framework import plugin as base
@@ -45,6 +49,7 @@ Vector = npt.NDArray[np.float64]
 EPS = 1e-6
 NOT_LEAF = "NotLeafQueue"
 NO_PLACE = "QueueNotInTree"
+SHARE = "deserved share at admission (its deserved and what its siblings do not ask for)"
 
 
 def _flat(queues: Mapping[str, snapshot.Queue]) -> queuetree.Tree:
@@ -77,6 +82,13 @@ class Capacity(base.Plugin):
         self._mask = np.array([d != resources.PODS for d in ssn.dims], dtype=bool)
         self._promised: dict[str, Vector] | None = None
         self._permitted: str | None = None
+        self.bounds: dict[str, Vector] = {}  # native backend: what each level may hold and have admitted
+        self._over_share: dict[str, str] = {}  # native backend: job → the level whose share refused it
+        if ssn.config.backend == defaults.NATIVE:
+            asked = proportion.requests(ssn, list(snap.queues))
+            zero = np.zeros(len(ssn.dims))
+            request = {node: sum((asked[q] for q in self.leaves[node]), zero) for node in self.levels}
+            self.bounds = levels.admission_bounds(self.tree, self.levels, request, total)
 
     # --- figures ----------------------------------------------------------------------------
     def allocated(self, node: str) -> Vector:
@@ -115,21 +127,35 @@ class Capacity(base.Plugin):
                 found = node, use, real
         return found
 
+    def over_share(self, queue: str, want: Vector) -> tuple[str, Vector, Vector] | None:
+        """Native backend: the highest level below root where ``want`` more, beside what it holds
+        and has admitted, would pass its ``bounds`` (its share at admission): (node, use, bound)."""
+        asked = want > 0
+        found = None
+        for node in self.chain.get(queue, ()):
+            if node not in self.tree.parent:
+                continue  # root: its bound is its real capability, which ``limiting`` checks
+            use = self.allocated(node) + self._reserved(node)
+            if np.any(use[asked] + want[asked] > self.bounds[node][asked] + EPS):
+                found = node, use, self.bounds[node]
+        return found
+
     def _describe(self, queue: str, want: Vector, reserved: bool, what: str) -> str | None:
         found = self.limiting(queue, want, reserved)
-        if found is None:
-            return None
-        node, use, real = found
+        return self._words(queue, want, found, what, "real capability") if found is not None else None
+
+    def _words(self, queue: str, want: Vector, found: tuple[str, Vector, Vector], what: str, limit: str) -> str:
+        node, use, bound = found
         dims = self.session.dims
-        over = [i for i in range(len(dims)) if want[i] > 0 and use[i] + want[i] > real[i] + EPS]
+        over = [i for i in range(len(dims)) if want[i] > 0 and use[i] + want[i] > bound[i] + EPS]
         figures = ", ".join(
             f"{dims[i]} {resources.human(dims[i], use[i])} + {resources.human(dims[i], want[i])} > "
-            f"{resources.human(dims[i], real[i])}"
+            f"{resources.human(dims[i], bound[i])}"
             for i in over
         )
         where = "its own" if node == queue else f"its ancestor {self.tree.label(node)}'s"
         path = "/".join(self.tree.label(n) for n in self.tree.path(queue))
-        return f"{what} of queue {queue} would exceed {where} real capability ({figures}; capacity, tree {path})"
+        return f"{what} of queue {queue} would exceed {where} {limit} ({figures}; capacity, tree {path})"
 
     # --- hooks --------------------------------------------------------------------------------
     def job_valid(self, job: str) -> base.Invalid | None:
@@ -179,10 +205,16 @@ class Capacity(base.Plugin):
         if info.min_resources is None:
             return True
         self._reserved(info.queue)  # bring the running totals up to date first
-        if self.limiting(info.queue, ssn.vector(info.min_resources), reserved=True) is None:
-            self._permitted = job
-            return True
-        return False
+        want = ssn.vector(info.min_resources)
+        if self.limiting(info.queue, want, reserved=True) is not None:
+            return False
+        if self.bounds:
+            over = self.over_share(info.queue, want)
+            if over is not None:
+                self._over_share[job] = self._words(info.queue, want, over, "minResources", SHARE)
+                return False
+        self._permitted = job
+        return True
 
     def enqueue_message(self, job: str) -> str | None:
         ssn = self.session
@@ -193,6 +225,7 @@ class Capacity(base.Plugin):
         if info.min_resources is None:
             return None
         found = self._describe(info.queue, ssn.vector(info.min_resources), True, "minResources")
+        found = found or self._over_share.get(job)
         return f"PodGroup is pending: {found}" if found else None
 
     def _reserved(self, node: str) -> Vector:

@@ -19,6 +19,13 @@
 ``flat=True`` is the plugin without ``enableHierarchy``: every queue directly under a root whose
 real capability is the cluster (``total``), each queue's deserved within its real capability;
 nothing else differs.
+
+``admission_bounds(tree, figures, request, total)`` is the native backend's hold on shares (no allocate
+runs there to keep a queue to its deserved, so admission does): root may hold the cluster
+(``total``, within its capability); a node below it the larger of its deserved and what its parent may hold beyond what
+its siblings claim (each the smaller of its deserved and its request: allocated + pending),
+within its own real capability. A node alone under its parent so takes what it asks, as
+proportion's water-filling gives a lone queue, and what nobody deserves goes to whoever asks.
 """
 
 from __future__ import annotations
@@ -31,7 +38,7 @@ import numpy.typing as npt
 
 from scheduler.api import queuetree, resources, snapshot
 
-__all__ = ["Level", "levels"]
+__all__ = ["Level", "admission_bounds", "levels"]
 
 Vector = npt.NDArray[np.float64]
 
@@ -111,3 +118,18 @@ def levels(
         )
         for node in order
     }
+
+
+def admission_bounds(
+    tree: queuetree.Tree, figures: Mapping[str, Level], request: Mapping[str, Vector], total: Vector
+) -> dict[str, Vector]:
+    """What each node may hold plus have admitted on the native backend (module docstring)."""
+    out = {queuetree.ROOT: np.minimum(figures[queuetree.ROOT].real, total)}
+    for node in tree.nodes:  # parents first
+        below = [c for c in tree.children.get(node, ()) if c in figures]
+        claims = {c: np.minimum(figures[c].deserved, request.get(c, np.zeros_like(out[node]))) for c in below}
+        claimed = sum(claims.values(), np.zeros_like(out[node]))
+        for child in below:
+            room = np.maximum(out[node] - (claimed - claims[child]), 0)
+            out[child] = np.minimum(np.maximum(figures[child].deserved, room), figures[child].real)
+    return out

@@ -35,7 +35,7 @@ from scheduler.framework import config, session
 from scheduler.framework import plugin as base
 from scheduler.plugins import overcommit
 
-__all__ = ["Proportion", "water_fill"]
+__all__ = ["Proportion", "requests", "water_fill"]
 
 Vector = npt.NDArray[np.float64]
 EPS = 1e-6  # deserved shares are fractional; allow for float rounding in comparisons
@@ -88,6 +88,13 @@ def water_fill(
     return deserved
 
 
+def requests(ssn: session.Session, queues: Sequence[str]) -> dict[str, Vector]:
+    """Per queue, what it holds plus what its pending tasks ask for (summed per job in bulk)."""
+    cols = ssn.snapshot.columns
+    waiting = tally.per_job(cols, cols.status == tally.PENDING, ssn.allocated.request_vectors)
+    return {q: ssn.allocated.of_queue(q) + waiting[ssn.allocated.queue_jobs.get(q, [])].sum(axis=0) for q in queues}
+
+
 class Proportion(base.Plugin):
     name = "proportion"
 
@@ -95,12 +102,7 @@ class Proportion(base.Plugin):
         super().__init__(option, ssn)
         snap, dims = ssn.snapshot, ssn.dims
         active = sorted({job.queue for job in snap.jobs.values() if job.queue in snap.queues})
-        # Request: what the queue holds plus what its pending tasks ask for (summed per job in bulk).
-        cols = snap.columns
-        waiting = tally.per_job(cols, cols.status == tally.PENDING, ssn.allocated.request_vectors)
-        request = {
-            q: ssn.allocated.of_queue(q) + waiting[ssn.allocated.queue_jobs.get(q, [])].sum(axis=0) for q in active
-        }
+        request = requests(ssn, active)
         total = snap.allocatable.sum(axis=0)
         guarantee = {q: resources.vector(snap.queues[q].guarantee, dims) for q in active}
         guaranteed = sum(guarantee.values(), np.zeros(len(dims)))
