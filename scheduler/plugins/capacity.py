@@ -49,7 +49,7 @@ Vector = npt.NDArray[np.float64]
 EPS = 1e-6
 NOT_LEAF = "NotLeafQueue"
 NO_PLACE = "QueueNotInTree"
-SHARE = "deserved share at admission (its deserved and what its siblings do not ask for)"
+SHARE = "deserved share at admission"  # its deserved, or more where its siblings do not ask for theirs
 
 
 def _flat(queues: Mapping[str, snapshot.Queue]) -> queuetree.Tree:

@@ -322,7 +322,8 @@ def _verdict(
         return f"{len(job.tasks)} of {job.min_member} pods exist: {missing} ({admitted})"
     if state == "not-admitted":
         reason = condition.message.split(": ", 1)[-1] if condition is not None else ""
-        return f"not admitted: enqueue's {facts.refusal} says no: {reason.removeprefix('PodGroup is pending: ')}"
+        who = f"enqueue's {facts.refusal} says no" if facts.refusal else "sent back to admission"  # native reclaim
+        return f"not admitted: {who}: {reason.removeprefix('PodGroup is pending: ')}"
     if state == "placed":
         return f"the cycle places it now: {facts.placed} pod(s) bound or pipelined"
     if state == "running":

@@ -17,6 +17,11 @@ from vbridge.nodesim import RUN_SECONDS
 pytestmark = pytest.mark.integration
 
 
+def test_auto_resolves_to_volcano_without_the_workload_api(control_plane: cluster.LocalCluster) -> None:
+    assert apiserver.backend(control_plane.kubeconfig, "auto") == "volcano"
+    assert apiserver.backend(control_plane.kubeconfig, "native") == "native"  # as said, served or not
+
+
 def test_default_queues_exist_and_are_open(api_client: k8s.ApiClient) -> None:
     crd = k8s.CustomObjectsApi(api_client)
     queues = {q["metadata"]["name"]: q for q in crd.list_cluster_custom_object(*apiserver.PG, "queues")["items"]}

@@ -3,12 +3,15 @@
 ``eventually`` is how a test waits for a state: it polls ``probe`` until it returns something
 truthy (that value is returned) or ``timeout`` passes (an AssertionError naming ``what``; when
 ``what`` is a function, what it returns then: the state the wait ended in). An exception the
-probe raises is not retried: it fails the wait at once.
+probe raises is not retried: it fails the wait at once. ``backend`` is what
+``bridge.k8s.backends.resolve`` makes of a ``--backend`` choice against a control plane.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import pathlib
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -17,6 +20,7 @@ from typing import Any, TypeVar
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
+from bridge.k8s import backends, client, kubeconfigs
 from vbridge.localcluster import binaries, cluster
 
 T = TypeVar("T")
@@ -83,3 +87,13 @@ def client_of(lc: cluster.LocalCluster) -> Iterator[k8s.ApiClient]:
         yield api
     finally:
         api.close()
+
+
+def backend(kubeconfig: pathlib.Path, choice: str) -> str:
+    """``backends.resolve(api, choice)`` on a client of ``kubeconfig``."""
+
+    async def main() -> str:
+        async with client.Client(kubeconfigs.load(kubeconfig)) as api:
+            return await backends.resolve(api, choice)
+
+    return asyncio.run(main())

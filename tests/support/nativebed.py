@@ -7,6 +7,7 @@ optionally our bridge on ``backend`` (webhooks and reconcilers) and the upstream
 (as ``operator_env`` runs it, with ``spark``'s spark-submit: a missing binary skips), kube-scheduler as
 ``scheduler_name``, with ``gate`` our scheduler on the native backend (its queue half: it admits
 groups and lifts their pods' queue gate), and ``namespace``; it yields a kubernetes client. Everything stops on exit.
+``plane`` is the same without our bridge, operator or scheduler, yielding the cluster too.
 ``native_podgroup`` reads a native PodGroup; ``gang_placed`` checks a job's gang end to end.
 """
 
@@ -26,7 +27,7 @@ from tests.support import apiserver, bridgethread, operator_env, queuegate, sche
 from vbridge.localcluster import binaries, cluster, kubescheduler, operators
 from vbridge.nodesim import nodes
 
-__all__ = ["gang_placed", "native_podgroup", "run"]
+__all__ = ["gang_placed", "native_podgroup", "plane", "run"]
 
 
 @contextlib.contextmanager
@@ -45,13 +46,7 @@ def run(
     gate: bool = False,
 ) -> Iterator[k8s.ApiClient]:
     with contextlib.ExitStack() as stack:
-        lc = stack.enter_context(cluster.LocalCluster(workdir, bins=bins, native_gangs=True))
-        specs = nodes.pool(nodes_count, prefix=prefix, cpu=cpu, memory="16Gi")
-        stack.callback(simthread.SimThread(lc.kubeconfig, specs).start().stop)
-        client = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
-        stack.callback(client.close)
-        for i in range(nodes_count):
-            k8s.CoreV1Api(client).patch_node(f"{prefix}-{i}", {"spec": {"taints": None}})
+        lc, client = _plane(stack, bins, workdir, prefix=prefix, nodes_count=nodes_count, cpu=cpu)
         if backend is not None:
             stack.callback(bridgethread.BridgeThread(lc, backend=backend).start().stop)
         if operator is not None:
@@ -64,6 +59,37 @@ def run(
             stack.callback(schedthread.SchedThread(lc, conf).start().stop)
         k8s.CoreV1Api(client).create_namespace({"metadata": {"name": namespace}})
         yield client
+
+
+@contextlib.contextmanager
+def plane(
+    bins: binaries.Binaries, workdir: pathlib.Path, *, prefix: str, nodes_count: int = 3, cpu: str = "4"
+) -> Iterator[tuple[cluster.LocalCluster, k8s.ApiClient]]:
+    """``run``'s control plane, nodes and kube-scheduler (as ``default-scheduler``) alone, for
+    tests that run our scheduler themselves, each with its own conf: (cluster, client)."""
+    with contextlib.ExitStack() as stack:
+        lc, client = _plane(stack, bins, workdir, prefix=prefix, nodes_count=nodes_count, cpu=cpu)
+        stack.callback(kubescheduler.start(lc, bins).stop)
+        yield lc, client
+
+
+def _plane(
+    stack: contextlib.ExitStack,
+    bins: binaries.Binaries,
+    workdir: pathlib.Path,
+    *,
+    prefix: str,
+    nodes_count: int,
+    cpu: str,
+) -> tuple[cluster.LocalCluster, k8s.ApiClient]:
+    lc = stack.enter_context(cluster.LocalCluster(workdir, bins=bins, native_gangs=True))
+    specs = nodes.pool(nodes_count, prefix=prefix, cpu=cpu, memory="16Gi")
+    stack.callback(simthread.SimThread(lc.kubeconfig, specs).start().stop)
+    client = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
+    stack.callback(client.close)
+    for i in range(nodes_count):  # no node lifecycle controller lifts the not-ready taint here
+        k8s.CoreV1Api(client).patch_node(f"{prefix}-{i}", {"spec": {"taints": None}})
+    return lc, client
 
 
 def native_podgroup(api: k8s.ApiClient, namespace: str, name: str) -> dict[str, Any] | None:

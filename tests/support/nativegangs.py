@@ -2,11 +2,15 @@
 
 ``submit`` creates a ``builders.native.gang`` in order (Volcano PodGroup, Workload, native
 PodGroup, then the pods); ``bound`` / ``gated`` / ``phase`` / ``native_condition`` read what
-kube-scheduler and our scheduler made of it.
+kube-scheduler and our scheduler made of it; ``namespace`` is a test's namespace, its groups and
+pods force-removed after.
 """
 
 from __future__ import annotations
 
+import contextlib
+import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from kubernetes import client as k8s
@@ -15,9 +19,25 @@ from bridge import keys
 from tests.builders import native
 from tests.support import apiserver
 
-__all__ = ["bound", "describe", "gated", "native_condition", "phase", "submit", "succeeded"]
+__all__ = ["bound", "describe", "gated", "namespace", "native_condition", "phase", "submit", "succeeded"]
 
 NATIVE = ("scheduling.k8s.io", "v1beta1")
+
+
+@contextlib.contextmanager
+def namespace(api: k8s.ApiClient, prefix: str) -> Iterator[str]:
+    """A fresh namespace named ``prefix-…``; afterwards its Volcano PodGroups and pods are
+    removed (pods at once) and the namespace deleted."""
+    name = f"{prefix}-{uuid.uuid4().hex[:6]}"
+    core = k8s.CoreV1Api(api)
+    core.create_namespace({"metadata": {"name": name}})
+    yield name
+    custom = k8s.CustomObjectsApi(api)
+    for pg in custom.list_namespaced_custom_object(*apiserver.PG, name, "podgroups")["items"]:
+        custom.delete_namespaced_custom_object(*apiserver.PG, name, "podgroups", pg["metadata"]["name"])
+    core.delete_collection_namespaced_pod(name, grace_period_seconds=0)
+    apiserver.eventually(lambda: not core.list_namespaced_pod(name).items, 60, "the test's pods gone")
+    core.delete_namespace(name)
 
 
 def submit(api: k8s.ApiClient, built: native.Gang) -> list[str]:

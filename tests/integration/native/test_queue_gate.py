@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import io
 import pathlib
-import uuid
 from collections.abc import Iterable, Iterator
 
 import pytest
@@ -55,17 +54,8 @@ def bed(
 
 @pytest.fixture
 def ns(bed: tuple[k8s.ApiClient, schedthread.SchedThread]) -> Iterator[str]:
-    api = bed[0]
-    name = "nq-" + uuid.uuid4().hex[:6]
-    core = k8s.CoreV1Api(api)
-    core.create_namespace({"metadata": {"name": name}})
-    yield name
-    custom = k8s.CustomObjectsApi(api)
-    for pg in custom.list_namespaced_custom_object(*apiserver.PG, name, "podgroups")["items"]:
-        custom.delete_namespaced_custom_object(*apiserver.PG, name, "podgroups", pg["metadata"]["name"])
-    core.delete_collection_namespaced_pod(name, grace_period_seconds=0)
-    apiserver.eventually(lambda: not core.list_namespaced_pod(name).items, 60, "the test's pods gone")
-    core.delete_namespace(name)
+    with nativegangs.namespace(bed[0], "nq") as name:
+        yield name
 
 
 def queue(api: k8s.ApiClient, name: str, *, weight: int = 1, closed: bool = False) -> str:
