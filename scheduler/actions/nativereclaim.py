@@ -28,6 +28,10 @@ cluster once the victims' resources are freed". Runs after enqueue when the conf
   evicted. Otherwise the evictions are committed, the reclaimer is admitted (Inqueue: ungate
   lifts its gate, kube-scheduler places it once the victims are gone) and each victim group is
   sent back to admission (``Committed.requeued``: Pending, so its replacement pods stay gated).
+
+The bundles are built once per cycle and ordered once per (queue, need); each reclaimer asks the
+plugins about a doubling prefix of that order only (``_Pool``), so a cycle with many reclaimers
+stays near linear in the groups it looks at.
 """
 
 from __future__ import annotations
@@ -68,6 +72,7 @@ def reclaimers(ssn: session.Session, plugins: tiers.Tiers) -> list[str]:
 def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     ready = np.array([n.ready for n in ssn.snapshot.nodes], dtype=bool)
     promised = sum((overcommit.promised(ssn, key) for key in ssn.snapshot.jobs), np.zeros(len(ssn.dims)))
+    pool = _Pool(ssn, plugins)
     for job in reclaimers(ssn, plugins):
         mine = ssn.job(job).queue
         pending = [t for t in ssn.pending_of(job) if not t.best_effort]
@@ -78,14 +83,16 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
         need = _need(ssn, job, pending)
         asked = need > 0
         short = need - (ssn.nodes.future[ready].sum(axis=0) - promised)
-        if not asked.any() or np.all(short[asked] <= 0):
+        if not asked.any() or np.all(short[asked] <= 0) or pool.hopeless(mine, short):
             continue
-        chosen = _choose(ssn, plugins, job, pending, need, short)
+        chosen = pool.choose(job, pending[0], need, short)
         if chosen is None:
+            pool.failed(mine, short)
             continue
         victims = {b.job for b in chosen}
         promised += need - sum((overcommit.promised(ssn, v) for v in victims), np.zeros(len(ssn.dims)))
         _commit(ssn, job, chosen)
+        pool.gone |= victims
 
 
 def _need(ssn: session.Session, job: str, pending: list[snapshot.Task]) -> Vector:
@@ -96,51 +103,98 @@ def _need(ssn: session.Session, job: str, pending: list[snapshot.Task]) -> Vecto
     return sum((ssn.vector(t.request) for t in pending), np.zeros(len(ssn.dims)))
 
 
-def _choose(
-    ssn: session.Session, plugins: tiers.Tiers, job: str, pending: list[snapshot.Task], need: Vector, short: Vector
-) -> list[bundles.Bundle] | None:
-    """The victim groups to evict for ``job`` (see the module docstring), or None."""
-    mine = ssn.job(job).queue
-    by_job: dict[str, list[snapshot.Task]] = {}
-    for task in reclaim.candidates(ssn, mine):
-        by_job.setdefault(task.job, []).append(task)
-    whole = [b for victim, tasks in sorted(by_job.items()) if (b := bundles.whole(ssn, victim, tasks)) is not None]
+class _Pool:
+    """The whole bundles of the cycle, built once: every group of a reclaimable queue whose running
+    pods are all candidates. Ordered once per (reclaimer queue, need), groups evicted since
+    (``gone``) skipped; the plugins are asked about a growing prefix of that order only (their
+    ``victims`` hooks decide each candidate from the ones before it, so a prefix gets the answers
+    the whole list would), doubling until the permitted groups cover the shortfall or none are
+    left. A queue that found too little for a shortfall finds too little for a larger one later
+    in the cycle (victims only get fewer): ``hopeless``."""
 
-    def policy(bundle: bundles.Bundle) -> tuple[object, ...]:
-        theirs = ssn.job(bundle.job)
-        nearest = plugins.victim_queue_order(theirs.queue, mine) if plugins.orders_victims else ()
-        return (nearest, theirs.priority)
+    def __init__(self, ssn: session.Session, plugins: tiers.Tiers) -> None:
+        self.ssn, self.plugins = ssn, plugins
+        by_job: dict[str, list[snapshot.Task]] = {}
+        for task in reclaim.candidates(ssn, None):
+            by_job.setdefault(task.job, []).append(task)
+        self.whole = [b for job, tasks in sorted(by_job.items()) if (b := bundles.whole(ssn, job, tasks)) is not None]
+        self.gone: set[str] = set()
+        self._orders: dict[tuple[str, bytes], list[bundles.Bundle]] = {}
+        self._start: dict[tuple[str, bytes], int] = {}  # where each order's bundles not yet gone begin
+        self._failed: dict[str, list[Vector]] = {}
 
-    first = bundles.ordered(ssn, whole, need, policy)
-    flat = [t for b in first for t in b.tasks]
-    permitted = {t.key for t in plugins.victims(pending[0], flat, action="gangreclaim", every_tier=True)}
-    valid = bundles.ordered(ssn, bundles.allowed(first, permitted), need, policy)
-    asked = short > 0
-    chosen: list[bundles.Bundle] = []
-    for bundle in valid:
-        chosen.append(bundle)
-        if _covers(ssn, chosen, short, asked):
-            return _settle(ssn, chosen, short, asked)
-    return None
+    def hopeless(self, queue: str, short: Vector) -> bool:
+        return any(np.all(short >= before) for before in self._failed.get(queue, ()))
+
+    def failed(self, queue: str, short: Vector) -> None:
+        self._failed.setdefault(queue, []).append(short)
+
+    def _ordered(self, mine: str, need: Vector) -> tuple[str, bytes]:
+        """The key of the order of the bundles for a reclaimer of ``mine`` needing ``need``."""
+        key = (mine, need.tobytes())
+        if key not in self._orders:
+            ssn, plugins = self.ssn, self.plugins
+
+            def policy(bundle: bundles.Bundle) -> tuple[object, ...]:
+                theirs = ssn.job(bundle.job)
+                nearest = plugins.victim_queue_order(theirs.queue, mine) if plugins.orders_victims else ()
+                return (nearest, theirs.priority)
+
+            others = [b for b in self.whole if ssn.job(b.job).queue != mine]
+            self._orders[key] = bundles.ordered(ssn, others, need, policy)
+            self._start[key] = 0
+        return key
+
+    def _take(self, key: tuple[str, bytes], size: int) -> tuple[list[bundles.Bundle], bool]:
+        """The first ``size`` bundles of the order that are not ``gone``; whether that is all of them."""
+        order, i = self._orders[key], self._start[key]
+        while i < len(order) and order[i].job in self.gone:  # taken from the front: skipped for good
+            i += 1
+        self._start[key] = i
+        out: list[bundles.Bundle] = []
+        while i < len(order) and len(out) < size:
+            if order[i].job not in self.gone:
+                out.append(order[i])
+            i += 1
+        return out, i >= len(order)
+
+    def choose(self, job: str, preemptor: snapshot.Task, need: Vector, short: Vector) -> list[bundles.Bundle] | None:
+        """The victim groups to evict for ``job`` (module docstring), or None."""
+        ssn = self.ssn
+        key = self._ordered(ssn.job(job).queue, need)
+        asked = short > 0
+        size = 1
+        while True:
+            prefix, whole = self._take(key, size)
+            flat = [t for b in prefix for t in b.tasks]
+            permitted = {t.key for t in self.plugins.victims(preemptor, flat, action="gangreclaim", every_tier=True)}
+            chosen: list[bundles.Bundle] = []
+            freed = np.zeros(len(ssn.dims))
+            for bundle in bundles.allowed(prefix, permitted):
+                chosen.append(bundle)
+                freed += _freed(ssn, bundle)
+                if np.all(freed[asked] >= short[asked]):
+                    return _settle(ssn, chosen, freed, short, asked)
+            if whole:
+                return None
+            size *= 2
 
 
-def _freed(ssn: session.Session, chosen: list[bundles.Bundle]) -> Vector:
-    return sum((ssn.vector(t.request) for b in chosen for t in b.tasks), np.zeros(len(ssn.dims)))
-
-
-def _covers(ssn: session.Session, chosen: list[bundles.Bundle], short: Vector, asked: npt.NDArray[np.bool_]) -> bool:
-    return bool(np.all(_freed(ssn, chosen)[asked] >= short[asked]))
+def _freed(ssn: session.Session, bundle: bundles.Bundle) -> Vector:
+    return sum((ssn.vector(t.request) for t in bundle.tasks), np.zeros(len(ssn.dims)))
 
 
 def _settle(
-    ssn: session.Session, chosen: list[bundles.Bundle], short: Vector, asked: npt.NDArray[np.bool_]
+    ssn: session.Session, chosen: list[bundles.Bundle], freed: Vector, short: Vector, asked: npt.NDArray[np.bool_]
 ) -> list[bundles.Bundle]:
-    """``chosen`` without the earlier groups (up to ``SETTLE_MOST``) a later one made unnecessary."""
+    """``chosen`` (freeing ``freed``) without the earlier groups, up to ``SETTLE_MOST``, that a
+    later one made unnecessary."""
     needed = list(chosen)
     for step in chosen[:-1][:SETTLE_MOST]:
-        without = [b for b in needed if b is not step]
-        if _covers(ssn, without, short, asked):
-            needed = without
+        without = freed - _freed(ssn, step)
+        if np.all(without[asked] >= short[asked]):
+            needed.remove(step)
+            freed = without
     return needed
 
 

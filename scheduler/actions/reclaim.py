@@ -16,8 +16,9 @@ from scheduler.framework import placement, session, tiers
 __all__ = ["candidates", "execute"]
 
 
-def candidates(ssn: session.Session, queue: str) -> list[snapshot.Task]:
-    """Running, preemptable tasks of the other queues that are ``reclaimable``."""
+def candidates(ssn: session.Session, queue: str | None) -> list[snapshot.Task]:
+    """Running, preemptable tasks of the queues other than ``queue`` (None: of every queue) that
+    are ``reclaimable``."""
     queues = ssn.snapshot.queues
     return [
         t
