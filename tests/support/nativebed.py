@@ -5,9 +5,11 @@
 ``cpu`` each (made schedulable: no node lifecycle controller lifts their not-ready taint here),
 optionally our bridge on ``backend`` (webhooks and reconcilers) and the upstream ``operator``
 (as ``operator_env`` runs it, with ``spark``'s spark-submit: a missing binary skips), kube-scheduler as
-``scheduler_name``, with ``gate`` our scheduler on the native backend (its queue half: it admits
-groups and lifts their pods' queue gate), and ``namespace``; it yields a kubernetes client. Everything stops on exit.
-``native_podgroup`` reads a native PodGroup; ``gang_placed`` checks a job's gang end to end.
+``scheduler_name``, our scheduler on the native backend (its queue half: it admits groups and
+lifts their pods' queue gate; ``gate=False`` leaves it out, and the gate on), and ``namespace``;
+it yields a kubernetes client. Everything stops on exit.
+``native_podgroup`` reads a native PodGroup; ``gang_placed`` checks a job's gang end to end: made
+gated, the gate lifted by our scheduler, bound whole by kube-scheduler.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from kubernetes import config as k8s_config
 
 from bridge import defaults, keys
 from scheduler import configure
-from tests.support import apiserver, bridgethread, operator_env, queuegate, schedthread, simthread
+from tests.support import apiserver, bridgethread, operator_env, schedthread, simthread
 from vbridge.localcluster import binaries, cluster, kubescheduler, operators
 from vbridge.nodesim import nodes
 
@@ -42,7 +44,7 @@ def run(
     backend: str | None = None,
     operator: str | None = None,
     spark: pathlib.Path | None = None,
-    gate: bool = False,
+    gate: bool = True,
 ) -> Iterator[k8s.ApiClient]:
     with contextlib.ExitStack() as stack:
         lc = stack.enter_context(cluster.LocalCluster(workdir, bins=bins, native_gangs=True))
@@ -81,7 +83,7 @@ def native_podgroup(api: k8s.ApiClient, namespace: str, name: str) -> dict[str, 
 
 def gang_placed(api: k8s.ApiClient, namespace: str, selector: str, group: str, size: int) -> list[dict[str, Any]]:
     """The native PodGroup ``group`` gangs ``size``; the ``size`` pods of ``selector`` are on
-    kube-scheduler, joined to it and gated by the queue; once the gate is lifted all are bound.
+    kube-scheduler and joined to it; once our scheduler lifted the queue gate all are bound.
     Returns the bound pods."""
     found = apiserver.eventually(lambda: native_podgroup(api, namespace, group), timeout=60, what="the native group")
     assert found["spec"]["schedulingPolicy"] == {"gang": {"minCount": size}}
@@ -94,9 +96,11 @@ def gang_placed(api: k8s.ApiClient, namespace: str, selector: str, group: str, s
     for pod in apiserver.eventually(lambda: pods(False), timeout=120, what=f"{group}'s pods"):
         assert pod["spec"]["schedulerName"] == "default-scheduler"
         assert pod["spec"]["schedulingGroup"] == {"podGroupName": group}
-        assert {"name": keys.QUEUE_GATE} in pod["spec"].get("schedulingGates", [])
-    apiserver.eventually(lambda: queuegate.lift(api, namespace) or None, what="the gates lifted")
+        # made gated: our scheduler lifts the gate (below) once the queue admits the group
+        assert not pod["spec"].get("nodeName") or not pod["spec"].get("schedulingGates")
     placed: list[dict[str, Any]] = apiserver.eventually(
-        lambda: pods(True), timeout=120, what=f"{group} bound whole by kube-scheduler"
+        lambda: pods(True), timeout=120, what=f"{group} ungated by our queue and bound whole by kube-scheduler"
     )
+    for pod in placed:
+        assert keys.QUEUE_GATE not in [g["name"] for g in pod["spec"].get("schedulingGates") or []]
     return placed

@@ -111,8 +111,10 @@ def test_queue_weights_give_their_shares(bed: tuple[k8s.ApiClient, schedthread.S
     apiserver.eventually(
         lambda: len(nativegangs.bound(api, every)) == 8 or None,
         90,
-        lambda: f"8 cpu placed; {nativegangs.describe(api, every)}; our groups: {phases(api, ns, pods)}; "
-        f"queues: {[k8s.CustomObjectsApi(api).get_cluster_custom_object(*apiserver.PG, 'queues', q) for q in pods]}",
+        lambda: (
+            f"8 cpu placed; {nativegangs.describe(api, every)}; our groups: {phases(api, ns, pods)}; "
+            f"queues: {[k8s.CustomObjectsApi(api).get_cluster_custom_object(*apiserver.PG, 'queues', q) for q in pods]}"
+        ),
     )
     ours.cycles.next(2)
     assert (len(nativegangs.bound(api, pods[heavy])), len(nativegangs.bound(api, pods[light]))) == (6, 2)
