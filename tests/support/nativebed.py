@@ -1,6 +1,7 @@
 """A test bed for Kubernetes' own gang scheduling: the Workload API served, kube-scheduler placing.
 
-``run(bins, workdir, ...)`` is a context manager: a control plane with ``native_gangs`` (the
+``run(bins, workdir, ...)`` is a context manager (``started``: the same, yielding the
+``LocalCluster`` too): a control plane with ``native_gangs`` (the
 ``GenericWorkload`` gate and ``scheduling.k8s.io/v1beta1``), ``nodes`` simulated nodes of
 ``cpu`` each (made schedulable: no node lifecycle controller lifts their not-ready taint here),
 optionally our bridge on ``backend`` (webhooks and reconcilers) and the upstream ``operator``
@@ -28,11 +29,17 @@ from tests.support import apiserver, bridgethread, operator_env, schedthread, si
 from vbridge.localcluster import binaries, cluster, kubescheduler, operators
 from vbridge.nodesim import nodes
 
-__all__ = ["gang_placed", "native_podgroup", "run"]
+__all__ = ["gang_placed", "native_podgroup", "run", "started"]
 
 
 @contextlib.contextmanager
-def run(
+def run(bins: binaries.Binaries, workdir: pathlib.Path, **options: Any) -> Iterator[k8s.ApiClient]:
+    with started(bins, workdir, **options) as (_, client):
+        yield client
+
+
+@contextlib.contextmanager
+def started(
     bins: binaries.Binaries,
     workdir: pathlib.Path,
     *,
@@ -45,7 +52,7 @@ def run(
     operator: str | None = None,
     spark: pathlib.Path | None = None,
     gate: bool = True,
-) -> Iterator[k8s.ApiClient]:
+) -> Iterator[tuple[cluster.LocalCluster, k8s.ApiClient]]:
     with contextlib.ExitStack() as stack:
         lc = stack.enter_context(cluster.LocalCluster(workdir, bins=bins, native_gangs=True))
         specs = nodes.pool(nodes_count, prefix=prefix, cpu=cpu, memory="16Gi")
@@ -65,7 +72,7 @@ def run(
             conf = configure.parse("", backend=defaults.NATIVE, scheduler_name=scheduler_name)
             stack.callback(schedthread.SchedThread(lc, conf).start().stop)
         k8s.CoreV1Api(client).create_namespace({"metadata": {"name": namespace}})
-        yield client
+        yield lc, client
 
 
 def native_podgroup(api: k8s.ApiClient, namespace: str, name: str) -> dict[str, Any] | None:
