@@ -29,16 +29,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.operators]
 GROUP_NAME = "scheduling.k8s.io/group-name"
 
 
-@pytest.fixture(scope="module", params=planes.BACKENDS)
-def on(request: pytest.FixtureRequest) -> Iterator[planes.Plane]:
-    with planes.plane(request, request.param) as made:
-        yield made
-
-
-@pytest.fixture
-def namespace(on: planes.Plane, request: pytest.FixtureRequest) -> Iterator[str]:
-    with planes.namespace(on, request) as name:
-        yield name
+on, namespace = planes.on, planes.namespace  # the fixtures: each backend on its own plane
 
 
 @pytest.fixture(scope="module")

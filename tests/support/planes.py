@@ -10,7 +10,9 @@
   ``default-scheduler`` and our scheduler's queue half lifting ``keys.QUEUE_GATE``.
 
 ``Plane.binder`` is the schedulerName the admitted pods carry (``volcano``, or kube-scheduler's
-``default-scheduler``); ``namespace(plane, request)`` makes a fresh namespace named after the test.
+``default-scheduler``); ``fresh_namespace(plane, request)`` makes a namespace named after the
+test. A test module takes the fixtures by name: ``on = planes.on`` (module-scoped, one per
+backend) and ``namespace = planes.namespace`` (a fresh one per test, on ``on``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from kubernetes import client as k8s
 from tests.support import nativebed
 from vbridge.localcluster import cluster
 
-__all__ = ["BACKENDS", "Plane", "namespace", "plane"]
+__all__ = ["BACKENDS", "Plane", "fresh_namespace", "namespace", "on", "plane"]
 
 BACKENDS = ("volcano", "native")
 BINDER = {"volcano": "volcano", "native": "default-scheduler"}
@@ -62,7 +64,7 @@ def plane(request: pytest.FixtureRequest, backend: str, *, cpu: str = "4") -> It
 
 
 @contextlib.contextmanager
-def namespace(on: Plane, request: pytest.FixtureRequest) -> Iterator[str]:
+def fresh_namespace(on: Plane, request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh namespace named after the test, deleted afterwards."""
     name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:40].strip("-") + "-" + uuid.uuid4().hex[:5]
     core = k8s.CoreV1Api(on.api)
@@ -71,3 +73,15 @@ def namespace(on: Plane, request: pytest.FixtureRequest) -> Iterator[str]:
         yield name
     finally:
         core.delete_namespace(name)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def on(request: pytest.FixtureRequest) -> Iterator[Plane]:
+    with plane(request, request.param) as made:
+        yield made
+
+
+@pytest.fixture
+def namespace(on: Plane, request: pytest.FixtureRequest) -> Iterator[str]:
+    with fresh_namespace(on, request) as name:
+        yield name
