@@ -11,21 +11,15 @@ group and lifts the gate; kube-scheduler binds the gang to the plain nodes; the 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from kubernetes import client as k8s
 
 from tests.support import apiserver, helmbed, helmstandalone, nativebed
-from vbridge.localcluster import binaries
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def bed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[helmbed.Bed]:
-    with helmstandalone.running(bins, tmp_path_factory.mktemp("helm-native"), native=True) as out:
-        yield out
+bed = helmstandalone.native_bed  # the fixture
 
 
 @pytest.mark.timeout(420)
@@ -45,12 +39,7 @@ def test_a_native_install_runs_the_mpi_seed_bound_by_kube_scheduler_after_our_ga
     assert any("--backend=native" in (a or []) for a in args), args
 
     core.create_namespace({"metadata": {"name": helmbed.WORK}})
-    custom = k8s.CustomObjectsApi(bed.api)
-    job = apiserver.eventually(
-        lambda: custom.create_namespaced_custom_object(*helmbed.VC, helmbed.WORK, "jobs", helmbed.mpi_job()),
-        30,
-        "the webhook to admit",
-    )
+    job = helmbed.submit_mpi(bed)
     group = f"lm-mpi-job-{job['metadata']['uid']}"
     assert (
         apiserver.eventually(lambda: helmbed.podgroup(bed, group), 30, "the Volcano PodGroup")["spec"]["minMember"] == 3

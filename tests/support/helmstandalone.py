@@ -8,7 +8,8 @@ for the chart's pods, each with a network namespace: the chart's pods run there 
 the chart's own pods and a ``LogKeeper`` of their output; the ``helmbed.Bed`` the tests use, its
 values file written from ``helmbed.values()``, with a serving certificate of ``CERT_SECONDS``.
 Skips without root or without a built helm. ``native=True``: the control plane serves the
-Workload API (``native_gangs``, kube-scheduler with its gate) and the values choose ``backend: native``.
+Workload API (``native_gangs``, kube-scheduler with its gate) and the values choose
+``backend: native``; ``native_bed`` is that bed as a module-scoped fixture.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from tests.support import apiserver, helmbed, helminstall, netns, runtimesim, up
 from vbridge.localcluster import binaries, kubescheduler
 from vbridge.nodesim import nodes
 
-__all__ = ["CERT_SECONDS", "running"]
+__all__ = ["CERT_SECONDS", "native_bed", "running"]
 
 # The serving certificate's validity on this bed (the chart's controllers.extraArgs): renewed a
 # third before expiry, so every 80 s, several times while the tests admit.
@@ -66,3 +67,9 @@ def running(bins: binaries.Binaries, work: pathlib.Path, *, native: bool = False
         values.write_text(yaml.safe_dump(chosen))
         api = stack.enter_context(apiserver.client_of(lc))
         yield helmbed.Bed(lc, bins, api, sim, helminstall.Helm(bins.path("helm"), lc), keeper, values)
+
+
+@pytest.fixture(scope="module")
+def native_bed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[helmbed.Bed]:
+    with running(bins, tmp_path_factory.mktemp("helm-native"), native=True) as out:
+        yield out
