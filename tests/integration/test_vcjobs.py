@@ -38,7 +38,7 @@ def either(on: planes.Plane, request: pytest.FixtureRequest) -> Iterator[Either]
     if not on.native:
         request.getfixturevalue("sim_nodes")
         sched = request.getfixturevalue("scheduler")
-    with planes.fresh_namespace(on, request) as ns:
+    with planes.fresh_namespace(on.api, request) as ns:
         yield on.api, ns, sched, on
 
 

@@ -10,9 +10,10 @@
   ``default-scheduler`` and our scheduler's queue half lifting ``keys.QUEUE_GATE``.
 
 ``Plane.binder`` is the schedulerName the admitted pods carry (``volcano``, or kube-scheduler's
-``default-scheduler``); ``fresh_namespace(plane, request)`` makes a namespace named after the
-test. A test module takes the fixtures by name: ``on = planes.on`` (module-scoped, one per
-backend) and ``namespace = planes.namespace`` (a fresh one per test, on ``on``).
+``default-scheduler``); ``fresh_namespace(api, request)`` makes a namespace named after the
+test (``tests/conftest.py``'s ``namespace`` too). A test module takes the fixtures by name:
+``on = planes.on`` (module-scoped, one per backend) and ``namespace = planes.namespace`` (a
+fresh one per test, on ``on``).
 """
 
 from __future__ import annotations
@@ -64,10 +65,10 @@ def plane(request: pytest.FixtureRequest, backend: str, *, cpu: str = "4") -> It
 
 
 @contextlib.contextmanager
-def fresh_namespace(on: Plane, request: pytest.FixtureRequest) -> Iterator[str]:
+def fresh_namespace(api: k8s.ApiClient, request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh namespace named after the test, deleted afterwards."""
     name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:40].strip("-") + "-" + uuid.uuid4().hex[:5]
-    core = k8s.CoreV1Api(on.api)
+    core = k8s.CoreV1Api(api)
     core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=name)))
     try:
         yield name
@@ -83,5 +84,5 @@ def on(request: pytest.FixtureRequest) -> Iterator[Plane]:
 
 @pytest.fixture
 def namespace(on: Plane, request: pytest.FixtureRequest) -> Iterator[str]:
-    with fresh_namespace(on, request) as name:
+    with fresh_namespace(on.api, request) as name:
         yield name
