@@ -21,7 +21,7 @@ from kubernetes import client as k8s  # noqa: E402
 from kubernetes import config as k8s_config  # noqa: E402
 
 from bridge import errors  # noqa: E402
-from tests.support import bridgethread, simthread  # noqa: E402
+from tests.support import bridgethread, planes, simthread  # noqa: E402
 from vbridge.localcluster import binaries, cluster  # noqa: E402
 from vbridge.nodesim import nodes  # noqa: E402
 
@@ -80,16 +80,8 @@ def api_client(control_plane: cluster.LocalCluster) -> Iterator[k8s.ApiClient]:
 @pytest.fixture
 def namespace(api_client: k8s.ApiClient, request: pytest.FixtureRequest) -> Iterator[str]:
     """A fresh namespace per test, named after it; deleted afterwards (the namespace controller runs)."""
-    import re
-    import uuid
-
-    name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:40].strip("-") + "-" + uuid.uuid4().hex[:5]
-    core = k8s.CoreV1Api(api_client)
-    core.create_namespace(k8s.V1Namespace(metadata=k8s.V1ObjectMeta(name=name)))
-    try:
+    with planes.fresh_namespace(api_client, request) as name:
         yield name
-    finally:
-        core.delete_namespace(name)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -18,7 +18,8 @@ never below guarantee.
 On the native backend (kube-scheduler places; no allocate runs here to hold a queue to its
 share) the share is kept at admission instead: a group is enqueueable only while its queue's
 allocated + what its admitted groups still reserve + its minResources stay within the queue's
-deserved, as well as its real capability. A queue alone in the cluster deserves all it asks.
+deserved, as well as its real capability. A queue alone in the cluster deserves all it asks; a
+group waiting for admission asks at least its minResources (its pods may come later).
 """
 
 from __future__ import annotations
@@ -89,9 +90,19 @@ def water_fill(
 
 
 def requests(ssn: session.Session, queues: Sequence[str]) -> dict[str, Vector]:
-    """Per queue, what it holds plus what its pending tasks ask for (summed per job in bulk)."""
-    cols = ssn.snapshot.columns
+    """Per queue, what it holds plus what its pending tasks ask for (summed per job in bulk).
+
+    On the native backend admission holds minResources to the deserved share, so a group still
+    waiting for admission asks at least its minResources: its pods may not exist yet (an
+    operator makes them later; a Spark driver makes its executors once it runs)."""
+    snap = ssn.snapshot
+    cols = snap.columns
     waiting = tally.per_job(cols, cols.status == tally.PENDING, ssn.allocated.request_vectors)
+    if ssn.config.backend == defaults.NATIVE:
+        for i, key in enumerate(cols.jobs):
+            info = snap.jobs[key]
+            if info.min_resources is not None and ssn.phase[key] == "Pending":
+                waiting[i] = np.maximum(waiting[i], ssn.vector(info.min_resources))
     return {q: ssn.allocated.of_queue(q) + waiting[ssn.allocated.queue_jobs.get(q, [])].sum(axis=0) for q in queues}
 
 

@@ -128,11 +128,7 @@ def test_examples_are_admitted_grouped_and_gang_scheduled_by_the_installed_chart
     custom = k8s.CustomObjectsApi(bed.api)
 
     # A Volcano Job: the webhook (through the chart's Service) defaults it.
-    job = apiserver.eventually(
-        lambda: custom.create_namespaced_custom_object(*helmbed.VC, helmbed.WORK, "jobs", helmbed.mpi_job()),
-        30,
-        "the webhook to admit",
-    )
+    job = helmbed.submit_mpi(bed)
     assert job["spec"]["queue"] == "default" and job["spec"]["maxRetry"] == 3
     group_name = f"lm-mpi-job-{job['metadata']['uid']}"
     group = apiserver.eventually(lambda: helmbed.podgroup(bed, group_name), 30, "the Volcano Job's PodGroup")

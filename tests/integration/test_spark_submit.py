@@ -3,11 +3,14 @@
 No operator: spark-submit creates the driver pod and its conf ConfigMap itself. The driver never
 runs (nodes are simulated and there is no image), so this proves admission: the driver pod our
 webhook saw is stamped and gated, the PodGroup is sized from the conf Spark really wrote, and the
-gate is lifted once the group is complete.
+gate is lifted once the group is complete. On both backends (``planes``), each on its own
+control plane: on native the driver asks for kube-scheduler, joins its native PodGroup, and
+kube-scheduler binds it once our scheduler lifted the queue gate as well.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import subprocess
@@ -17,17 +20,21 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
+from bridge import keys
 from bridge.adapters.spark import conf as sparkconf
-from tests.support import apiserver, bridgethread, operator_env
-from vbridge.localcluster import cluster, operators
+from tests.support import apiserver, nativebed, operator_env, planes
+from vbridge.localcluster import operators
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 GROUP_NAME = "scheduling.k8s.io/group-name"
 
 
+on, namespace = planes.on, planes.namespace  # the fixtures: each backend on its own plane
+
+
 @pytest.fixture(scope="module")
-def token_kubeconfig(control_plane: cluster.LocalCluster) -> pathlib.Path:
-    return operators.token_kubeconfig(control_plane, control_plane.workdir / "spark-submit" / "kubeconfig")
+def token_kubeconfig(on: planes.Plane) -> pathlib.Path:
+    return operators.token_kubeconfig(on.lc, on.lc.workdir / "spark-submit" / "kubeconfig")
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +67,10 @@ def submit(
     return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240, check=False)
 
 
-def check_driver(api: k8s.ApiClient, namespace: str, home: pathlib.Path) -> dict[str, Any]:
-    """The driver pod as our webhook left it, with the conf Spark really wrote; returns the PodGroup."""
+def check_driver(on: planes.Plane, namespace: str, home: pathlib.Path, *, binds: bool = True) -> dict[str, Any]:
+    """The driver pod as our webhook left it, with the conf Spark really wrote; returns the PodGroup.
+    On native, kube-scheduler then binds the driver (unless not ``binds``)."""
+    api = on.api
     [driver] = apiserver.pods(api, namespace, "spark-role=driver")
     meta, spec = driver["metadata"], driver["spec"]
     app_id = meta["labels"]["spark-app-selector"]
@@ -69,19 +78,20 @@ def check_driver(api: k8s.ApiClient, namespace: str, home: pathlib.Path) -> dict
     assert meta["labels"]["spark-app-name"] == "spark-pi"
     assert meta["labels"]["spark-version"] == operators.spark_version(home)
     assert meta["annotations"][GROUP_NAME] == f"{app_id}-podgroup"
-    assert spec["schedulerName"] == "volcano"
-    # Spark's own driver arguments, with ours first: the driver makes its executors grouped.
-    args = spec["containers"][0]["args"]
-    assert args[:7] == [
-        "driver",
-        "--conf",
+    assert spec["schedulerName"] == on.binder
+    if on.native:
+        assert spec["schedulingGroup"] == {"podGroupName": f"{app_id}-podgroup"}
+    # Spark's own driver arguments, with ours first: the driver makes its executors grouped. The
+    # executors still name our scheduler (``volcano``) on both backends; on native they carry no
+    # grouped label: Spark cannot write schedulingGroup, so our webhook must stamp each executor.
+    ours = [
         f"spark.kubernetes.executor.annotation.{GROUP_NAME}={app_id}-podgroup",
-        "--conf",
         "spark.kubernetes.executor.scheduler.name=volcano",
-        "--conf",
-        "spark.kubernetes.executor.label.vbridge.io/grouped=true",
+        *([] if on.native else ["spark.kubernetes.executor.label.vbridge.io/grouped=true"]),
     ]
-    assert args[7] == "--properties-file"
+    args = spec["containers"][0]["args"]
+    assert args[: 1 + 2 * len(ours)] == ["driver", *(x for conf in ours for x in ("--conf", conf))]
+    assert args[1 + 2 * len(ours)] == "--properties-file"
 
     conf_map = sparkconf.conf_map_name(driver)
     assert conf_map is not None
@@ -102,36 +112,48 @@ def check_driver(api: k8s.ApiClient, namespace: str, home: pathlib.Path) -> dict
     assert (owner["kind"], owner["name"], owner["uid"]) == ("Pod", meta["name"], meta["uid"])
     apiserver.eventually(
         lambda: not apiserver.pods(api, namespace, "spark-role=driver")[0]["spec"].get("schedulingGates"),
-        what="the driver's gate to be lifted",
+        what="the driver's gates to be lifted",
     )
+    if on.native and binds:  # our queue admitted the group (the queue gate is gone), kube-scheduler binds it
+        bound = apiserver.eventually(
+            lambda: (d := apiserver.pods(api, namespace, "spark-role=driver")[0])["spec"].get("nodeName") and d,
+            timeout=60,
+            what=lambda: f"kube-scheduler to bind the driver; {_where(on, namespace, pg['metadata']['name'])}",
+        )
+        assert keys.QUEUE_GATE not in str(bound["spec"].get("schedulingGates"))
     return pg
+
+
+def _where(on: planes.Plane, namespace: str, group: str) -> str:
+    """Where the driver stands: its gates and conditions, our group's and kube-scheduler's."""
+    [driver] = apiserver.pods(on.api, namespace, "spark-role=driver")
+    ours = k8s.CustomObjectsApi(on.api).get_namespaced_custom_object(*apiserver.PG, namespace, "podgroups", group)
+    theirs = nativebed.native_podgroup(on.api, namespace, group)
+    return (
+        f"driver gates {driver['spec'].get('schedulingGates')}, conditions {driver['status'].get('conditions')}; "
+        f"our group {ours.get('status')}; native group {theirs and theirs.get('status')}"
+    )
 
 
 @pytest.mark.timeout(300)
 def test_spark_submit_cluster_mode_driver_is_stamped_and_grouped_from_its_real_conf(
-    control_plane: cluster.LocalCluster,
-    bridge: bridgethread.BridgeThread,
-    api_client: k8s.ApiClient,
-    namespace: str,
-    home: pathlib.Path,
-    token_kubeconfig: pathlib.Path,
+    on: planes.Plane, namespace: str, home: pathlib.Path, token_kubeconfig: pathlib.Path
 ) -> None:
-    done = submit(home, control_plane.server, token_kubeconfig, namespace)
+    done = submit(home, on.lc.server, token_kubeconfig, namespace)
     assert done.returncode == 0, done.stderr[-3000:]
-    pg = check_driver(api_client, namespace, home)
+    pg = check_driver(on, namespace, home)
     assert pg["spec"]["queue"] == "default"
 
 
 @pytest.mark.timeout(300)
 def test_spark_submit_volcano_feature_step_group_is_completed_not_replaced(
-    control_plane: cluster.LocalCluster,
-    bridge: bridgethread.BridgeThread,
-    api_client: k8s.ApiClient,
-    namespace: str,
-    token_kubeconfig: pathlib.Path,
-    tmp_path: pathlib.Path,
+    on: planes.Plane, namespace: str, token_kubeconfig: pathlib.Path, tmp_path: pathlib.Path
 ) -> None:
     home = operator_env.spark4_home()
+    # The class the template names exists, as on a user's cluster: on native the apiserver
+    # refuses a native PodGroup naming a PriorityClass that does not (Volcano would ignore it).
+    with contextlib.suppress(k8s.ApiException):  # made already, by the other test of this plane
+        k8s.SchedulingV1Api(on.api).create_priority_class({"metadata": {"name": "batch"}, "value": 1000})
     template = tmp_path / "podgroup.yaml"
     template.write_text(
         "apiVersion: scheduling.volcano.sh/v1beta1\nkind: PodGroup\nspec:\n  priorityClassName: batch\n"
@@ -139,7 +161,7 @@ def test_spark_submit_volcano_feature_step_group_is_completed_not_replaced(
     step = "org.apache.spark.deploy.k8s.features.VolcanoFeatureStep"
     done = submit(
         home,
-        control_plane.server,
+        on.lc.server,
         token_kubeconfig,
         namespace,
         f"spark.kubernetes.driver.pod.featureSteps={step}",
@@ -149,6 +171,22 @@ def test_spark_submit_volcano_feature_step_group_is_completed_not_replaced(
     assert done.returncode == 0, done.stderr[-3000:]
     # Spark made the group (a pre-resource, before the driver pod) from the template; we filled
     # in what it left out and kept what it set.
-    pg = check_driver(api_client, namespace, home)
+    pg = check_driver(on, namespace, home, binds=False)
     assert pg["spec"]["priorityClassName"] == "batch"
+    if on.native:
+        # A difference (README, Backends): the native PodGroup carries the group's class, the driver
+        # (Spark's, not templated) has none; kube-scheduler refuses a group whose pods' priority differs.
+        condition = apiserver.eventually(
+            lambda: next(
+                (
+                    c
+                    for c in apiserver.pods(on.api, namespace, "spark-role=driver")[0]["status"].get("conditions") or []
+                    if c["type"] == "PodScheduled" and c["reason"] == "SchedulerError"
+                ),
+                None,
+            ),
+            timeout=60,
+            what=lambda: f"kube-scheduler's verdict; {_where(on, namespace, pg['metadata']['name'])}",
+        )
+        assert "should have the same priority as the pod group's priority, got 0 and 1000" in condition["message"]
     assert "vbridge.io/managed-by" not in (pg["metadata"].get("labels") or {})  # made by Spark

@@ -7,7 +7,9 @@ PodGroup nobody made): every executor the driver creates is admitted, stamped wi
 ``<appId>-podgroup``, grouped by ``spark-app-selector`` in one PodGroup that the executors own,
 and bound by our gang scheduler on simulated nodes. The nodes run nothing, so executors never
 connect back; when the driver stops, Spark deletes its executors and the garbage collector takes
-the group with them.
+the group with them. On both backends (``planes``), each on its own control plane: on native
+the webhook stamps each executor for kube-scheduler (its schedulingGroup, our queue gate), our
+scheduler lifts the gate and kube-scheduler binds them.
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ import pytest
 from kubernetes import client as k8s
 
 from bridge import keys
-from tests.support import apiserver, bridgethread, gangs, operator_env
+from tests.support import apiserver, gangs, operator_env, planes
 from vbridge import nodesim
-from vbridge.localcluster import cluster, operators
+from vbridge.localcluster import operators
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
 EXECUTORS = 2
@@ -38,21 +40,28 @@ def nodes(api: k8s.ApiClient) -> dict[str, dict[str, Any]]:
     return {n["metadata"]["name"]: n for n in listed["items"]}
 
 
+on, namespace = planes.on, planes.namespace  # the fixtures: each backend on its own plane
+
+
 @pytest.fixture(scope="module")
-def gang(control_plane: cluster.LocalCluster, api_client: k8s.ApiClient) -> Iterator[gangs.Gang]:
-    """Simulated nodes and our scheduler on the shared control plane, removed again afterwards."""
+def gang(on: planes.Plane) -> Iterator[gangs.Gang | None]:
+    """On volcano: simulated nodes and our scheduler on the shared control plane, removed again
+    afterwards. The native plane has its own (and kube-scheduler): None."""
+    if on.native:
+        yield None
+        return
     if not gangs.scheduler_available():
         pytest.skip("our scheduler (scheduler/io) is not in this checkout")
-    before = set(nodes(api_client))
-    made = gangs.Gang(control_plane, api_client)
+    before = set(nodes(on.api))
+    made = gangs.Gang(on.lc, on.api)
     try:
         yield made
     finally:
         made.stop()
         # Nodes nobody simulates any more must not attract later tests' pods.
-        for name in set(nodes(api_client)) - before:
+        for name in set(nodes(on.api)) - before:
             if name.startswith("op-node-"):
-                k8s.CoreV1Api(api_client).delete_node(name)
+                k8s.CoreV1Api(on.api).delete_node(name)
 
 
 class Driver:
@@ -97,7 +106,7 @@ class Driver:
 
 
 @pytest.fixture
-def drivers(api_client: k8s.ApiClient, namespace: str) -> Iterator[list[Driver]]:
+def drivers(on: planes.Plane, namespace: str) -> Iterator[list[Driver]]:
     """Drivers a test starts; each is stopped (and waited for) whatever the test's outcome.
 
     Executors a failed test leaves behind are removed while the simulated nodes still run.
@@ -108,7 +117,7 @@ def drivers(api_client: k8s.ApiClient, namespace: str) -> Iterator[list[Driver]]
     finally:
         for driver in started:
             driver.stop(grace=10.0)
-        k8s.CoreV1Api(api_client).delete_collection_namespaced_pod(namespace, grace_period_seconds=0)
+        k8s.CoreV1Api(on.api).delete_collection_namespaced_pod(namespace, grace_period_seconds=0)
 
 
 def start_driver(
@@ -143,17 +152,12 @@ def executors(api: k8s.ApiClient, ns: str) -> list[dict[str, Any]]:
 
 @pytest.mark.timeout(300)
 def test_spark_submit_client_mode_executors_are_grouped_admitted_and_bound(
-    control_plane: cluster.LocalCluster,
-    bridge: bridgethread.BridgeThread,
-    api_client: k8s.ApiClient,
-    namespace: str,
-    gang: gangs.Gang,
-    drivers: list[Driver],
-    tmp_path: pathlib.Path,
+    on: planes.Plane, namespace: str, gang: gangs.Gang | None, drivers: list[Driver], tmp_path: pathlib.Path
 ) -> None:
+    api_client = on.api
     home = operator_env.spark_home()
-    kubeconfig = operators.token_kubeconfig(control_plane, control_plane.workdir / "spark-submit-client" / "kubeconfig")
-    driver = start_driver(home, control_plane.server, kubeconfig, namespace, tmp_path / "driver.log")
+    kubeconfig = operators.token_kubeconfig(on.lc, on.lc.workdir / "spark-submit-client" / "kubeconfig")
+    driver = start_driver(home, on.lc.server, kubeconfig, namespace, tmp_path / "driver.log")
     drivers.append(driver)
 
     def created() -> list[dict[str, Any]] | None:
@@ -171,8 +175,13 @@ def test_spark_submit_client_mode_executors_are_grouped_admitted_and_bound(
         assert meta["labels"]["spark-app-selector"] == app_id
         assert meta["labels"]["spark-app-name"] == "pythonpi"  # pi.py's appName("PythonPi")
         assert meta["annotations"][apiserver.GROUP_NAME] == group
-        assert pod["spec"]["schedulerName"] == "volcano"
-        assert not pod["spec"].get("schedulingGates")  # only drivers are gated
+        assert pod["spec"]["schedulerName"] == on.binder
+        gates = [g["name"] for g in pod["spec"].get("schedulingGates") or []]
+        if on.native:  # stamped for kube-scheduler: its group, and our queue gate until the queue admits it
+            assert pod["spec"]["schedulingGroup"] == {"podGroupName": group}
+            assert gates in ([keys.QUEUE_GATE], []) and not (gates and pod["spec"].get("nodeName"))
+        else:
+            assert not gates  # only drivers are gated
     # Executor ids 1 and 2 only: no creation was rejected and retried under a new id.
     assert sorted(p["metadata"]["labels"]["spark-exec-id"] for p in pods) == ["1", "2"]
 
@@ -189,10 +198,20 @@ def test_spark_submit_client_mode_executors_are_grouped_admitted_and_bound(
     for ref in pg["metadata"]["ownerReferences"]:
         assert (ref["kind"], ref["controller"], ref["blockOwnerDeletion"]) == ("Pod", False, False)
 
-    gangs.eventually_bound(api_client, namespace, "spark-role=executor", EXECUTORS)
+    if gang is not None:
+        gangs.eventually_bound(api_client, namespace, "spark-role=executor", EXECUTORS)
+    else:  # our gate lifted, kube-scheduler bound them
+        apiserver.eventually(
+            lambda: all(
+                p["spec"].get("nodeName") and not p["spec"].get("schedulingGates")
+                for p in executors(api_client, namespace)
+            ),
+            timeout=90,
+            what="the executors ungated by our queue and bound by kube-scheduler",
+        )
     simulated = {name for name, n in nodes(api_client).items() if nodesim.SIMULATED_LABEL in n["metadata"]["labels"]}
     for pod in executors(api_client, namespace):
-        assert pod["spec"]["nodeName"] in simulated  # bound by our scheduler (the only one here) to a simulated node
+        assert pod["spec"]["nodeName"] in simulated  # bound by the backend's binder (the only one) to a simulated node
     apiserver.eventually(
         lambda: (apiserver.podgroups(api_client, namespace)[0].get("status") or {}).get("phase") == "Running",
         what="our scheduler to mark the group Running",

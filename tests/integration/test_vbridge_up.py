@@ -1,4 +1,10 @@
-"""`vbridge up`: the README's run command brings up a usable cluster and stops cleanly on Ctrl-C."""
+"""`vbridge up`: the README's run command brings up a usable cluster and stops cleanly on Ctrl-C.
+
+Each test runs on both backends (``--backend volcano``: our scheduler binds the gangs;
+``--backend native``: the control plane serves the Workload API, kube-scheduler 1.37 binds them
+as ``default-scheduler`` once our scheduler lifted the queue gate), each on its own control plane.
+The seeds are the same; what differs is asserted by ``BINDER`` and ``_bound_by``.
+"""
 
 from __future__ import annotations
 
@@ -15,11 +21,18 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
+from bridge import keys
 from tests.support import apiserver, operator_env
 from vbridge import embedded
 from vbridge.localcluster import binaries
 
 pytestmark = pytest.mark.integration
+BACKENDS = ("volcano", "native")
+# Who binds the seeds' pods: their schedulerName, and the reporter of their Scheduled events.
+BINDER = {"volcano": "volcano", "native": "default-scheduler"}
+REPORTER = {"volcano": "volcano-bridge", "native": "default-scheduler"}
+# What `up` says once the placing half runs.
+RUNNING = {"volcano": "gang scheduler running", "native": "backend native: kube-scheduler places the gangs"}
 
 
 def _procs_mentioning(text: str) -> list[int]:
@@ -37,8 +50,25 @@ def _procs_mentioning(text: str) -> list[int]:
     return found
 
 
+def _bound_by(api: k8s.ApiClient, backend: str, pods: list[dict[str, Any]]) -> None:
+    """Every pod of ``pods`` was bound by the backend's binder to a simulated node; on native each
+    joined its native PodGroup and our queue gate is gone (kube-scheduler never binds a gated pod)."""
+    events = k8s.CoreV1Api(api).list_namespaced_event("seed", field_selector="reason=Scheduled").items
+    reporters = {e.involved_object.name: e.reporting_component or (e.source and e.source.component) for e in events}
+    for pod in pods:
+        name, spec = pod["metadata"]["name"], pod["spec"]
+        assert spec["schedulerName"] == BINDER[backend] and str(spec.get("nodeName")).startswith("sim-node-"), name
+        assert reporters.get(name) == REPORTER[backend], (name, reporters.get(name))
+        if backend == "native":
+            assert spec["schedulingGroup"]["podGroupName"], name
+            assert keys.QUEUE_GATE not in [g["name"] for g in spec.get("schedulingGates") or []], name
+
+
 @pytest.mark.timeout(300)  # a whole control plane, the bridge and the seeds; ~90 s on 2 busy cores
-def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.Path, bins: binaries.Binaries) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_up_runs_until_interrupted_and_leaves_nothing_behind(
+    tmp_path: pathlib.Path, bins: binaries.Binaries, backend: str
+) -> None:
     workdir = tmp_path / "up"
     with subprocess.Popen(
         [
@@ -53,7 +83,9 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
             "--workdir",
             str(workdir),
             "--run-seconds",
-            "3",
+            "8",  # long enough for the 3-second tables to show the Volcano Jobs' PodGroups Running
+            "--backend",
+            backend,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -70,7 +102,7 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
                 break
         out = "".join(seen)
         assert "control plane ready in" in out and f"kubeconfig: {workdir / 'kubeconfig'}" in out
-        assert "admission webhook on https://127.0.0.1:" in out and "gang scheduler running" in out
+        assert "admission webhook on https://127.0.0.1:" in out and RUNNING[backend] in out
         nodes = subprocess.run(
             [str(bins.path("kubectl")), f"--kubeconfig={workdir / 'kubeconfig'}", "get", "nodes", "--no-headers"],
             capture_output=True,
@@ -125,6 +157,19 @@ def test_up_runs_until_interrupted_and_leaves_nothing_behind(tmp_path: pathlib.P
                 if kind == "Job" and fields.startswith("phase Completed,"):
                     finished.add(name)
         assert finished == {"seed/lm-mpi-job", "seed/tensorflow-dist-mnist"}
+        # Each ran as a gang: its PodGroup (named after the job) went Running with all 3 members.
+        for job in ("lm-mpi-job", "tensorflow-dist-mnist"):
+            assert any(
+                re.search(rf"PodGroup seed/{job}-[0-9a-f-]+: phase Running, minmember 3, running 3,", c)
+                for c in changes
+            ), (job, changes)
+        api = k8s_config.new_client_from_config(config_file=str(workdir / "kubeconfig"))
+        try:
+            seeds = [p for p in apiserver.pods(api, "seed", "") if p["metadata"]["name"].startswith(("lm-", "tensor"))]
+            assert len(seeds) >= 4, [p["metadata"]["name"] for p in seeds]  # ps, 2 workers, the master
+            _bound_by(api, backend, seeds)
+        finally:
+            api.close()
         # The notes follow the tables of the same moment: read on to them.
         while not any("TFJob" in n for n in notes) and time.monotonic() < deadline:
             line = proc.stdout.readline()
@@ -175,21 +220,22 @@ SEED_JOBS = {
 
 @pytest.mark.operators
 @pytest.mark.timeout(420)
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_up_with_operators_runs_the_seed_spark_tf_and_mpi_jobs_to_completion(
-    tmp_path: pathlib.Path, bins: binaries.Binaries
+    tmp_path: pathlib.Path, bins: binaries.Binaries, backend: str
 ) -> None:
     for name in embedded.WITH_OPERATORS:
         operator_env.operator_binary(name)  # skipped when not built, failed under CI=true
     operator_env.spark_home()  # the spark-operator runs pyspark's spark-submit
     workdir = tmp_path / "up"
     out = tmp_path / "up.out"
-    argv = [sys.executable, "-m", "vbridge.cli", "up", "--with-operators", "--run-seconds", "2"]
+    argv = [sys.executable, "-m", "vbridge.cli", "up", "--with-operators", "--run-seconds", "2", "--backend", backend]
     with out.open("w") as sink, subprocess.Popen([*argv, "--workdir", str(workdir)], stdout=sink, stderr=sink) as proc:
         try:
-            seen = _wait_for_output(out, proc, "gang scheduler running", timeout=180)
+            seen = _wait_for_output(out, proc, RUNNING[backend], timeout=180)
             [kubeconfig] = [line.split(":", 1)[1].strip() for line in seen.splitlines() if "kubeconfig:" in line]
             _wait_for_output(out, proc, "created MPIJob seed/tensorflow-mnist", timeout=60)
-            _check_seed_jobs(kubeconfig, out, workdir)
+            _check_seed_jobs(kubeconfig, out, workdir, backend)
             # ...and `up` says so, in its table of the operators' jobs.
             for pattern in (
                 r"SparkApplication seed/spark-pi: state COMPLETED",
@@ -214,7 +260,7 @@ def test_up_with_operators_runs_the_seed_spark_tf_and_mpi_jobs_to_completion(
     assert _procs_mentioning(str(workdir)) == []  # operators, control plane: all gone
 
 
-def _check_seed_jobs(kubeconfig: str, out: pathlib.Path, workdir: pathlib.Path) -> None:
+def _check_seed_jobs(kubeconfig: str, out: pathlib.Path, workdir: pathlib.Path, backend: str) -> None:
     api = k8s_config.new_client_from_config(config_file=kubeconfig)
     custom, core = k8s.CustomObjectsApi(api), k8s.CoreV1Api(api)
 
@@ -261,9 +307,7 @@ def _check_seed_jobs(kubeconfig: str, out: pathlib.Path, workdir: pathlib.Path) 
         ours = [p for p in apiserver.pods(api, "seed", "") if p["metadata"]["name"].startswith(jobs)]
         # driver; TFJob master, worker, 2 ps; MPIJob launcher and the workers its cleanPodPolicy kept
         assert len(ours) >= 6, [p["metadata"]["name"] for p in ours]
-        for pod in ours:
-            where = (pod["metadata"]["name"], pod["spec"].get("nodeName"), pod["status"]["phase"])
-            assert pod["spec"]["schedulerName"] == "volcano" and str(where[1]).startswith("sim-node-"), where
-            assert where[2] == "Succeeded", where
+        assert all(p["status"]["phase"] == "Succeeded" for p in ours), [p["metadata"]["name"] for p in ours]
+        _bound_by(api, backend, ours)
     finally:
         api.close()

@@ -4,19 +4,22 @@ Our admission webhook defaults and validates the Job; our controller makes the P
 plugins' objects and the pods (only once the scheduler's enqueue has moved the PodGroup out of
 Pending), and runs the lifecycle; our scheduler (``scheduler.io``) binds the gang. Pods finish
 by having their status written through ``pods/status``, as a kubelet would: the seed manifests
-carry no simulator annotations and must not be changed.
+carry no simulator annotations and must not be changed. The MPI seed runs on both backends
+(``planes``, each on its own control plane): on native kube-scheduler binds the gang once our
+scheduler lifted the queue gate, and the lifecycle is the same.
 """
 
 from __future__ import annotations
 
 import pathlib
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import yaml
 from kubernetes import client as k8s
 
-from tests.support import apiserver, schedthread, vcjobs
+from tests.support import apiserver, planes, schedthread, vcjobs
 
 pytestmark = pytest.mark.integration
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -24,6 +27,19 @@ VC = vcjobs.VC
 scheduler = vcjobs.scheduler  # the fixtures
 env = vcjobs.env
 create_job, get_job, phase, finish = vcjobs.create_job, vcjobs.get_job, vcjobs.phase, vcjobs.finish
+on = planes.on  # the fixture: each backend on its own control plane
+Either = tuple[k8s.ApiClient, str, "schedthread.SchedThread | None", planes.Plane]
+
+
+@pytest.fixture
+def either(on: planes.Plane, request: pytest.FixtureRequest) -> Iterator[Either]:
+    """The client, a fresh namespace, our scheduler binding (None on native: kube-scheduler does) and the plane."""
+    sched = None
+    if not on.native:
+        request.getfixturevalue("sim_nodes")
+        sched = request.getfixturevalue("scheduler")
+    with planes.fresh_namespace(on.api, request) as ns:
+        yield on.api, ns, sched, on
 
 
 def seed(name: str) -> dict[str, Any]:
@@ -54,9 +70,10 @@ def bound_cycles(sched: schedthread.SchedThread, keys: set[str]) -> list[set[str
 
 
 def run_gang(
-    api: k8s.ApiClient, ns: str, job: str, expected: set[str], sched: schedthread.SchedThread
+    api: k8s.ApiClient, ns: str, job: str, expected: set[str], sched: schedthread.SchedThread | None
 ) -> dict[str, Any]:
-    """Wait for the scheduler to bind the whole gang in one cycle and the simulator to run it."""
+    """Wait for the scheduler to bind the whole gang and the simulator to run it; without ``sched``
+    (native) kube-scheduler binds it, once our scheduler lifted the queue gate."""
     pods = apiserver.eventually(
         lambda: (p := pods_of(api, ns, job)) and set(p) == expected and p, what=f"pods {expected}"
     )
@@ -67,15 +84,20 @@ def run_gang(
     # Every member is bound by our scheduler. (Not asserted: that one cycle binds them all. The
     # seeds' pods request nothing, so they are BestEffort, which the scheduler backfills one by
     # one once the gang is valid, as Volcano does; a cycle may split the gang.)
-    apiserver.eventually(lambda: set().union(*bound_cycles(sched, keys)) == keys, what="the scheduler to bind the gang")
+    if sched is not None:
+        apiserver.eventually(
+            lambda: set().union(*bound_cycles(sched, keys)) == keys, what="our scheduler to bind the gang"
+        )
+    else:  # Running: bound by kube-scheduler, which never binds a pod our queue gate still holds
+        for pod in pods_of(api, ns, job).values():
+            assert pod.spec.scheduler_name == "default-scheduler" and pod.spec.scheduling_group.pod_group_name
+            assert pod.spec.node_name and not pod.spec.scheduling_gates, pod.metadata.name
     apiserver.eventually(lambda: phase(api, ns, job) == "Running", what="the job to be Running")
     return pods_of(api, ns, job)
 
 
-def test_mpi_seed_runs_with_ssh_and_svc_and_completes_with_its_master(
-    env: tuple[k8s.ApiClient, str, schedthread.SchedThread],
-) -> None:
-    api, ns, sched = env
+def test_mpi_seed_runs_with_ssh_and_svc_and_completes_with_its_master(either: Either) -> None:
+    api, ns, sched, plane = either
     core = k8s.CoreV1Api(api)
     job = create_job(api, ns, seed("volcano-job-mpi.yaml"))
     assert job["spec"]["queue"] == "default" and job["spec"]["maxRetry"] == 3
@@ -93,7 +115,7 @@ def test_mpi_seed_runs_with_ssh_and_svc_and_completes_with_its_master(
     assert master.metadata.annotations["volcano.sh/task-spec"] == "mpimaster"
     assert master.metadata.annotations["volcano.sh/job-version"] == "0"
     assert (master.spec.hostname, master.spec.subdomain) == ("lm-mpi-job-mpimaster-0", "lm-mpi-job")
-    assert master.spec.scheduler_name == "volcano"
+    assert master.spec.scheduler_name == plane.binder
     mounts = {m.mount_path: m for m in master.spec.containers[0].volume_mounts}
     assert "/etc/volcano" in mounts and mounts["/root/.ssh"].sub_path == ".ssh"
     ssh_volume = next(v for v in master.spec.volumes if v.name == "lm-mpi-job-ssh")

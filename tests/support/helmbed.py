@@ -188,6 +188,15 @@ def eventually_diagnosed(bed: Bed, probe: Any, timeout: float, what: str) -> Any
         raise
 
 
+def submit_mpi(bed: Bed) -> dict[str, Any]:
+    """The MPI seed (``mpi_job``) created in ``WORK`` once the chart's webhook admits it; the Job as admitted."""
+    custom = k8s.CustomObjectsApi(bed.api)
+    job: dict[str, Any] = apiserver.eventually(
+        lambda: custom.create_namespaced_custom_object(*VC, WORK, "jobs", mpi_job()), 30, "the webhook to admit"
+    )
+    return job
+
+
 def mpi_job() -> dict[str, Any]:
     body: dict[str, Any] = yaml.safe_load((ROOT / "examples" / "volcano-job-mpi.yaml").read_text())
     master = body["spec"]["tasks"][0]

@@ -7,7 +7,9 @@ for the chart's pods, each with a network namespace: the chart's pods run there 
 ``vbridge`` processes), the plain simulated nodes for the workloads, the built kube-scheduler for
 the chart's own pods and a ``LogKeeper`` of their output; the ``helmbed.Bed`` the tests use, its
 values file written from ``helmbed.values()``, with a serving certificate of ``CERT_SECONDS``.
-Skips without root or without a built helm.
+Skips without root or without a built helm. ``native=True``: the control plane serves the
+Workload API (``native_gangs``, kube-scheduler with its gate) and the values choose
+``backend: native``; ``native_bed`` is that bed as a module-scoped fixture.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from tests.support import apiserver, helmbed, helminstall, netns, runtimesim, up
 from vbridge.localcluster import binaries, kubescheduler
 from vbridge.nodesim import nodes
 
-__all__ = ["CERT_SECONDS", "running"]
+__all__ = ["CERT_SECONDS", "native_bed", "running"]
 
 # The serving certificate's validity on this bed (the chart's controllers.extraArgs): renewed a
 # third before expiry, so every 80 s, several times while the tests admit.
@@ -32,12 +34,12 @@ CERT_SECONDS = 120
 
 
 @contextlib.contextmanager
-def running(bins: binaries.Binaries, work: pathlib.Path) -> Iterator[helmbed.Bed]:
+def running(bins: binaries.Binaries, work: pathlib.Path, *, native: bool = False) -> Iterator[helmbed.Bed]:
     if os.geteuid() != 0:
         pytest.skip("network and mount namespaces need root")
     if "helm" not in bins.extras:
         pytest.skip("helm not built (tools/build-binaries.sh)")
-    lc = helminstall.BareCluster(work / "cluster", bins=bins, audited=(helmbed.NS,))
+    lc = helminstall.BareCluster(work / "cluster", bins=bins, audited=(helmbed.NS,), native_gangs=native)
     with contextlib.ExitStack() as stack:
         stack.enter_context(apiserver.started(lc))
         upstream.install(lc, "training-operator", "mpi-operator", "spark-operator")
@@ -59,7 +61,15 @@ def running(bins: binaries.Binaries, work: pathlib.Path) -> Iterator[helmbed.Bed
         stack.callback(keeper.stop)
         values = work / "values.yaml"
         chosen = helmbed.values()
+        if native:
+            chosen["backend"] = "native"
         chosen["controllers"]["extraArgs"] = [f"--cert-validity={CERT_SECONDS}", "--cert-check-period=5"]
         values.write_text(yaml.safe_dump(chosen))
         api = stack.enter_context(apiserver.client_of(lc))
         yield helmbed.Bed(lc, bins, api, sim, helminstall.Helm(bins.path("helm"), lc), keeper, values)
+
+
+@pytest.fixture(scope="module")
+def native_bed(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[helmbed.Bed]:
+    with running(bins, tmp_path_factory.mktemp("helm-native"), native=True) as out:
+        yield out

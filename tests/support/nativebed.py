@@ -1,14 +1,17 @@
 """A test bed for Kubernetes' own gang scheduling: the Workload API served, kube-scheduler placing.
 
-``run(bins, workdir, ...)`` is a context manager: a control plane with ``native_gangs`` (the
+``run(bins, workdir, ...)`` is a context manager (``started``: the same, yielding the
+``LocalCluster`` too): a control plane with ``native_gangs`` (the
 ``GenericWorkload`` gate and ``scheduling.k8s.io/v1beta1``), ``nodes`` simulated nodes of
 ``cpu`` each (made schedulable: no node lifecycle controller lifts their not-ready taint here),
 optionally our bridge on ``backend`` (webhooks and reconcilers) and the upstream ``operator``
 (as ``operator_env`` runs it, with ``spark``'s spark-submit: a missing binary skips), kube-scheduler as
-``scheduler_name``, with ``gate`` our scheduler on the native backend (its queue half: it admits
-groups and lifts their pods' queue gate), and ``namespace``; it yields a kubernetes client. Everything stops on exit.
-``plane`` is the same without our bridge, operator or scheduler, yielding the cluster too.
-``native_podgroup`` reads a native PodGroup; ``gang_placed`` checks a job's gang end to end.
+``scheduler_name``, our scheduler on the native backend (its queue half: it admits groups and
+lifts their pods' queue gate; ``gate=False`` leaves it out, and the gate on), and ``namespace``;
+it yields a kubernetes client. Everything stops on exit. ``plane`` is the control plane, nodes
+and kube-scheduler alone (for tests that run our scheduler themselves), yielding the cluster too.
+``native_podgroup`` reads a native PodGroup; ``gang_placed`` checks a job's gang end to end: made
+gated, the gate lifted by our scheduler, bound whole by kube-scheduler.
 """
 
 from __future__ import annotations
@@ -23,15 +26,21 @@ from kubernetes import config as k8s_config
 
 from bridge import defaults, keys
 from scheduler import configure
-from tests.support import apiserver, bridgethread, operator_env, queuegate, schedthread, simthread
+from tests.support import apiserver, bridgethread, operator_env, schedthread, simthread
 from vbridge.localcluster import binaries, cluster, kubescheduler, operators
 from vbridge.nodesim import nodes
 
-__all__ = ["gang_placed", "native_podgroup", "plane", "run"]
+__all__ = ["gang_placed", "native_podgroup", "plane", "run", "started"]
 
 
 @contextlib.contextmanager
-def run(
+def run(bins: binaries.Binaries, workdir: pathlib.Path, **options: Any) -> Iterator[k8s.ApiClient]:
+    with started(bins, workdir, **options) as (_, client):
+        yield client
+
+
+@contextlib.contextmanager
+def started(
     bins: binaries.Binaries,
     workdir: pathlib.Path,
     *,
@@ -43,8 +52,8 @@ def run(
     backend: str | None = None,
     operator: str | None = None,
     spark: pathlib.Path | None = None,
-    gate: bool = False,
-) -> Iterator[k8s.ApiClient]:
+    gate: bool = True,
+) -> Iterator[tuple[cluster.LocalCluster, k8s.ApiClient]]:
     with contextlib.ExitStack() as stack:
         lc, client = _plane(stack, bins, workdir, prefix=prefix, nodes_count=nodes_count, cpu=cpu)
         if backend is not None:
@@ -58,7 +67,7 @@ def run(
             conf = configure.parse("", backend=defaults.NATIVE, scheduler_name=scheduler_name)
             stack.callback(schedthread.SchedThread(lc, conf).start().stop)
         k8s.CoreV1Api(client).create_namespace({"metadata": {"name": namespace}})
-        yield client
+        yield lc, client
 
 
 @contextlib.contextmanager
@@ -107,7 +116,7 @@ def native_podgroup(api: k8s.ApiClient, namespace: str, name: str) -> dict[str, 
 
 def gang_placed(api: k8s.ApiClient, namespace: str, selector: str, group: str, size: int) -> list[dict[str, Any]]:
     """The native PodGroup ``group`` gangs ``size``; the ``size`` pods of ``selector`` are on
-    kube-scheduler, joined to it and gated by the queue; once the gate is lifted all are bound.
+    kube-scheduler and joined to it; once our scheduler lifted the queue gate all are bound.
     Returns the bound pods."""
     found = apiserver.eventually(lambda: native_podgroup(api, namespace, group), timeout=60, what="the native group")
     assert found["spec"]["schedulingPolicy"] == {"gang": {"minCount": size}}
@@ -120,9 +129,11 @@ def gang_placed(api: k8s.ApiClient, namespace: str, selector: str, group: str, s
     for pod in apiserver.eventually(lambda: pods(False), timeout=120, what=f"{group}'s pods"):
         assert pod["spec"]["schedulerName"] == "default-scheduler"
         assert pod["spec"]["schedulingGroup"] == {"podGroupName": group}
-        assert {"name": keys.QUEUE_GATE} in pod["spec"].get("schedulingGates", [])
-    apiserver.eventually(lambda: queuegate.lift(api, namespace) or None, what="the gates lifted")
+        # made gated: our scheduler lifts the gate (below) once the queue admits the group
+        assert not pod["spec"].get("nodeName") or not pod["spec"].get("schedulingGates")
     placed: list[dict[str, Any]] = apiserver.eventually(
-        lambda: pods(True), timeout=120, what=f"{group} bound whole by kube-scheduler"
+        lambda: pods(True), timeout=120, what=f"{group} ungated by our queue and bound whole by kube-scheduler"
     )
+    for pod in placed:
+        assert keys.QUEUE_GATE not in [g["name"] for g in pod["spec"].get("schedulingGates") or []]
     return placed

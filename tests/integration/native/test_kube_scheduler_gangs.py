@@ -27,7 +27,7 @@ NS = "native"
 @pytest.fixture(scope="module")
 def api(bins: binaries.Binaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[k8s.ApiClient]:
     workdir = tmp_path_factory.mktemp("native")
-    with nativebed.run(bins, workdir, namespace=NS, prefix="nat", scheduler_name="volcano") as client:
+    with nativebed.run(bins, workdir, namespace=NS, prefix="nat", scheduler_name="volcano", gate=False) as client:
         yield client
 
 

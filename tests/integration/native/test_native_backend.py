@@ -5,8 +5,8 @@ reconcilers on ``backend="native"``, kube-scheduler as ``default-scheduler`` (wi
 three simulated nodes of 4 cpu. A Volcano Job written for Volcano is admitted unchanged; our
 controllers make its Volcano PodGroup (the record), its Workload and native PodGroup (owned by
 the job), and its pods stamped with ``schedulingGroup``, the queue gate and kube-scheduler's
-name. Once the gate is lifted (``tests.support.queuegate``, until the scheduler's queue mode
-does it) the gang binds whole; a gang of 4 where only 3 fit binds nothing; deleting the job
+name. Once our scheduler (``backend="native"``: its queue half) admitted the group and lifted
+the gate, the gang binds whole; a gang of 4 where only 3 fit binds nothing; deleting the job
 takes the native objects with it.
 """
 
@@ -20,7 +20,7 @@ from kubernetes import client as k8s
 
 from bridge import keys
 from tests.builders import vcjob as builders_vcjob
-from tests.support import apiserver, nativebed, queuegate
+from tests.support import apiserver, nativebed
 from vbridge.localcluster import binaries
 
 pytestmark = pytest.mark.integration
@@ -69,6 +69,16 @@ def submit(api: k8s.ApiClient, name: str, *, replicas: int, cpu: str) -> tuple[s
     return group, pods
 
 
+def gates(pod: Any) -> list[str]:
+    return [g.name for g in pod.spec.scheduling_gates or []]
+
+
+def ungated(api: k8s.ApiClient, job: str) -> list[Any] | None:
+    """The job's pods once our scheduler lifted the queue gate from every one."""
+    found = pods_of(api, job)
+    return found if found and not any(keys.QUEUE_GATE in gates(p) for p in found) else None
+
+
 def test_a_volcano_job_is_gang_scheduled_by_kube_scheduler(api: k8s.ApiClient) -> None:
     group, pods = submit(api, "fits", replicas=3, cpu="1")
     volcano_pg = _custom(api).get_namespaced_custom_object("scheduling.volcano.sh", "v1beta1", NS, "podgroups", group)
@@ -80,9 +90,9 @@ def test_a_volcano_job_is_gang_scheduled_by_kube_scheduler(api: k8s.ApiClient) -
     for pod in pods:
         assert pod.spec.scheduler_name == "default-scheduler"
         assert pod.spec.scheduling_group.pod_group_name == group
-        assert keys.QUEUE_GATE in [g.name for g in pod.spec.scheduling_gates or []]
-        assert pod.spec.node_name is None  # gated: kube-scheduler leaves it alone
-    apiserver.eventually(lambda: len(queuegate.lift(api, NS)) >= 3 or None, what="the gates lifted")
+        # made gated: kube-scheduler leaves it alone until our scheduler lifts the gate
+        assert keys.QUEUE_GATE not in gates(pod) or pod.spec.node_name is None
+    apiserver.eventually(lambda: ungated(api, "fits"), timeout=60, what="our scheduler to lift the gates")
 
     def bound() -> list[Any] | None:
         found = pods_of(api, "fits")
@@ -92,10 +102,13 @@ def test_a_volcano_job_is_gang_scheduled_by_kube_scheduler(api: k8s.ApiClient) -
 
 
 def test_a_gang_of_four_where_three_fit_binds_nothing(api: k8s.ApiClient) -> None:
-    # 'fits' holds 1 cpu on each node: 3 cpu are free on each, so 3 of these 4 pods would fit.
-    group, _ = submit(api, "too-big", replicas=4, cpu="3")
+    # 'fits' holds 1 cpu on each of the 3 nodes of 4 cpu (kube-scheduler spreads by least
+    # allocated): a pod of 2 cpu fits once a node, so 3 of these 4 do. Their 8 cpu are within the
+    # queue's capacity beside the 3 held (12 cpu): our scheduler admits the group, lifts the gate.
+    assert len({p.spec.node_name for p in pods_of(api, "fits")}) == 3
+    group, _ = submit(api, "too-big", replicas=4, cpu="2")
     apiserver.eventually(lambda: native_objects(api, group), what="the native objects")
-    apiserver.eventually(lambda: queuegate.lift(api, NS) or None, what="the gates lifted")
+    apiserver.eventually(lambda: ungated(api, "too-big"), timeout=60, what="our scheduler to lift the gates")
 
     def unschedulable() -> bool:
         pg = _custom(api).get_namespaced_custom_object("scheduling.k8s.io", "v1beta1", NS, "podgroups", group)

@@ -7,8 +7,8 @@ namespace opted in with ``vbridge.io/gang-scheduling=enabled``; here the bridge 
 pods. Each job gets its Volcano PodGroup (our record) and a native PodGroup of the same name
 whose ``minCount`` is our ``minMember``; every pod the operator creates joins it
 (``spec.schedulingGroup``, which the operator, built on an older ``k8s.io/api``, drops from the
-template, so the pod webhook sets it), waits on the queue gate, and once the gate is lifted
-(``tests.support.queuegate``) the whole job binds.
+template, so the pod webhook sets it), waits on the queue gate, and once our scheduler
+(``backend="native"``) admitted the group and lifted the gate the whole job binds.
 """
 
 from __future__ import annotations

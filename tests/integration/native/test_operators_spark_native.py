@@ -6,7 +6,8 @@ Volcano PodGroup (minMember 1, the executors' capacity in minResources); its nat
 ``basic`` (a Spark gang is the driver alone, schedulable first). The driver the operator's
 spark-submit creates is admitted on kube-scheduler, joined to the group and gated twice: by our
 Spark gate (lifted by the Spark reconciler once the group is complete) and by the queue gate
-(``tests.support.queuegate`` until the scheduler's queue mode). Then kube-scheduler binds it.
+(lifted by our scheduler, ``backend="native"``, once the queue admits the group). Then
+kube-scheduler binds it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 from kubernetes import client as k8s
 
 from bridge import keys
-from tests.support import apiserver, nativebed, operator_env, queuegate, spark_operator
+from tests.support import apiserver, nativebed, operator_env, spark_operator
 from vbridge.localcluster import binaries
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
@@ -60,11 +61,12 @@ def test_spark_pi_volcano_example_driver_is_placed_by_kube_scheduler(api: k8s.Ap
     driver = apiserver.eventually(lambda: _driver(api, ns), timeout=120, what="the driver pod")
     assert driver["spec"]["schedulerName"] == "default-scheduler"
     assert driver["spec"]["schedulingGroup"] == {"podGroupName": GROUP}
-    assert {"name": keys.QUEUE_GATE} in driver["spec"]["schedulingGates"]
-    apiserver.eventually(lambda: queuegate.lift(api, ns) or None, what="the queue gate lifted")
+    gates = [g["name"] for g in driver["spec"].get("schedulingGates") or []]
+    assert keys.QUEUE_GATE not in gates or not driver["spec"].get("nodeName")  # never bound while gated
 
     def bound() -> dict[str, Any] | None:
         pod = _driver(api, ns)
         return pod if pod and pod["spec"].get("nodeName") and not pod["spec"].get("schedulingGates") else None
 
-    apiserver.eventually(bound, timeout=120, what="the driver ungated and bound by kube-scheduler")
+    placed = apiserver.eventually(bound, timeout=120, what="the driver ungated, bound by kube-scheduler")
+    assert placed["spec"]["schedulerName"] == "default-scheduler"

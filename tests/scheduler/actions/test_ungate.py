@@ -121,6 +121,22 @@ SCENARIOS = [
         ungated=frozenset({"y0", "y1", "y2", "y3"}),
     ),
     scenarios.Scenario(
+        # Groups whose pods come later: a Spark driver's (minResources count the executors it
+        # makes once it runs; only the driver exists) and an operator's (no pod yet). Each asks
+        # its queue at least its minResources, so the queue deserves them and both are admitted.
+        id="groups-whose-pods-come-later-are-admitted-for-their-min-resources",
+        backend=NATIVE,
+        nodes=NODES,
+        pods=[b.native_pod("driver", group="spark", cpu="1", memory=None)],
+        podgroups=[
+            b.podgroup("spark", min_member=1, min_resources={"cpu": "7"}),
+            b.podgroup("tf", min_member=4, min_resources={"cpu": "4"}, created=LATER),
+        ],
+        queues=[b.queue()],
+        ungated=frozenset({"driver"}),
+        phases={"spark": "Inqueue", "tf": "Inqueue"},
+    ),
+    scenarios.Scenario(
         id="capability-caps-admission",
         backend=NATIVE,
         nodes=NODES,
