@@ -156,5 +156,5 @@ def rns(rapi: k8s.ApiClient) -> Iterator[str]:
     try:
         yield name
     finally:
-        core.delete_collection_namespaced_pod(name, grace_period_seconds=0)
+        apiserver.delete_pods(rapi, name)
         core.delete_namespace(name)

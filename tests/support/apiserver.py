@@ -2,8 +2,9 @@
 
 ``eventually`` is how a test waits for a state: it polls ``probe`` until it returns something
 truthy (that value is returned) or ``timeout`` passes (an AssertionError naming ``what``; when
-``what`` is a function, what it returns then: the state the wait ended in). An exception the
-probe raises is not retried: it fails the wait at once. ``backend`` is what
+``what`` is a function, what it returns then: the state the wait ended in), probing every
+``every`` seconds (a probe that lists thousands of objects should not run ten times a second). An
+exception the probe raises is not retried: it fails the wait at once. ``backend`` is what
 ``bridge.k8s.backends.resolve`` makes of a ``--backend`` choice against a control plane.
 """
 
@@ -30,13 +31,19 @@ GROUP_NAME = "scheduling.k8s.io/group-name"
 POLL_SECONDS = 0.1
 
 
-def eventually(probe: Callable[[], T | None], timeout: float = 30.0, what: str | Callable[[], str] = "condition") -> T:
+def eventually(
+    probe: Callable[[], T | None],
+    timeout: float = 30.0,
+    what: str | Callable[[], str] = "condition",
+    *,
+    every: float = POLL_SECONDS,
+) -> T:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = probe()
         if value:
             return value
-        time.sleep(POLL_SECONDS)
+        time.sleep(every)
     told = what if isinstance(what, str) else what()
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {told}")
 
@@ -58,6 +65,18 @@ def pods(api: k8s.ApiClient, ns: str, selector: str) -> list[dict[str, Any]]:
     listed = k8s.CoreV1Api(api).list_namespaced_pod(ns, label_selector=selector)
     out: list[dict[str, Any]] = api.sanitize_for_serialization(listed)["items"]
     return out
+
+
+def delete_pods(api: k8s.ApiClient, ns: str, attempts: int = 5) -> None:
+    """Delete every pod of ``ns`` at once (grace 0). With thousands of pods one deletecollection
+    can outlast the apiserver's request timeout (504) having deleted only some: it is asked again."""
+    for attempt in range(attempts):
+        try:
+            k8s.CoreV1Api(api).delete_collection_namespaced_pod(ns, grace_period_seconds=0)
+            return
+        except k8s.ApiException as exc:
+            if exc.status != 504 or attempt == attempts - 1:
+                raise
 
 
 def gone(read: Callable[[], object]) -> bool:
