@@ -89,10 +89,14 @@ class Topology:
             return
         tasks = snap.tasks
         holders = [(row, placement) for row, placement in snap.placed_terms]
+        shapes: set[int] = set()  # equal shape, equal placement: registered once (a gang's pods alike)
         for key in cols.constrained:
-            placement = tasks[key].placement
-            self._register_own(placement)
-            holders.append((-1, placement))  # pending: holds its terms once placed
+            task = tasks[key]
+            if task.shape in shapes:
+                continue
+            shapes.add(task.shape)
+            self._register_own(task.placement)
+            holders.append((-1, task.placement))  # pending: holds its terms once placed
         for row, placement in holders:
             for role, term in _held_terms(placement):
                 count = self._held_count(role, term)
