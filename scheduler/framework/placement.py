@@ -14,7 +14,11 @@ more copies are computed in one vectorised call and the picks are a heap merge o
 when no row's second copy would beat the last row's first (a spread gang), the picks are
 simply those rows, best first. The best rows come from a per-shape ``ranking.Ranking``.
 
-Entries are keyed by ``Task.shape``. ``on_future`` is brought up to date only when a task
+Entries are keyed by what the row-local hooks read (``Plugin.predicate``, ``Plugin.node_score``):
+the request and the node selection (nodeSelector, node affinity, tolerations, the topology
+keys of required pod affinity and hard spread constraints), not the pod terms' selectors, so
+gangs that differ only in those (each gang's terms name its own pods) share one entry instead
+of a full scan each. ``on_future`` is brought up to date only when a task
 may be pipelined (``place``): the batched path never reads it.
 
 A topological task (pod affinity, anti-affinity, topology spread: ``Tiers.topological``) keeps
@@ -68,7 +72,9 @@ class Placer:
         self.rows = np.arange(len(ssn.snapshot.nodes), dtype=np.intp)
         self.ready = np.array([n.ready for n in ssn.snapshot.nodes], dtype=bool)
         self._all_ready = bool(self.ready.all())
-        self._cache: dict[int, _Entry] = {}  # by Task.shape
+        self._cache: dict[int, _Entry] = {}  # by ``_local`` key
+        self._local: dict[int, int] = {}  # Task.shape → its entry's key
+        self._locals: dict[tuple[object, ...], int] = {}
         self._steps: dict[tuple[int, int, int], npt.NDArray[np.float64]] = {}
         self._taken: dict[tuple[int, int, int, int], npt.NDArray[np.float64]] = {}
 
@@ -165,8 +171,24 @@ class Placer:
         total = np.where(fits, scores if extra is None else scores + extra, -np.inf)
         return int(total.argmax())
 
+    def _key(self, task: snapshot.Task) -> int:
+        """The entry key of ``task``: equal for tasks the row-local hooks cannot tell apart."""
+        key = self._local.get(task.shape)
+        if key is None:
+            p = task.placement
+            local = (
+                task.request,
+                p.node_selector,
+                p.node_affinity,
+                p.tolerations,
+                frozenset(t.topology_key for t in p.affinity),
+                frozenset(c.topology_key for c in p.spread if c.hard),
+            )
+            key = self._local[task.shape] = self._locals.setdefault(local, len(self._locals))
+        return key
+
     def _entry(self, task: snapshot.Task) -> _Entry:
-        key = task.shape
+        key = self._key(task)
         changed = self.session.nodes.changed_rows
         entry = self._cache.get(key)
         if entry is None:

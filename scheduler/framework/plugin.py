@@ -93,7 +93,10 @@ class Plugin:
         return None
 
     def predicate(self, task: snapshot.Task, rows: Rows) -> list[tuple[str, Mask]]:
-        """(reason, passes) per check, for the given rows."""
+        """(reason, passes) per check, for the given rows. With ``node_score``, answers from the
+        task's request and node selection only (nodeSelector, node affinity, tolerations, the
+        topology keys of its required pod affinity and hard spread constraints): the placement
+        engine shares the answers between tasks alike in these (``Placer._key``)."""
         return []
 
     def static_predicate(self, task: snapshot.Task) -> list[tuple[str, Mask]]:
@@ -103,7 +106,8 @@ class Plugin:
         return []
 
     def node_score(self, task: snapshot.Task, rows: Rows, extra: Counts | None = None) -> Scores | None:
-        """Scores for ``rows``; with ``extra``, as if ``extra[i]`` more copies were on ``rows[i]``."""
+        """Scores for ``rows``; with ``extra``, as if ``extra[i]`` more copies were on ``rows[i]``
+        (from what ``predicate`` may read, no more)."""
         return None
 
     def topological(self, task: snapshot.Task) -> bool:

@@ -78,9 +78,11 @@ class Topology:
         self._held: dict[tuple[str, podspec.PodTerm], Count] = {}
         self._held_by_label: dict[tuple[str, str], list[tuple[str, podspec.PodTerm]]] = {}
         self._held_unindexed: list[tuple[str, podspec.PodTerm]] = []
-        self._memo: dict[str, list[tuple[_Key, Count]]] = {}  # task key → the counts it is in
+        # What a task matches depends on its namespace and labels only: memos by those, so a
+        # gang's pods (labelled alike) look up once.
+        self._memo: dict[tuple[object, ...], list[tuple[_Key, Count]]] = {}  # → the counts it is in
         self._own: dict[int, list[Count]] = {}  # Task.shape → the held counts of its own terms
-        self._held_memo: dict[str, Mapping[str, list[tuple[podspec.PodTerm, Count]]]] = {}
+        self._held_memo: dict[tuple[object, ...], Mapping[str, list[tuple[podspec.PodTerm, Count]]]] = {}
         self._placed: dict[str, int] = {}  # tasks placed this cycle → row
         self._evicted: set[str] = set()
         self._pods_by_label: dict[tuple[str, str], list[int]] = {}
@@ -89,10 +91,14 @@ class Topology:
             return
         tasks = snap.tasks
         holders = [(row, placement) for row, placement in snap.placed_terms]
+        shapes: set[int] = set()  # equal shape, equal placement: registered once (a gang's pods alike)
         for key in cols.constrained:
-            placement = tasks[key].placement
-            self._register_own(placement)
-            holders.append((-1, placement))  # pending: holds its terms once placed
+            task = tasks[key]
+            if task.shape in shapes:
+                continue
+            shapes.add(task.shape)
+            self._register_own(task.placement)
+            holders.append((-1, task.placement))  # pending: holds its terms once placed
         for row, placement in holders:
             for role, term in _held_terms(placement):
                 count = self._held_count(role, term)
@@ -148,7 +154,8 @@ class Topology:
 
     def held(self, task: snapshot.Task) -> Mapping[str, list[tuple[podspec.PodTerm, Count]]]:
         """Role → the terms some pod holds in that role that match ``task``, with their holders."""
-        found = self._held_memo.get(task.key)
+        memo = (task.namespace, *task.labels.items())
+        found = self._held_memo.get(memo)
         if found is None:
             matched: dict[str, list[tuple[podspec.PodTerm, Count]]] = {}
             if self.active:
@@ -159,7 +166,7 @@ class Topology:
                     if term.pods.matches(task.namespace, task.labels):
                         matched.setdefault(role, []).append((term, self._held[(role, term)]))
             # Shared when empty: most tasks match no term, and keeping nothing for them spares the GC.
-            found = self._held_memo[task.key] = matched or _NO_HELD
+            found = self._held_memo[memo] = matched or _NO_HELD
         return found
 
     # --- changes, from Session.apply_*/undo_* ------------------------------------------
@@ -254,13 +261,14 @@ class Topology:
         return count
 
     def _of(self, task: snapshot.Task) -> list[tuple[_Key, Count]]:
-        found = self._memo.get(task.key)
+        memo = (task.namespace, *task.labels.items())
+        found = self._memo.get(memo)
         if found is None:
             by_label = self._by_label
             candidates = [hit for label in task.labels.items() for hit in by_label.get(label, ())]
             candidates += self._unindexed
             found = [(k, c) for k, c in dict(candidates).items() if _matches(k, task)] if candidates else _NO_COUNTS
-            self._memo[task.key] = found or _NO_COUNTS
+            self._memo[memo] = found or _NO_COUNTS
         return found
 
     def _bump(self, count: Count, row: int, delta: int) -> None:

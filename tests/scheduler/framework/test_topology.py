@@ -85,3 +85,24 @@ def test_held_terms_match_the_pods_they_concern() -> None:
     ((found, holders),) = held[topology.REQUIRED_ANTI]
     assert found.topology_key == ZONE and holders.rows.tolist() == [0, 1, 0]
     assert not topo.held(topo.snapshot.tasks["ns/db"])
+
+
+def test_pods_labelled_alike_share_lookups_and_count_apart() -> None:
+    term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": ZONE}
+    guard = {"affinity": {"podAntiAffinity": {podspec.REQUIRED: [term]}}}
+    topo = _topology(
+        [
+            b.pod("guard", group=None, node="a2", labels={"app": "g"}, scheduler="default-scheduler", spec=guard),
+            b.pod("web", labels={"app": "web"}, spec=SPREAD),
+            b.pod("web2", labels={"app": "web"}),
+        ]
+    )
+    tasks = topo.snapshot.tasks
+    topo.count(_selector("web"))
+    assert topo.held(tasks["ns/web2"]) is topo.held(tasks["ns/web"])
+    assert topo.held(tasks["ns/web"])[topology.REQUIRED_ANTI]
+    topo.add(0, tasks["ns/web"])
+    topo.add(1, tasks["ns/web2"])
+    assert topo.count(_selector("web")).rows.tolist() == [1, 1, 0]
+    topo.drop(1, tasks["ns/web2"])
+    assert topo.count(_selector("web")).rows.tolist() == [1, 0, 0]
