@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Iterator
+from typing import NamedTuple
 
 import pytest
 from kubernetes import client as k8s
 
-from scheduler import configure
 from tests.builders import vcjob
 from tests.reliability import conftest
-from tests.support import accounting, apiserver, bridgethread, faultproxy, schedbed, schedthread, simthread
+from tests.support import accounting, apiserver, faultproxy, proxiedbed, schedbed, schedthread
 from vbridge.localcluster import cluster
-from vbridge.nodesim import nodes
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]
 NAME = "rel-calls"
@@ -30,33 +28,23 @@ PG = "/apis/scheduling.volcano.sh/v1beta1/namespaces/{ns}/podgroups"
 JOBS = "/apis/batch.volcano.sh/v1alpha1/namespaces/{ns}/jobs"
 
 
-class Bed:
-    def __init__(self, proxy: faultproxy.FaultProxy, sched: schedthread.SchedThread, nodes: list[str]) -> None:
-        self.proxy, self.sched, self.nodes = proxy, sched, nodes
+class Bed(NamedTuple):
+    proxy: faultproxy.FaultProxy
+    sched: schedthread.SchedThread
+    nodes: list[str]
 
 
 @pytest.fixture(scope="module")
 def bed(rlc: cluster.LocalCluster, rapi: k8s.ApiClient) -> Iterator[Bed]:
-    specs = nodes.pool(3, prefix="calls-" + uuid.uuid4().hex[:4], cpu="8", memory="32Gi")
-    sim = simthread.SimThread(rlc.kubeconfig, specs, default_run_seconds=2.0).start()
-    for spec in specs:
-        k8s.CoreV1Api(rapi).patch_node(spec.name, {"spec": {"taints": None}})
     proxy = faultproxy.FaultProxy(rlc)
     proxy.start()
-    bridge = bridgethread.BridgeThread(rlc, scheduler_name=NAME, kubeconfig=proxy.kubeconfig).start()
-    conf = configure.parse("", scheduler_name=NAME)
-    sched = schedthread.SchedThread(rlc, conf, kubeconfig=proxy.kubeconfig, name="calls-sched")
-    sched.start()
     try:
-        yield Bed(proxy, sched, [s.name for s in specs])
+        with proxiedbed.running(
+            rlc, rapi, proxy, name=NAME, prefix="calls", run_seconds=2.0, count=3, cpu="8", memory="32Gi"
+        ) as running:
+            yield Bed(proxy, running.sched, running.nodes)
     finally:
-        proxy.clear()
-        sched.stop()
-        bridge.stop()
         proxy.stop()
-        sim.stop()
-        for spec in specs:
-            k8s.CoreV1Api(rapi).delete_node(spec.name)
 
 
 def whole(api: k8s.ApiClient, ns: str, jobs: list[str], gangs: dict[str, int]) -> accounting.Tally | None:

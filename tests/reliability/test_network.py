@@ -33,8 +33,8 @@ def bed(
     log = gangcheck.BindLog()
     with proxiedbed.running(
         rlc, rapi, proxy, name=NAME, prefix="net", on_cycle=log.record, run_seconds=2.0, cpu="4", memory="16Gi"
-    ) as sched:
-        yield sched, log
+    ) as bed:
+        yield bed.sched, log
 
 
 def submit(api: k8s.ApiClient, ns: str, tag: str, count: int) -> list[str]:
