@@ -5,8 +5,9 @@
 local cluster (pure, apart from file access). ``paths`` builds REST paths (pure). ``client`` is
 an async aiohttp client with one request function that maps every error status to
 :class:`bridge.errors.ApiError`; ``watching`` is a list-then-watch loop that relists on 410 Gone
-without replaying old events. ``writes`` holds the writes that may be repeated (create or
+without replaying old events; ``views`` decodes lists and watch events through a shape (only
+the members a consumer reads). ``writes`` holds the writes that may be repeated (create or
 replace, delete what may be gone).
 """
 
-__all__ = ["client", "kubeconfigs", "paths", "watching", "writes"]
+__all__ = ["client", "kubeconfigs", "paths", "views", "watching", "writes"]

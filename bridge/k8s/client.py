@@ -14,7 +14,7 @@ carried out: like client-go's rest client, the request is sent again after that 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 import aiohttp
@@ -131,7 +131,9 @@ class Client:
         body: Any = None,
         params: dict[str, Any] | None = None,
         content_type: str = "application/json",
+        decode: Callable[[bytes], dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
+        """The decoded answer (``decode``: how, e.g. a ``views.View``'s ``list``; default whole)."""
         content = None if body is None else orjson.dumps(body)
         for attempt in range(self._retries + 1):
             async with self._http().request(
@@ -146,7 +148,7 @@ class Client:
                 if status >= 400:
                     wait = _retry_after(status, response.headers)
             if status < 400:
-                out: dict[str, Any] = _loads(data) if data else {}
+                out: dict[str, Any] = (decode or _loads)(data) if data else {}
                 return out
             if wait is None or attempt == self._retries:
                 break
@@ -154,10 +156,17 @@ class Client:
         raise _error(status, reason, data)
 
     async def stream_lines(
-        self, path: str, params: dict[str, Any], *, silence: float | None = None
+        self,
+        path: str,
+        params: dict[str, Any],
+        *,
+        silence: float | None = None,
+        decode: Callable[[bytes], dict[str, Any]] | None = None,
     ) -> AsyncIterator[dict[str, Any]]:
-        """Each JSON line of a streaming (watch) response. Its end is left to the server; with
-        ``silence``, a stream that brings nothing for that many seconds raises ``TimeoutError``."""
+        """Each JSON line of a streaming (watch) response (``decode``: how; default whole). Its end
+        is left to the server; with ``silence``, a stream that brings nothing for that many
+        seconds raises ``TimeoutError``."""
+        decode = decode or _loads
         url = self._server + path
         timeout = (
             self._stream_timeout
@@ -169,4 +178,4 @@ class Client:
                 raise _error(response.status, response.reason or "", await response.read())
             async for line in response.content:
                 if line.strip():
-                    yield _loads(line)
+                    yield decode(line)

@@ -28,6 +28,7 @@ from typing import Any
 
 from bridge import defaults, errors
 from bridge.k8s import client as client_mod
+from bridge.k8s import views
 
 __all__ = ["Backoff", "Event", "Position", "follow", "relist", "watch"]
 
@@ -89,7 +90,9 @@ def relist(known: dict[str, str], items: list[dict[str, Any]]) -> list[Event]:
     return out
 
 
-async def _list(api: client_mod.Client, path: str, params: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
+async def _list(
+    api: client_mod.Client, path: str, params: dict[str, Any], view: views.View | None
+) -> tuple[list[dict[str, Any]], str]:
     """Everything, as informers list it: ``resourceVersion=0`` is served whole from the apiserver's
     watch cache in one response (no etcd read, no round trip per page); the watch that follows
     from the returned version brings anything newer. Pages are followed if the server sends any.
@@ -98,7 +101,7 @@ async def _list(api: client_mod.Client, path: str, params: dict[str, Any]) -> tu
     cont: str | None = None
     while True:
         page_params = {**params, "continue": cont, "limit": 500} if cont else {**params, "resourceVersion": "0"}
-        page = await api.request("GET", path, params=page_params)
+        page = await api.request("GET", path, params=page_params, decode=view.list if view else None)
         items.extend(page.get("items", []))
         cont = page.get("metadata", {}).get("continue")
         if not cont:
@@ -112,11 +115,13 @@ async def watch(
     params: dict[str, Any] | None = None,
     timeout_seconds: int = defaults.WATCH_TIMEOUT_SECONDS,
     position: Position | None = None,
+    view: views.View | None = None,
 ) -> AsyncIterator[Event]:
     """Yield events for ``path`` (a collection) until cancelled or an error other than 410.
 
     ``position``, kept by the caller across calls, makes a new call list again and report only
-    the difference against what earlier calls reported.
+    the difference against what earlier calls reported. ``view``: objects hold only its
+    members (``views``); default whole.
     """
     params = dict(params or {})
     pos = position if position is not None else Position()
@@ -124,7 +129,7 @@ async def watch(
     rv = pos.rv = ""  # a new call always lists: the caller may have missed events in between
     while True:
         if not rv:
-            items, rv = await _list(api, path, params)
+            items, rv = await _list(api, path, params, view)
             for change in relist(known, items):
                 yield change
             pos.rv = rv
@@ -140,6 +145,7 @@ async def watch(
                     "timeoutSeconds": timeout_seconds,
                 },
                 silence=timeout_seconds + defaults.WATCH_SILENCE_SECONDS,
+                decode=view.event if view else None,
             ):
                 kind, obj = event.get("type", ""), event.get("object", {})
                 if kind == "ERROR":
@@ -180,8 +186,10 @@ async def follow(
     on_synced: Callable[[], None] | None = None,
     backoff: Backoff = Backoff(),
     rng: random.Random | None = None,
+    view: views.View | None = None,
 ) -> None:
-    """Hand every event of ``path`` to ``handle(kind, obj)`` (sync or async) until cancelled.
+    """Hand every event of ``path`` to ``handle(kind, obj)`` (sync or async) until cancelled;
+    ``view``: objects hold only its members (``views``).
 
     ``SYNCED`` is not handed on: ``on_synced`` is called after each full list instead. Nothing
     but cancellation ends it: a handler's exception is logged and the next event handled; a
@@ -193,7 +201,7 @@ async def follow(
     delay = 0.0
     while True:
         try:
-            async for kind, obj in watch(api, path, params=params, position=position):
+            async for kind, obj in watch(api, path, params=params, position=position, view=view):
                 if kind == "SYNCED":
                     delay = 0.0
                     if on_synced is not None:

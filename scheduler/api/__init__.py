@@ -2,6 +2,7 @@
 
 - ``snapshot``: ``Snapshot`` (nodes, jobs, tasks, queues, task columns) and ``TaskStatus``;
 - ``building``: API dicts (as the kube-apiserver returns them) → ``Snapshot``;
+- ``podfacts``: what a build derives from one pod, and the memo that keeps it across builds;
 - ``resources``: requests as vectors over the snapshot's resource dimensions;
 - ``podspec``: placement constraints read from a pod (selectors, affinity, tolerations);
 - ``queuetree``: the queue tree under ``root``, from ``spec.parent`` or Volcano's older annotations;
@@ -12,4 +13,4 @@
 Nothing here knows of sessions, plugins or actions.
 """
 
-__all__ = ["building", "owners", "plan", "podspec", "queuetree", "resources", "snapshot", "tally"]
+__all__ = ["building", "owners", "plan", "podfacts", "podspec", "queuetree", "resources", "snapshot", "tally"]

@@ -25,7 +25,6 @@ every other object is scheduled as usual. One bad object never fails a cycle.
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -33,24 +32,13 @@ import numpy as np
 
 from bridge import defaults, errors, keys, validation
 from bridge import queues as queues_mod
-from scheduler.api import podspec, resources, snapshot, tally
+from scheduler.api import podfacts, podspec, resources, snapshot, tally
 
-__all__ = ["GROUP_ANNOTATION", "build", "parse_time"]
+__all__ = ["GROUP_ANNOTATION", "build"]
 
 GROUP_ANNOTATION = keys.GROUP_NAME
-TASK_SPEC = keys.TASK_SPEC
-PREEMPTABLE = keys.PREEMPTABLE
-SPARK_ROLE = keys.SPARK_ROLE
-SPARK_APP = keys.SPARK_APP_SELECTOR
-CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
 
 Obj = Mapping[str, Any]
-
-
-def parse_time(value: str | None) -> datetime.datetime | None:
-    if not value:
-        return None
-    return datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
 def build(
@@ -62,15 +50,19 @@ def build(
     priorityclasses: Iterable[Obj] = (),
     scheduler_name: str = defaults.SCHEDULER_NAME,
     native: bool = False,
+    memo: podfacts.Memo | None = None,
 ) -> snapshot.Snapshot:
+    """The snapshot of these objects; ``memo`` (the same one each cycle) keeps what was derived
+    from each pod object for the next build (``podfacts``): the result is the same without it."""
     node_list = sorted((_node(n) for n in nodes), key=lambda n: n.name)
     index = {n.name: i for i, n in enumerate(node_list)}
     classes = {_meta(pc).get("name", ""): int(pc.get("value", 0)) for pc in priorityclasses}
     default_priority = next((int(pc.get("value", 0)) for pc in priorityclasses if pc.get("globalDefault")), 0)
     groups = {f"{_meta(pg).get('namespace', '')}/{_meta(pg).get('name', '')}": pg for pg in podgroups}
 
-    memo: dict[Any, resources.Resource] = {}
-    shapes: dict[tuple[resources.Resource, podspec.Placement], int] = {}  # see snapshot.Task.shape
+    memo = memo or podfacts.Memo()
+    last = memo.start((scheduler_name, native, tuple(sorted(classes.items())), default_priority))
+    seen: dict[int, podfacts.Facts] = {}
     tasks: dict[str, snapshot.Task] = {}
     members: dict[str, list[str]] = {}
     stranded: list[snapshot.Stranded] = []
@@ -79,37 +71,33 @@ def build(
     placed_terms: list[tuple[int, podspec.Placement]] = []  # placed pods with pod (anti-)affinity
     foreign: set[str] = set()  # groups named by pods of other schedulers
     for pod in pods:
-        meta, spec, status = _meta(pod), pod.get("spec") or {}, pod.get("status") or {}
-        phase = status.get("phase", "Pending")
-        node = spec.get("nodeName") or None
-        request = _pod_request(spec, memo)
+        facts = last.get(id(pod))
+        if facts is None or facts.pod is not pod:
+            facts = podfacts.derive(pod, native=native, memo=memo)
+        seen[id(pod)] = facts
+        node, phase, group, key = facts.node, facts.phase, facts.group, facts.key
         if node in index and phase not in ("Succeeded", "Failed"):
-            deleting = bool(meta.get("deletionTimestamp"))
-            occupancy.append((index[node], request, deleting))
-            labels = meta.get("labels") or {}
-            placed.append((index[node], meta.get("namespace", ""), labels, deleting))
-            if podspec.has_pod_terms(spec):
-                placed_terms.append((index[node], podspec.parse_placement(spec, meta.get("namespace", ""), labels)))
-        group = (meta.get("annotations") or {}).get(GROUP_ANNOTATION)
-        if native and not group:
-            group = (spec.get("schedulingGroup") or {}).get("podGroupName")
-        if spec.get("schedulerName", "default-scheduler") != scheduler_name:
+            occupancy.append((index[node], facts.request, facts.deleting))
+            placed.append((index[node], facts.namespace, facts.labels, facts.deleting))
+            if facts.placed_terms is not None:
+                placed_terms.append((index[node], facts.placed_terms))
+        if facts.scheduler != scheduler_name:
             if group:
-                foreign.add(f"{meta.get('namespace', '')}/{group}")
+                foreign.add(f"{facts.namespace}/{group}")
             continue
-        key = f"{meta.get('namespace', '')}/{meta.get('name', '')}"
         if not group:
             if node is None and phase == "Pending" and not native:
                 msg = f"pod has no {GROUP_ANNOTATION} annotation; waiting for its PodGroup to be created"
                 stranded.append(snapshot.Stranded(key, "NoPodGroup", msg))
             continue
-        job_key = f"{meta.get('namespace', '')}/{group}"
+        job_key = f"{facts.namespace}/{group}"
         if job_key not in groups:
             if node is None and phase == "Pending":
                 stranded.append(snapshot.Stranded(key, "PodGroupNotFound", f"podgroup {job_key} not found"))
             continue
-        tasks[key] = _task(pod, key, job_key, request, node, classes, default_priority, shapes)
+        tasks[key] = facts.task(job_key, classes, default_priority)
         members.setdefault(job_key, []).append(key)
+    memo.facts = seen
 
     for key in foreign - members.keys():
         groups.pop(key, None)
@@ -161,89 +149,6 @@ def _node(obj: Obj) -> snapshot.Node:
         unschedulable=bool(spec.get("unschedulable")),
         ready=ready,
         allocatable=resources.parse(status.get("allocatable") or status.get("capacity")),
-    )
-
-
-def _pod_request(spec: Mapping[str, Any], memo: dict[Any, resources.Resource]) -> resources.Resource:
-    """Effective request: Σ containers, at least each init container, plus overhead, plus one pod."""
-
-    def requests(containers: Any) -> tuple[tuple[tuple[str, Any], ...], ...]:
-        return tuple(
-            tuple(sorted(((c.get("resources") or {}).get("requests") or {}).items())) for c in containers or []
-        )
-
-    key = (
-        requests(spec.get("containers")),
-        requests(spec.get("initContainers")),
-        tuple((spec.get("overhead") or {}).items()),
-    )
-    if key in memo:
-        return memo[key]
-    total = resources.make(pods=1)
-    for container in key[0]:
-        total = total + resources.parse(dict(container))
-    for init in key[1]:
-        init_res = resources.parse(dict(init))
-        total = resources.Resource.of(
-            {n: max(total.get(n), init_res.get(n)) for n in {*total.names(), *init_res.names()}}
-        )
-    total = total + resources.parse(dict(key[2]))
-    memo[key] = total
-    return total
-
-
-def _status(phase: str, node: str | None, deleting: bool) -> snapshot.TaskStatus:
-    if phase == "Succeeded":
-        return snapshot.TaskStatus.SUCCEEDED
-    if phase == "Failed":
-        return snapshot.TaskStatus.FAILED
-    if deleting:
-        return snapshot.TaskStatus.RELEASING
-    if node is None:
-        return snapshot.TaskStatus.PENDING
-    return snapshot.TaskStatus.RUNNING if phase == "Running" else snapshot.TaskStatus.BOUND
-
-
-def _task(
-    pod: Obj,
-    key: str,
-    job_key: str,
-    request: resources.Resource,
-    node: str | None,
-    classes: Mapping[str, int],
-    default_priority: int,
-    shapes: dict[tuple[resources.Resource, podspec.Placement], int],
-) -> snapshot.Task:
-    meta, spec, status = _meta(pod), pod.get("spec") or {}, pod.get("status") or {}
-    annotations, labels = meta.get("annotations") or {}, meta.get("labels") or {}
-    namespace = meta.get("namespace", "")
-    class_name = spec.get("priorityClassName", "")
-    priority = spec.get("priority")
-    role = labels.get(SPARK_ROLE) or ("executor" if SPARK_APP in labels else None)
-    placement = podspec.parse_placement(spec, namespace, labels)
-    shape = shapes.setdefault((request, placement), len(shapes))
-    return snapshot.Task(
-        key=key,
-        uid=meta.get("uid", key),
-        namespace=namespace,
-        name=meta.get("name", ""),
-        job=job_key,
-        task_name=annotations.get(TASK_SPEC, ""),
-        status=_status(status.get("phase", "Pending"), node, bool(meta.get("deletionTimestamp"))),
-        node=node,
-        request=request,
-        # Only the pods dimension means the pod asked for nothing: BestEffort.
-        best_effort=request.names() == (resources.PODS,),
-        priority=int(priority) if priority is not None else classes.get(class_name, default_priority),
-        preemptable=annotations.get(PREEMPTABLE, "true").lower() != "false",
-        critical=namespace == defaults.SYSTEM_NAMESPACE or class_name in CRITICAL_CLASSES,
-        labels=labels,
-        placement=placement,
-        shape=shape,
-        spark_role=role,
-        created=meta.get("creationTimestamp", ""),
-        started=parse_time(status.get("startTime")),
-        gated=any((g or {}).get("name") == keys.QUEUE_GATE for g in spec.get("schedulingGates") or ()),
     )
 
 

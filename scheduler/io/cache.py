@@ -1,6 +1,7 @@
 """What the apiserver holds, as the watches report it, plus what we did but have not seen yet.
 
-One watch per kind (list, then watch; ``bridge.k8s.watching`` relists on 410 without replay).
+One watch per kind (list, then watch; ``bridge.k8s.watching`` relists on 410 without replay);
+pods and nodes are decoded only as far as the scheduler reads them (``shapes``).
 ``inputs()`` returns the API-dict lists ``building.build`` takes, with two overlays:
 
 - *assumed* pods (kube-scheduler's assume): bound by us, not yet seen bound. They are shown
@@ -28,7 +29,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge import defaults
-from bridge.k8s import client, paths, watching
+from bridge.k8s import client, paths, views, watching
+from scheduler.io import shapes
 
 __all__ = ["KINDS", "Cache"]
 
@@ -44,6 +46,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "queues": (defaults.QUEUE_API, "queues"),
     "priorityclasses": ("scheduling.k8s.io/v1", "priorityclasses"),
 }
+# Kinds held only as far as the scheduler reads them (``shapes``); the rest are held whole.
+VIEWS: dict[str, views.View] = {"nodes": shapes.NODES, "pods": shapes.PODS}
 
 
 def key_of(obj: Obj) -> str:
@@ -137,7 +141,8 @@ class Cache:
                 self.synced.set()
             self.on_change()
 
-        await watching.follow(self.api, paths.resource(api_version, plural), handle, on_synced=synced)
+        path = paths.resource(api_version, plural)
+        await watching.follow(self.api, path, handle, on_synced=synced, view=VIEWS.get(kind))
 
     def _apply(self, kind: str, event: str, obj: Obj) -> bool:
         """Store one event; True when the scheduler should run again because of it."""

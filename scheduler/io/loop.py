@@ -25,6 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
 
 from bridge import defaults, errors, keys
 from bridge.k8s import client, lease, paths
@@ -111,6 +112,9 @@ class Scheduler:
         self.status = status.StatusWriter(writer, self.cache)
         self.cycles = 0
         self._queues_ensured = False
+        # What each cycle's snapshot derived from each pod, for the next (``podfacts.Memo``; made
+        # in the core's thread, with the core's modules).
+        self._memo: Any = None
 
     def is_leader(self) -> bool:
         return self.elector is None or self.elector.is_leader()
@@ -257,9 +261,20 @@ class Scheduler:
         on_commit: Callable[[list[plan.Allocate]], None],
     ) -> plan.Plan:
         from scheduler import cycle
-        from scheduler.api import building  # loaded already by ``_load_core``
+        from scheduler.api import building, podfacts  # loaded already by ``_load_core``
 
-        snap = building.build(**inputs, scheduler_name=self.conf.scheduler_name, native=self.native)
+        if self._memo is None:
+            self._memo = podfacts.Memo()
+        snap = building.build(
+            nodes=inputs["nodes"],
+            pods=inputs["pods"],
+            podgroups=inputs["podgroups"],
+            queues=inputs["queues"],
+            priorityclasses=inputs["priorityclasses"],
+            scheduler_name=self.conf.scheduler_name,
+            native=self.native,
+            memo=self._memo,
+        )
         return cycle.schedule(snap, self.conf, now, on_commit)
 
     async def _ensure_queues(self) -> None:

@@ -26,6 +26,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from bridge import keys
 from scheduler import configure, cycle
 from scheduler.api import building, plan, resources
 from scheduler.tools import traces
@@ -255,7 +256,7 @@ def _snapshot(trace: Trace, pods: Mapping[str, _Pod], phase: Mapping[int, str]) 
             spec["nodeName"] = pod.node
         if job.priority_class is not None:
             spec["priorityClassName"] = job.priority_class
-        annotations = {building.GROUP_ANNOTATION: job.name, building.TASK_SPEC: pod.task}
+        annotations = {building.GROUP_ANNOTATION: job.name, keys.TASK_SPEC: pod.task}
         fields = {"name": pod.name, "namespace": NAMESPACE, "uid": f"{pod.name}#{pod.restarts}"}
         fields |= {"creationTimestamp": _stamp(job.arrival)}
         status = "Succeeded" if pod.done else "Running" if pod.node is not None else "Pending"
