@@ -54,14 +54,14 @@ def build(
 ) -> snapshot.Snapshot:
     """The snapshot of these objects; ``memo`` (the same one each cycle) keeps what was derived
     from each pod object for the next build (``podfacts``): the result is the same without it."""
-    node_list = sorted((_node(n) for n in nodes), key=lambda n: n.name)
-    index = {n.name: i for i, n in enumerate(node_list)}
     classes = {_meta(pc).get("name", ""): int(pc.get("value", 0)) for pc in priorityclasses}
     default_priority = next((int(pc.get("value", 0)) for pc in priorityclasses if pc.get("globalDefault")), 0)
-    groups = {f"{_meta(pg).get('namespace', '')}/{_meta(pg).get('name', '')}": pg for pg in podgroups}
-
     memo = memo or podfacts.Memo()
     last = memo.start((scheduler_name, native, tuple(sorted(classes.items())), default_priority))
+    node_list = sorted((memo.node(n, _node) for n in nodes), key=lambda n: n.name)
+    index = {n.name: i for i, n in enumerate(node_list)}
+    groups = {f"{_meta(pg).get('namespace', '')}/{_meta(pg).get('name', '')}": pg for pg in podgroups}
+
     seen: dict[int, podfacts.Facts] = {}
     tasks: dict[str, snapshot.Task] = {}
     members: dict[str, list[str]] = {}
@@ -101,7 +101,7 @@ def build(
 
     for key in foreign - members.keys():
         groups.pop(key, None)
-    dims = _dims(node_list, tasks.values())
+    dims = _dims(node_list, {id(t.request): t.request for t in tasks.values()}.values())
     allocatable = np.array([resources.vector(n.allocatable, dims) for n in node_list], dtype=np.float64)
     allocatable = allocatable.reshape(len(node_list), len(dims))
     used, releasing = _occupancy(occupancy, len(node_list), dims)
@@ -242,9 +242,9 @@ def _queue(obj: Obj) -> snapshot.Queue:
     )
 
 
-def _dims(nodes: list[snapshot.Node], tasks: Iterable[snapshot.Task]) -> tuple[str, ...]:
+def _dims(nodes: list[snapshot.Node], requests: Iterable[resources.Resource]) -> tuple[str, ...]:
     scalars = {name for n in nodes for name in n.allocatable.names()}
-    scalars |= {name for t in tasks for name in t.request.names()}
+    scalars |= {name for r in requests for name in r.names()}
     scalars -= {resources.CPU, resources.MEMORY, resources.PODS}
     return (resources.CPU, resources.MEMORY, resources.PODS, *sorted(scalars))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
@@ -74,9 +74,20 @@ class Memo:
         # What the placement and the request are read from (``_look_key``) → (request, placement,
         # shape): pods written alike (every pod of a job, mostly) are parsed once.
         self.looks: dict[tuple[Any, ...], tuple[resources.Resource, podspec.Placement, int]] = {}
+        self._nodes: dict[int, tuple[Obj, snapshot.Node]] = {}  # the last build's, by id(object)
+        self._seen_nodes: dict[int, tuple[Obj, snapshot.Node]] = {}  # this build's
+
+    def node(self, obj: Obj, make: Callable[[Obj], snapshot.Node]) -> snapshot.Node:
+        """``make(obj)``, or what it made of this very object in the last build (after ``start``)."""
+        hit = self._nodes.get(id(obj))
+        node = hit[1] if hit is not None and hit[0] is obj else make(obj)
+        self._seen_nodes[id(obj)] = (obj, node)
+        return node
 
     def start(self, signature: tuple[Any, ...]) -> dict[int, Facts]:
-        """The facts of the last build, valid for ``signature``; an empty memo if it differs."""
+        """A new build begins: the pod facts of the last one, valid for ``signature`` (an empty
+        memo if it differs); its nodes become the ones ``node`` looks up."""
+        self._nodes, self._seen_nodes = self._seen_nodes, {}
         if signature != self.signature or len(self.looks) > LOOKS:
             self.facts, self.shapes, self.requests, self.looks, self.signature = {}, {}, {}, {}, signature
         return self.facts

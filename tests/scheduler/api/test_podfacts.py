@@ -1,8 +1,8 @@
 """``podfacts.Memo``: a build that reuses what the last one derived plans exactly as a fresh build.
 
 Each seeded mixed workload is built with a memo, then changed as a watch changes it (pods
-replaced by changed copies: bound, finished, deleting, relabelled; pods gone; new pods; now and
-then the priority classes), and built again with the same memo: tasks and plans equal those of a
+replaced by changed copies: bound, finished, deleting, relabelled; pods gone; new pods; nodes
+cordoned; now and then the priority classes), and built again with the same memo: tasks and plans equal those of a
 fresh build of the same objects under every conf, and the pods that did not change were not
 derived again.
 """
@@ -48,7 +48,10 @@ def _changed(data: dict[str, Any], r: random.Random) -> tuple[dict[str, Any], se
         extra["metadata"]["name"] += f"-new{i}"
         pods.append(extra)
         touched.add(f"ns/{extra['metadata']['name']}")
-    out = {**data, "pods": pods}
+    nodes_now = [copy.deepcopy(n) if r.random() < 0.2 else n for n in data["nodes"]]
+    for node in (n for n, old in zip(nodes_now, data["nodes"], strict=True) if n is not old):
+        node["spec"]["unschedulable"] = True  # cordoned: a new node object
+    out = {**data, "pods": pods, "nodes": nodes_now}
     if r.random() < 0.1:
         out["priorityclasses"] = [b.priority_class("hi", 50), b.priority_class("lo", 60)]
     return out, touched
