@@ -6,12 +6,17 @@ The bridge and the scheduler reach the apiserver through Toxiproxy; the node sim
 test's own client do not. Every ``CHURN_SECONDS`` / ``CHURN_RATE`` (budget.py: 60 s at 1/s in CI,
 600 s at 2/s, 1,200 PodGroups, with ``VBRIDGE_RELIABILITY_LONG=1``) a PodGroup is submitted: a
 Volcano Job of 3 (through the Fail webhook: its create time is the admission figure) or a
-PodGroup of 2 with its pods. Faults, one at a time at random moments (seeded, the seed printed):
+PodGroup of 2 with its pods. Finished work is cleaned away as users' operators do (Volcano Jobs
+carry ``ttlSecondsAfterFinished``; a plain gang is deleted once both pods succeeded), and what
+finished is kept in a ``ledger.Ledger`` fed by a probe every ``PROBE`` seconds. Faults, one at a
+time at random moments (seeded, the seed printed):
 reset_peer (2 s), latency 300 ms (5 s), the proxy cut (2 s). The verdict: every submitted job
 reached one terminal state and every plain gang finished (lost = 0), no gang went out below
 minMember (its first minMember binds in one cycle), no double bind, no orphan. Printed: the
 totals, admission p99, scheduling p99 (pod created -> bound, and job created -> gang bound), and
-the test process's RSS over time (it holds the bridge, scheduler and simulator threads).
+the test process's RSS over time (it holds the bridge, scheduler and simulator threads), which
+must be flat: the median of the last quarter of the run at most ``RSS_SLOPE`` MiB/s above the
+median of the second quarter (plus ``RSS_SLACK``).
 """
 
 from __future__ import annotations
@@ -28,12 +33,15 @@ from kubernetes import client as k8s
 from scheduler.io import loop
 from tests.builders import vcjob
 from tests.reliability import budget, conftest
-from tests.support import accounting, apiserver, gangcheck, proxiedbed, schedbed, toxiproxy
+from tests.support import accounting, apiserver, gangcheck, ledger, proxiedbed, schedbed, toxiproxy
 from vbridge.localcluster import cluster
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]
 NAME = "rel-churn"
 QUEUES = ("churn-a", "churn-b", "churn-c")
+TTL = 15  # a finished Volcano Job's ttlSecondsAfterFinished
+PROBE = 2.0  # seconds between the ledger's probes
+RSS_SLOPE, RSS_SLACK = 0.1, 48.0  # MiB/s and MiB: what "flat" allows
 
 
 class Clock:
@@ -56,6 +64,31 @@ def rss_mib() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2] if ordered else 0.0
+
+
+def flat(rss: list[tuple[float, float]], span: float) -> tuple[bool, float]:
+    """Whether RSS is flat over the last half of ``span`` seconds (module docstring); the growth
+    between the second and the last quarter, MiB."""
+    second = [m for s, m in rss if span / 4 <= s < span / 2]
+    last = [m for s, m in rss if s >= span * 3 / 4]
+    growth = median(last) - median(second)
+    return bool(second and last) and growth <= RSS_SLOPE * span / 2 + RSS_SLACK, growth
+
+
+def clean_up(api: k8s.ApiClient, ns: str, book: ledger.Ledger, plain: set[str]) -> None:
+    """Feed the ledger a probe; delete the plain gangs it says finished (pods, then the group)."""
+    for gang in book.observe(accounting.count(api, [ns], events=False), plain):
+        name = gang.partition("/")[2]
+        for i in range(2):
+            with contextlib.suppress(k8s.ApiException):
+                k8s.CoreV1Api(api).delete_namespaced_pod(f"{name}-{i}", ns, grace_period_seconds=0)
+        with contextlib.suppress(k8s.ApiException):
+            k8s.CustomObjectsApi(api).delete_namespaced_custom_object(*apiserver.PG, ns, "podgroups", name)
 
 
 def p99(values: list[float]) -> float:
@@ -103,6 +136,7 @@ def submit_job(api: k8s.ApiClient, ns: str, name: str, queue: str) -> float:
     """Create the Volcano Job (retrying while the webhook's queue facts lag); its create's seconds."""
     body = vcjob.simple(name, 3, run_seconds=1.0, queue=queue, cpu="100m")
     body["spec"]["schedulerName"] = NAME
+    body["spec"]["ttlSecondsAfterFinished"] = TTL
 
     def create() -> float | None:
         t0 = time.monotonic()
@@ -140,8 +174,13 @@ def test_r25_churn_with_random_faults_loses_nothing(
     index = 0
     stack = contextlib.ExitStack()
     fault_ends = 0.0
+    book = ledger.Ledger()
+    next_probe = t0 + PROBE
     while time.monotonic() - t0 < budget.CHURN_SECONDS:
         now = time.monotonic()
+        if now >= next_probe:
+            clean_up(rapi, rns, book, {f"{rns}/{g}" for g in gangs})
+            next_probe = time.monotonic() + PROBE
         if fault_ends and now >= fault_ends:
             stack.close()
             fault_ends = 0.0
@@ -170,14 +209,15 @@ def test_r25_churn_with_random_faults_loses_nothing(
     names = [f"{rns}/{j}" for j in jobs]
     groups = [f"{rns}/{g}" for g in gangs]
 
-    def settled() -> accounting.Tally | None:
-        tally = accounting.count(rapi, [rns], events=False)
-        plain = [tally.groups.get(g, (2, 0, ""))[1] for g in groups]
-        return tally if not tally.unfinished() and all(b == 2 for b in plain) else None
+    def settled() -> bool:
+        clean_up(rapi, rns, book, set(groups))
+        return not book.missing(names, groups)
 
     def short() -> str:
         last = accounting.count(rapi, [rns], events=False)
-        return f"every job terminal and every gang bound; lost: {accounting.short(last, names, groups)}"
+        missing = book.missing(names, groups)
+        lost = accounting.short(last, [m for m in missing if m in names], [m for m in missing if m in groups])
+        return f"every job terminal and every gang finished; not seen finished: {len(missing)}: {lost}"
 
     apiserver.eventually(settled, 240, short, every=2.0)
     tally = accounting.count(rapi, [rns])
@@ -193,10 +233,9 @@ def test_r25_churn_with_random_faults_loses_nothing(
     terminal = {p for p in tally.jobs.values()}
     assert terminal <= accounting.TERMINAL, terminal
     submitted = len(jobs) + len(gangs)
-    finished = sum(1 for j in jobs if tally.jobs.get(f"{rns}/{j}") in accounting.TERMINAL) + sum(
-        1 for g in gangs if tally.groups.get(f"{rns}/{g}", (2, 0, ""))[1] == 2
-    )
-    assert finished == submitted, (submitted, finished)
+    finished = book.finished(names, groups)
+    assert finished == submitted, (submitted, finished, book.missing(names, groups)[:20])
+    assert all(bound == 2 for bound in book.gangs.values()), book.gangs
     # A pod whose bind's answer was lost (counted by ``binds(unanswered=True)``) has no bind time.
     pod_latency = [
         clock.bound[f"{rns}/{g}-{i}"] - t for g, t in gangs.items() for i in range(2) if f"{rns}/{g}-{i}" in clock.bound
@@ -206,19 +245,19 @@ def test_r25_churn_with_random_faults_loses_nothing(
         for j, t in jobs.items()
         if all(f"{rns}/{j}-work-{i}" in clock.bound for i in range(3))
     ]
-    half = [m for s, m in rss if s >= arrived / 2]
-    first = [m for s, m in rss if s < arrived / 2]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    assert half and first and max(half) <= max(first) * 1.5 + 64, f"RSS grew over the last half: {rss}"
+    is_flat, growth = flat(rss, arrived)
+    assert is_flat, f"RSS grew {growth:.0f} MiB between the second and the last quarter: {rss}"
     samples = ", ".join(f"{s:.0f}s {m:.0f}" for s, m in rss)
     observe(
         f"{budget.CHURN_SECONDS:.0f} s at {budget.CHURN_RATE:g}/s across {len(QUEUES)} queues, {len(faults)} faults "
         f"({', '.join(faults)}), seed {seed}: submitted {submitted} ({len(jobs)} Volcano Jobs, "
         f"{len(gangs)} PodGroups), "
-        f"finished {finished}, lost {submitted - finished}; {tally.pods} pods, 0 partial, 0 double binds, 0 orphans, "
+        f"finished {finished}, lost {submitted - finished}; {tally.pods} pods left, "
+        "0 partial, 0 double binds, 0 orphans, "
         f"settled {done - arrived:.0f} s after the last arrival; admission (Volcano Job create) p99 "
         f"{p99(admission) * 1000:.0f} ms; pod created -> bound p99 {p99(pod_latency):.2f} s "
         f"({len(pod_latency)} pods timed); job created -> gang bound p99 {p99(job_latency):.2f} s "
         f"({len(job_latency)} jobs timed); test process RSS MiB over time: "
-        f"{samples} (peak {peak:.0f})"
+        f"{samples} (peak {peak:.0f}; last quarter {growth:+.0f} MiB over the second)"
     )
