@@ -60,11 +60,11 @@ class Proxied:
         self.call("DELETE", f"/proxies/{self.name}/toxics/{toxic}")
 
     @contextlib.contextmanager
-    def toxic(self, kind: str, *, both: bool = False, **attributes: float) -> Iterator[None]:
-        """``kind`` on the way back (and on the way up too with ``both``) for the block."""
-        names = [
-            self.add(kind, stream=s, **attributes) for s in (("downstream", "upstream") if both else ("downstream",))
-        ]
+    def toxic(self, kind: str, *, both: bool = False, up: bool = False, **attributes: float) -> Iterator[None]:
+        """``kind`` on the way back (on the way up instead with ``up``, both ways with ``both``)
+        for the block."""
+        streams = ("downstream", "upstream") if both else ("upstream",) if up else ("downstream",)
+        names = [self.add(kind, stream=s, **attributes) for s in streams]
         try:
             yield
         finally:
