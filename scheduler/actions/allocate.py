@@ -182,7 +182,15 @@ def _allocate_topological(
     run: list[snapshot.Task],
 ) -> None:
     """Each task of the run on its own: its pod affinity and spread depend on where the ones
-    before it went (in this statement too), so neither a batch nor a failed shape is reused."""
+    before it went (in this statement too), so no failed shape is reused; a run kept one pod per
+    node by its own hostname anti-affinity goes in one batch first (``Placer.place_apart``), with
+    the choices the loop below would make, and the loop takes over where the batch stops."""
+    job, owed = run[0].job, ssn.holds.owed
+    if ssn.config.fast_paths and job not in owed and (not owed or not ssn.holds.against(job).any()):
+        rows = placer.place_apart(run, plugins.allocatable_count(queue, run[0], len(run)))
+        if rows:
+            stmt.allocate_many(run[: len(rows)], rows)
+            run = run[len(rows) :]
     for task in run:
         choice = placer.place(task)
         reason = placer.explain(task) if choice is None else blocked(ssn, plugins, queue, task)

@@ -11,6 +11,7 @@
 - ``tiers``: how the plugins' answers combine, tier by tier;
 - ``feasibility``: which gangs can never run on this cluster's nodes (computed once per cycle);
 - ``placement``: where one task or a run of alike tasks fits (predicates, scores, caches);
+- ``apart``: a gang kept one pod per node by its own hostname anti-affinity, placed in one step;
 - ``ranking``: integer ranking keys for nodes and jobs;
 - ``verdicts``: closing a session into its plan's conditions, counts and events.
 
@@ -20,6 +21,7 @@ layers above (``cycle``, ``configure``).
 """
 
 __all__ = [
+    "apart",
     "config",
     "feasibility",
     "placement",

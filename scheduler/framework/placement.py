@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import resources, snapshot
-from scheduler.framework import ranking, session, tiers
+from scheduler.framework import apart, ranking, session, tiers
 
 __all__ = ["ALLOCATE", "PIPELINE", "Placer"]
 
@@ -131,6 +131,25 @@ class Placer:
             if nxt is not None:
                 heapq.heappush(heap, (-nxt, row, i))
         return picks
+
+    def place_apart(self, tasks: list[snapshot.Task], count: int) -> list[int]:
+        """Rows for up to ``count`` of ``tasks`` (one run) kept one per node by their own hostname
+        anti-affinity (``apart.eligible``), each allocated before the next is placed: exactly
+        ``place``'s choices one by one, from one look at the domain checks (see ``apart``).
+
+        Empty when the run does not qualify; stops at the first copy no idle node can take.
+        """
+        task = tasks[0]
+        if count <= 0 or not len(self.rows) or not apart.eligible(self.session.topology, tasks):
+            return []
+        entry = self._entry(task)
+        ok: npt.NDArray[np.bool_] | None = None
+        for _, mask in self.plugins.domain_predicate(task):
+            ok = mask if ok is None else ok & mask
+        fits = entry.on_idle > -np.inf
+        if self.plugins.domain_score(task, fits if ok is None else fits & ok) is not None:
+            return []  # scored by domain too: each copy moves the next one's scores
+        return apart.best_rows(entry.on_idle, ok, count)
 
     def feasible(self, task: snapshot.Task) -> npt.NDArray[np.bool_]:
         """Rows that pass every predicate, ignoring resources (for preempt and reclaim)."""

@@ -122,6 +122,11 @@ class Topology:
                 self._identity.add(key)  # one domain per row, in row order (the hostname)
         return found
 
+    def identity(self, key: str) -> bool:
+        """Whether each row is a domain of ``key`` of its own, in row order (the hostname, as a rule)."""
+        self.ids(key)
+        return key in self._identity
+
     def per_row(self, values: npt.NDArray[Any], key: str) -> npt.NDArray[Any]:
         """``values`` per domain of ``key`` (size + 1 entries) spread over the rows: each row's own domain's."""
         if key in self._identity:

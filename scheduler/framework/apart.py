@@ -1,0 +1,63 @@
+"""Gangs kept one pod per node: which tasks qualify, and their rows in one step. Pure.
+
+A task whose only domain constraint is required pod anti-affinity on ``kubernetes.io/hostname``
+against its own gang (every term's selector matches the task itself, no pod affinity, no
+topology spread, no preferred terms, no domain score) is placed one at a time the long way
+(``Placer.place`` then allocate, each copy refusing the rows the copies before it took) with a
+plan that is known in advance: placing a copy on a row changes that row's idle resources and
+its hostname domain's counts, nothing else. So the next copy's domain checks are the first's
+with the taken rows refused, and every other row keeps its score. The copies therefore go to
+the best rows that pass the first copy's checks, one each, best first (ties to the lower row):
+``best_rows``. That needs each row to be a hostname domain of its own (``Topology.identity``):
+a node without the label, or two nodes sharing one, would let copies share a domain or a row.
+
+Other pods' required anti-affinity terms that match the task (``EXISTING_ANTI_AFFINITY``) stay
+as they are during the gang's placement: the gang's pods hold only their own terms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.api import podspec, snapshot
+from scheduler.framework import topology
+
+__all__ = ["best_rows", "eligible"]
+
+Scores = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+
+
+def eligible(topo: topology.Topology, tasks: list[snapshot.Task]) -> bool:
+    """Whether ``tasks`` (one run: same request and placement) may be placed by ``best_rows``:
+    their placement's only pod term is hostname anti-affinity that each of them matches."""
+    first = tasks[0]
+    p = first.placement
+    if not p.anti_affinity or p.affinity or p.spread or p.preferred_affinity or p.preferred_anti_affinity:
+        return False
+    namespace, labels = first.namespace, first.labels
+    if any(t.namespace != namespace or t.labels != labels for t in tasks[1:]):
+        return False  # other labels may match other pods' terms: checked copy by copy
+    if not all(t.topology_key == podspec.HOSTNAME and t.pods.matches(namespace, labels) for t in p.anti_affinity):
+        return False
+    return topo.identity(podspec.HOSTNAME)
+
+
+def best_rows(scores: Scores, ok: Mask | None, count: int) -> list[int]:
+    """Up to ``count`` rows where ``scores`` > -inf and ``ok``, by score, then row, ascending:
+    what ``count`` argmax picks in turn make when each pick's row drops out."""
+    fits = scores > -np.inf
+    if ok is not None:
+        fits &= ok
+    rows = np.flatnonzero(fits)
+    if len(rows) > count:
+        values = scores[rows]
+        cut = len(values) - count
+        kth = np.partition(values, cut)[cut]  # the count-th best score
+        above = rows[values > kth]
+        tied = rows[values == kth][: count - len(above)]  # the lowest rows among those tied
+        rows = np.concatenate((above, tied))
+    order = np.lexsort((rows, -scores[rows]))
+    picked: list[int] = rows[order].tolist()
+    return picked
