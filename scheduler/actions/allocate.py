@@ -99,7 +99,7 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
     for run in _runs(ssn, job):
         task = run[0]
         shape = task.shape
-        if any(plugins.topological(t) for t in run):
+        if _topological(plugins, run):
             _allocate_topological(ssn, plugins, placer, stmt, info.queue, run)
             continue
         if shape in failed:
@@ -202,6 +202,16 @@ def _allocate_topological(
             stmt.allocate(task.key, row)
         else:
             stmt.pipeline(task.key, row)
+
+
+def _topological(plugins: tiers.Tiers, run: list[snapshot.Task]) -> bool:
+    """Whether some task of the run is topological, asked once per namespace and labels: the
+    run's tasks share their placement, and ``Plugin.topological`` reads no more than those."""
+    first = run[0]
+    if plugins.topological(first):
+        return True
+    namespace, labels = first.namespace, first.labels
+    return any(plugins.topological(t) for t in run if t.labels != labels or t.namespace != namespace)
 
 
 def _lone_task(ssn: session.Session, job: str) -> snapshot.Task | None:

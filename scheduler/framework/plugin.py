@@ -113,7 +113,9 @@ class Plugin:
     def topological(self, task: snapshot.Task) -> bool:
         """Whether this plugin's ``domain_predicate`` or ``domain_score`` has anything to say on
         ``task`` (then it is placed one at a time, see the module docstring). Asked only for a
-        task with pod terms of its own or matching a term some pod holds (``Topology.held``)."""
+        task with pod terms of its own or matching a term some pod holds (``Topology.held``).
+        Reads the task's placement, namespace and labels only: tasks alike in those get one answer
+        (``actions.allocate`` asks once for a run of them)."""
         return False
 
     def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, Mask]]:
