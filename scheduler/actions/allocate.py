@@ -184,24 +184,40 @@ def _allocate_topological(
     """Each task of the run on its own: its pod affinity and spread depend on where the ones
     before it went (in this statement too), so no failed shape is reused; a run kept one pod per
     node by its own hostname anti-affinity goes in one batch first (``Placer.place_apart``), with
-    the choices the loop below would make, and the loop takes over where the batch stops."""
+    the choices the loop below would make, and the loop takes over where the batch stops.
+
+    On the fast paths the queue is asked once how many allocations in a row it lets through
+    (``Tiers.allocatable_count``): that many allocations pass ``allocatable`` without asking
+    again; after a pipeline, or past that many, each task is asked (``blocked``) as before."""
     job, owed = run[0].job, ssn.holds.owed
+    allowed = 0
     if ssn.config.fast_paths and job not in owed and (not owed or not ssn.holds.against(job).any()):
-        rows = placer.place_apart(run, plugins.allocatable_count(queue, run[0], len(run)))
+        allowed = plugins.allocatable_count(queue, run[0], len(run))
+        rows = placer.place_apart(run, allowed)
         if rows:
             stmt.allocate_many(run[: len(rows)], rows)
             run = run[len(rows) :]
+            allowed -= len(rows)
+        if owed:
+            allowed = 0  # held Spark capacity is checked task by task (``blocked``)
     for task in run:
         choice = placer.place(task)
-        reason = placer.explain(task) if choice is None else blocked(ssn, plugins, queue, task)
+        if choice is None:
+            reason = placer.explain(task)
+        elif allowed > 0 and choice[0] == placement.ALLOCATE:
+            reason = ""  # within what the queue lets through in a row
+        else:
+            reason = blocked(ssn, plugins, queue, task)
         if choice is None or reason:
             ssn.diagnostics.fit_errors[task.key] = reason
             continue
         kind, row = choice
         if kind == placement.ALLOCATE:
             stmt.allocate(task.key, row)
+            allowed -= 1
         else:
             stmt.pipeline(task.key, row)
+            allowed = 0  # the count was for allocations in a row
 
 
 def _topological(plugins: tiers.Tiers, run: list[snapshot.Task]) -> bool:

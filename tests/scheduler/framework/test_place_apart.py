@@ -73,7 +73,8 @@ def _workload(seed: int) -> dict[str, Any]:
     for i in range(r.randint(0, 4)):  # other pods, some holding a term that matches a gang
         spec = {"affinity": {"podAntiAffinity": {REQUIRED: [_anti(f"g{r.randrange(8)}")]}}} if r.random() < 0.5 else {}
         pods.append(b.pod(f"o{i}", group=None, node=f"n{r.randrange(count):02d}", scheduler="x", spec=spec))
-    return {"nodes": nodes, "pods": pods, "podgroups": groups, "queues": [b.queue()]}
+    queues = [b.queue(capability={"cpu": str(r.randint(2, 30))} if r.random() < 0.4 else None)]
+    return {"nodes": nodes, "pods": pods, "podgroups": groups, "queues": queues}
 
 
 def _one_by_one(placer: placement.Placer, stmt: statement.Statement, run: list[snapshot.Task]) -> list[int]:
