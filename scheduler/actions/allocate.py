@@ -184,7 +184,9 @@ def _allocate_topological(
     """Each task of the run on its own: its pod affinity and spread depend on where the ones
     before it went (in this statement too), so no failed shape is reused; a run kept one pod per
     node by its own hostname anti-affinity goes in one batch first (``Placer.place_apart``), with
-    the choices the loop below would make, and the loop takes over where the batch stops.
+    the choices the loop below would make, and the loop takes over where the batch stops; a run
+    its own required pod affinity holds in one domain takes the best rows there by node score
+    alone (``Placer.together``, ``place_within``), as the domain checks and scores would choose.
 
     On the fast paths the queue is asked once how many allocations in a row it lets through
     (``Tiers.allocatable_count``): that many allocations pass ``allocatable`` without asking
@@ -200,8 +202,14 @@ def _allocate_topological(
             allowed -= len(rows)
         if owed:
             allowed = 0  # held Spark capacity is checked task by task (``blocked``)
+    # Rows a run held in one domain by its own pod affinity goes to (``Placer.together``): looked
+    # for before the first copy and once more after the first allocation.
+    fast = ssn.config.fast_paths and bool(run)
+    held = placer.together(run) if fast else None
+    retry = fast and held is None
     for task in run:
-        choice = placer.place(task)
+        inside = placer.place_within(task, held) if held is not None else None
+        choice = (placement.ALLOCATE, inside) if inside is not None else placer.place(task)
         if choice is None:
             reason = placer.explain(task)
         elif allowed > 0 and choice[0] == placement.ALLOCATE:
@@ -215,9 +223,11 @@ def _allocate_topological(
         if kind == placement.ALLOCATE:
             stmt.allocate(task.key, row)
             allowed -= 1
+            if retry:
+                retry, held = False, placer.together(run)
         else:
             stmt.pipeline(task.key, row)
-            allowed = 0  # the count was for allocations in a row
+            allowed, held, retry = 0, None, False  # the count was for allocations in a row
 
 
 def _topological(plugins: tiers.Tiers, run: list[snapshot.Task]) -> bool:

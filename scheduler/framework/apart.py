@@ -23,7 +23,9 @@ import numpy.typing as npt
 from scheduler.api import podspec, snapshot
 from scheduler.framework import topology
 
-__all__ = ["best_rows", "eligible"]
+__all__ = ["best_rows", "eligible", "own_terms"]
+
+_TERMS = ("affinity", "anti_affinity", "preferred_affinity", "preferred_anti_affinity", "spread")
 
 Scores = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
@@ -32,16 +34,25 @@ Mask = npt.NDArray[np.bool_]
 def eligible(topo: topology.Topology, tasks: list[snapshot.Task]) -> bool:
     """Whether ``tasks`` (one run: same request and placement) may be placed by ``best_rows``:
     their placement's only pod term is hostname anti-affinity that each of them matches."""
-    first = tasks[0]
-    p = first.placement
-    if not p.anti_affinity or p.affinity or p.spread or p.preferred_affinity or p.preferred_anti_affinity:
-        return False
-    namespace, labels = first.namespace, first.labels
-    if any(t.namespace != namespace or t.labels != labels for t in tasks[1:]):
-        return False  # other labels may match other pods' terms: checked copy by copy
-    if not all(t.topology_key == podspec.HOSTNAME and t.pods.matches(namespace, labels) for t in p.anti_affinity):
+    terms = own_terms(tasks, "anti_affinity")
+    if terms is None or any(t.topology_key != podspec.HOSTNAME for t in terms):
         return False
     return topo.identity(podspec.HOSTNAME)
+
+
+def own_terms(tasks: list[snapshot.Task], kind: str) -> tuple[podspec.PodTerm, ...] | None:
+    """The run's required terms of ``kind`` (``anti_affinity`` or ``affinity``) when they are its
+    only pod terms, its tasks share namespace and labels (other labels may match other pods'
+    terms) and each task matches every one of them; else None."""
+    first = tasks[0]
+    p = first.placement
+    terms: tuple[podspec.PodTerm, ...] = getattr(p, kind)
+    if not terms or any(getattr(p, other) for other in _TERMS if other != kind):
+        return None
+    namespace, labels = first.namespace, first.labels
+    if any(t.namespace != namespace or t.labels != labels for t in tasks[1:]):
+        return None
+    return terms if all(t.pods.matches(namespace, labels) for t in terms) else None
 
 
 def best_rows(scores: Scores, ok: Mask | None, count: int) -> list[int]:
