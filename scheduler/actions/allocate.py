@@ -236,6 +236,8 @@ def _topological(plugins: tiers.Tiers, run: list[snapshot.Task]) -> bool:
     first = run[0]
     if plugins.topological(first):
         return True
+    if len(run) == 1 or not plugins.session.topology.active:
+        return False  # nothing to match: no task is
     namespace, labels = first.namespace, first.labels
     return any(plugins.topological(t) for t in run if t.labels != labels or t.namespace != namespace)
 
