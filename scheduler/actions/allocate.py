@@ -11,10 +11,14 @@ otherwise discarded. A job whose members already run is ready on its own, so a n
 Unlike Volcano, a ready job places all its remaining tasks in one turn instead of being
 re-queued per task; the proportion plugin's allocatable check still caps it at its share.
 
-Two fast paths make the same plan in fewer steps: a gang's identical tasks placed in one
-batch (``Placer.place_many``), and a run of one-task jobs alike placed together
-(``_allocate_lone_tasks``) when one queue is left. ``SchedulerConfig.fast_paths`` false turns
-both off: the reference path, job by job and task by task, that equivalence tests compare with.
+Fast paths make the same plan in fewer steps: a gang's identical tasks placed in one batch
+(``Placer.place_many``), and a run of one-task jobs alike placed together
+(``_allocate_lone_tasks``) when one queue is left; for pod affinity and anti-affinity, a gang
+kept one pod per node by its own hostname anti-affinity placed in one batch
+(``Placer.place_apart``), one its own affinity holds in one domain placed by node score there
+(``Placer.place_within``), and the queue asked once per run (``_allocate_topological``).
+``SchedulerConfig.fast_paths`` false turns them all off: the reference path, job by job and
+task by task, that equivalence tests compare with.
 
 A plugin that ``interleaves`` (capacity: a queue may go past its deserved share up to its
 capability, so shares come from taking turns) makes every turn Volcano's: a ready job places

@@ -23,8 +23,11 @@ may be pipelined (``place``): the batched path never reads it.
 
 A topological task (pod affinity, anti-affinity, topology spread: ``Tiers.topological``) keeps
 its entry for what is local to a row; on each ``place`` the domain checks and scores are added
-over every row (a few array operations on the session's per-domain counts), and it is never
-batched: each placed copy changes where the next may go.
+over every row (a few array operations on the session's per-domain counts), and ``place_many``
+never batches it: each placed copy changes where the next may go. Two kinds of run are known
+in advance all the same: one kept a pod per node by its own hostname anti-affinity
+(``place_apart``, see ``apart``) and one its own pod affinity holds in one domain
+(``together`` and ``place_within``, see ``together``).
 """
 
 from __future__ import annotations

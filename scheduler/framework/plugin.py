@@ -15,7 +15,9 @@ all a copy changes), and ``predicate`` and ``node_score`` never depend on pods p
 cycle. What does (pod affinity, anti-affinity, topology spread: a pod placed on one row changes
 every row of its topology domain) goes in the domain hooks instead: a task for which some
 plugin's ``topological`` is true is placed one at a time, and each time ``domain_predicate``
-and ``domain_score`` answer over every row, from the session's ``topology`` counts. A plugin
+and ``domain_score`` answer over every row, from the session's ``topology`` counts (two kinds of
+run skip them, relying on kube-scheduler's semantics for pod affinity and anti-affinity:
+``framework.apart``, ``framework.together``). A plugin
 that overrides ``allocatable`` must also override ``allocatable_count``; until it does, its
 queues simply take the one-by-one path.
 
