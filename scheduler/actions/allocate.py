@@ -11,10 +11,14 @@ otherwise discarded. A job whose members already run is ready on its own, so a n
 Unlike Volcano, a ready job places all its remaining tasks in one turn instead of being
 re-queued per task; the proportion plugin's allocatable check still caps it at its share.
 
-Two fast paths make the same plan in fewer steps: a gang's identical tasks placed in one
-batch (``Placer.place_many``), and a run of one-task jobs alike placed together
-(``_allocate_lone_tasks``) when one queue is left. ``SchedulerConfig.fast_paths`` false turns
-both off: the reference path, job by job and task by task, that equivalence tests compare with.
+Fast paths make the same plan in fewer steps: a gang's identical tasks placed in one batch
+(``Placer.place_many``), and a run of one-task jobs alike placed together
+(``_allocate_lone_tasks``) when one queue is left; for pod affinity and anti-affinity, a gang
+kept one pod per node by its own hostname anti-affinity placed in one batch
+(``Placer.place_apart``), one its own affinity holds in one domain placed by node score there
+(``Placer.place_within``), and the queue asked once per run (``_allocate_topological``).
+``SchedulerConfig.fast_paths`` false turns them all off: the reference path, job by job and
+task by task, that equivalence tests compare with.
 
 A plugin that ``interleaves`` (capacity: a queue may go past its deserved share up to its
 capability, so shares come from taking turns) makes every turn Volcano's: a ready job places
@@ -99,7 +103,7 @@ def allocate_job(ssn: session.Session, plugins: tiers.Tiers, placer: placement.P
     for run in _runs(ssn, job):
         task = run[0]
         shape = task.shape
-        if any(plugins.topological(t) for t in run):
+        if _topological(plugins, run):
             _allocate_topological(ssn, plugins, placer, stmt, info.queue, run)
             continue
         if shape in failed:
@@ -182,18 +186,64 @@ def _allocate_topological(
     run: list[snapshot.Task],
 ) -> None:
     """Each task of the run on its own: its pod affinity and spread depend on where the ones
-    before it went (in this statement too), so neither a batch nor a failed shape is reused."""
+    before it went (in this statement too), so no failed shape is reused; a run kept one pod per
+    node by its own hostname anti-affinity goes in one batch first (``Placer.place_apart``), with
+    the choices the loop below would make, and the loop takes over where the batch stops; a run
+    its own required pod affinity holds in one domain takes the best rows there by node score
+    alone (``Placer.together``, ``place_within``), as the domain checks and scores would choose.
+
+    On the fast paths the queue is asked once how many allocations in a row it lets through
+    (``Tiers.allocatable_count``): that many allocations pass ``allocatable`` without asking
+    again; after a pipeline, or past that many, each task is asked (``blocked``) as before."""
+    job, owed = run[0].job, ssn.holds.owed
+    allowed = 0
+    if ssn.config.fast_paths and job not in owed and (not owed or not ssn.holds.against(job).any()):
+        allowed = plugins.allocatable_count(queue, run[0], len(run))
+        rows = placer.place_apart(run, allowed)
+        if rows:
+            stmt.allocate_many(run[: len(rows)], rows)
+            run = run[len(rows) :]
+            allowed -= len(rows)
+        if owed:
+            allowed = 0  # held Spark capacity is checked task by task (``blocked``)
+    # Rows a run held in one domain by its own pod affinity goes to (``Placer.together``): looked
+    # for before the first copy and once more after the first allocation.
+    fast = ssn.config.fast_paths and bool(run)
+    held = placer.together(run) if fast else None
+    retry = fast and held is None
     for task in run:
-        choice = placer.place(task)
-        reason = placer.explain(task) if choice is None else blocked(ssn, plugins, queue, task)
+        inside = placer.place_within(task, held) if held is not None else None
+        choice = (placement.ALLOCATE, inside) if inside is not None else placer.place(task)
+        if choice is None:
+            reason = placer.explain(task)
+        elif allowed > 0 and choice[0] == placement.ALLOCATE:
+            reason = ""  # within what the queue lets through in a row
+        else:
+            reason = blocked(ssn, plugins, queue, task)
         if choice is None or reason:
             ssn.diagnostics.fit_errors[task.key] = reason
             continue
         kind, row = choice
         if kind == placement.ALLOCATE:
             stmt.allocate(task.key, row)
+            allowed -= 1
+            if retry:
+                retry, held = False, placer.together(run)
         else:
             stmt.pipeline(task.key, row)
+            allowed, held, retry = 0, None, False  # the count was for allocations in a row
+
+
+def _topological(plugins: tiers.Tiers, run: list[snapshot.Task]) -> bool:
+    """Whether some task of the run is topological, asked once per namespace and labels: the
+    run's tasks share their placement, and ``Plugin.topological`` reads no more than those."""
+    first = run[0]
+    if plugins.topological(first):
+        return True
+    if len(run) == 1 or not plugins.session.topology.active:
+        return False  # nothing to match: no task is
+    namespace, labels = first.namespace, first.labels
+    return any(plugins.topological(t) for t in run if t.labels != labels or t.namespace != namespace)
 
 
 def _lone_task(ssn: session.Session, job: str) -> snapshot.Task | None:

@@ -11,6 +11,8 @@
 - ``tiers``: how the plugins' answers combine, tier by tier;
 - ``feasibility``: which gangs can never run on this cluster's nodes (computed once per cycle);
 - ``placement``: where one task or a run of alike tasks fits (predicates, scores, caches);
+- ``apart``: a gang kept one pod per node by its own hostname anti-affinity, placed in one step;
+- ``together``: a gang held in one domain by its own pod affinity, placed by node score there;
 - ``ranking``: integer ranking keys for nodes and jobs;
 - ``verdicts``: closing a session into its plan's conditions, counts and events.
 
@@ -20,6 +22,7 @@ layers above (``cycle``, ``configure``).
 """
 
 __all__ = [
+    "apart",
     "config",
     "feasibility",
     "placement",
@@ -29,6 +32,7 @@ __all__ = [
     "state",
     "statement",
     "tiers",
+    "together",
     "topology",
     "verdicts",
 ]

@@ -23,8 +23,11 @@ may be pipelined (``place``): the batched path never reads it.
 
 A topological task (pod affinity, anti-affinity, topology spread: ``Tiers.topological``) keeps
 its entry for what is local to a row; on each ``place`` the domain checks and scores are added
-over every row (a few array operations on the session's per-domain counts), and it is never
-batched: each placed copy changes where the next may go.
+over every row (a few array operations on the session's per-domain counts), and ``place_many``
+never batches it: each placed copy changes where the next may go. Two kinds of run are known
+in advance all the same: one kept a pod per node by its own hostname anti-affinity
+(``place_apart``, see ``apart``) and one its own pod affinity holds in one domain
+(``together`` and ``place_within``, see ``together``).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import resources, snapshot
-from scheduler.framework import ranking, session, tiers
+from scheduler.framework import apart, ranking, session, tiers, together
 
 __all__ = ["ALLOCATE", "PIPELINE", "Placer"]
 
@@ -132,6 +135,53 @@ class Placer:
                 heapq.heappush(heap, (-nxt, row, i))
         return picks
 
+    def place_apart(self, tasks: list[snapshot.Task], count: int) -> list[int]:
+        """Rows for up to ``count`` of ``tasks`` (one run) kept one per node by their own hostname
+        anti-affinity (``apart.eligible``), each allocated before the next is placed: exactly
+        ``place``'s choices one by one, from one look at the domain checks (see ``apart``).
+
+        Empty when the run does not qualify; stops at the first copy no idle node can take.
+        """
+        task = tasks[0]
+        if count <= 0 or not len(self.rows) or not apart.eligible(self.session.topology, tasks):
+            return []
+        entry = self._entry(task)
+        ok = self._domain_ok(task)
+        fits = entry.on_idle > -np.inf
+        if self.plugins.domain_score(task, fits if ok is None else fits & ok) is not None:
+            return []  # scored by domain too: each copy moves the next one's scores
+        return apart.best_rows(entry.on_idle, ok, count)
+
+    def together(self, tasks: list[snapshot.Task]) -> npt.NDArray[np.bool_] | None:
+        """The rows the run's next copies may take (``place_within``) when its required pod
+        affinity holds it in one domain (``together``), else None."""
+        key = together.key(tasks)
+        if key is None or not len(self.rows):
+            return None
+        task = tasks[0]
+        entry = self._entry(task)
+        ok = self._domain_ok(task)
+        if ok is None:
+            return None
+        feasible = (entry.on_idle > -np.inf) & ok
+        rows = together.within(self.session.topology, key, feasible, ok)
+        if rows is None:
+            return None
+        score = self.plugins.domain_score(task, feasible)
+        return rows if score is None or not score[feasible].any() else None
+
+    def place_within(self, task: snapshot.Task, rows: npt.NDArray[np.bool_]) -> int | None:
+        """The best row by node score among ``rows`` that fits on idle (``together``), or None."""
+        scores = np.where(rows, self._entry(task).on_idle, -np.inf)
+        row = int(scores.argmax())
+        return row if scores[row] > -np.inf else None
+
+    def _domain_ok(self, task: snapshot.Task) -> npt.NDArray[np.bool_] | None:
+        ok: npt.NDArray[np.bool_] | None = None
+        for _, mask in self.plugins.domain_predicate(task):
+            ok = mask if ok is None else ok & mask
+        return ok
+
     def feasible(self, task: snapshot.Task) -> npt.NDArray[np.bool_]:
         """Rows that pass every predicate, ignoring resources (for preempt and reclaim)."""
         ok = self.ready.copy()
@@ -148,9 +198,7 @@ class Placer:
 
     def _place_topological(self, task: snapshot.Task, entry: _Entry, pipeline: bool) -> tuple[str, int] | None:
         """``place`` with the domain checks and scores (see the module docstring)."""
-        ok: npt.NDArray[np.bool_] | None = None
-        for _, mask in self.plugins.domain_predicate(task):
-            ok = mask if ok is None else ok & mask
+        ok = self._domain_ok(task)
         choice = self._best(task, entry.on_idle, ok)
         if choice is not None:
             return ALLOCATE, choice

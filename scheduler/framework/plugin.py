@@ -15,7 +15,9 @@ all a copy changes), and ``predicate`` and ``node_score`` never depend on pods p
 cycle. What does (pod affinity, anti-affinity, topology spread: a pod placed on one row changes
 every row of its topology domain) goes in the domain hooks instead: a task for which some
 plugin's ``topological`` is true is placed one at a time, and each time ``domain_predicate``
-and ``domain_score`` answer over every row, from the session's ``topology`` counts. A plugin
+and ``domain_score`` answer over every row, from the session's ``topology`` counts (two kinds of
+run skip them, relying on kube-scheduler's semantics for pod affinity and anti-affinity:
+``framework.apart``, ``framework.together``). A plugin
 that overrides ``allocatable`` must also override ``allocatable_count``; until it does, its
 queues simply take the one-by-one path.
 
@@ -113,7 +115,9 @@ class Plugin:
     def topological(self, task: snapshot.Task) -> bool:
         """Whether this plugin's ``domain_predicate`` or ``domain_score`` has anything to say on
         ``task`` (then it is placed one at a time, see the module docstring). Asked only for a
-        task with pod terms of its own or matching a term some pod holds (``Topology.held``)."""
+        task with pod terms of its own or matching a term some pod holds (``Topology.held``).
+        Reads the task's placement, namespace and labels only: tasks alike in those get one answer
+        (``actions.allocate`` asks once for a run of them)."""
         return False
 
     def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, Mask]]:

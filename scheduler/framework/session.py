@@ -144,9 +144,7 @@ class Session:
         else:
             for name in names:
                 counts.task_ready[(first.job, name)] += 1
-        if self.topology.active:
-            for task, row in zip(batch, rows, strict=True):
-                self.topology.add(row, task)
+        self.topology.add_many(rows, batch)
         counts.ready[first.job] += len(keys)
         counts.pending[first.job] -= len(keys)
         self._charge(first, vec * len(keys))
@@ -158,11 +156,11 @@ class Session:
         nodes, counts = self.nodes, self.counts
         nodes.take_many(rows, -vec)
         status, placed, task_ready = self.status, self.row, counts.task_ready
-        for task, row in zip(reversed(batch), reversed(rows), strict=True):
+        for task in batch:
             status[task.key] = S.PENDING
             del placed[task.key]
             task_ready[(task.job, task.task_name)] -= 1
-            self.topology.drop(row, task)
+        self.topology.add_many(rows, batch, -1)
         counts.ready[first.job] -= len(batch)
         counts.pending[first.job] += len(batch)
         self._charge(first, vec * -len(batch))

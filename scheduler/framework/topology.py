@@ -122,6 +122,11 @@ class Topology:
                 self._identity.add(key)  # one domain per row, in row order (the hostname)
         return found
 
+    def identity(self, key: str) -> bool:
+        """Whether each row is a domain of ``key`` of its own, in row order (the hostname, as a rule)."""
+        self.ids(key)
+        return key in self._identity
+
     def per_row(self, values: npt.NDArray[Any], key: str) -> npt.NDArray[Any]:
         """``values`` per domain of ``key`` (size + 1 entries) spread over the rows: each row's own domain's."""
         if key in self._identity:
@@ -180,12 +185,39 @@ class Topology:
         for _, count in self._of(task):
             self._bump(count, row, delta)
         if task.placement.pod_terms:
-            own = self._own.get(task.shape)
-            if own is None:
-                own = [self._held_count(role, term) for role, term in _held_terms(task.placement)]
-                self._own[task.shape] = own
-            for count in own:
+            for count in self._own_counts(task):
                 self._bump(count, row, delta)
+
+    def add_many(self, rows: list[int], tasks: list[snapshot.Task], delta: int = 1) -> None:
+        """``add`` (``delta`` -1: ``drop``) for tasks of one placement, each on its row (repeats
+        allowed), one ``np.add.at`` per count. Counts are whole numbers in float64: the same sums
+        as one by one, in any order."""
+        if not self.active:
+            return
+        first = tasks[0]
+        namespace, labels = first.namespace, first.labels
+        if any(t.labels != labels or t.namespace != namespace for t in tasks):
+            for task, row in zip(tasks, rows, strict=True):  # labelled apart: each matches its own counts
+                self.add(row, task, delta)
+            return
+        keys = [task.key for task in tasks]
+        if delta > 0:
+            self._placed.update(zip(keys, rows, strict=True))
+        else:
+            for key in keys:
+                del self._placed[key]
+        counts = [count for _, count in self._of(first)]
+        if first.placement.pod_terms:
+            counts += self._own_counts(first)
+        if not counts:
+            return
+        at = np.array(rows, dtype=np.intp)
+        for count in counts:
+            np.add.at(count.rows, at, delta)
+            for key, sums in count.domains.items():
+                ids, size = self._ids[key]
+                np.add.at(sums, ids[at], delta)
+                sums[size] = 0  # rows without the key: their domain's count stays 0
 
     def drop(self, row: int, task: snapshot.Task) -> None:
         self.add(row, task, -1)
@@ -270,6 +302,13 @@ class Topology:
             found = [(k, c) for k, c in dict(candidates).items() if _matches(k, task)] if candidates else _NO_COUNTS
             self._memo[memo] = found or _NO_COUNTS
         return found
+
+    def _own_counts(self, task: snapshot.Task) -> list[Count]:
+        """The held counts of the task's own terms (one per shape: the terms are part of it)."""
+        own = self._own.get(task.shape)
+        if own is None:
+            own = self._own[task.shape] = [self._held_count(role, term) for role, term in _held_terms(task.placement)]
+        return own
 
     def _bump(self, count: Count, row: int, delta: int) -> None:
         count.rows[row] += delta

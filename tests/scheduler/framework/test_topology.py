@@ -106,3 +106,19 @@ def test_pods_labelled_alike_share_lookups_and_count_apart() -> None:
     assert topo.count(_selector("web")).rows.tolist() == [1, 1, 0]
     topo.drop(1, tasks["ns/web2"])
     assert topo.count(_selector("web")).rows.tolist() == [1, 0, 0]
+
+
+def test_add_many_counts_as_adding_one_by_one() -> None:
+    pods = [b.pod(f"p{i}", labels={"app": "w"}, spec=SPREAD) for i in range(4)]
+    batch, single = _topology(pods), _topology(pods)
+    count, alone = batch.count(_selector("w"), live=True), single.count(_selector("w"), live=True)
+    batch.domain(count, ZONE), single.domain(alone, ZONE)
+    tasks, rows = [batch.snapshot.tasks[f"ns/p{i}"] for i in range(4)], [1, 1, 2, 0]
+    batch.add_many(rows, tasks)
+    for task, row in zip(tasks, rows, strict=True):
+        single.add(row, single.snapshot.tasks[task.key])
+    assert count.rows.tolist() == alone.rows.tolist() == [1, 2, 1]
+    assert batch.domain(count, ZONE).tolist() == single.domain(alone, ZONE).tolist() == [3, 0]
+    batch.add_many(rows[1:], tasks[1:], -1)
+    assert count.rows.tolist() == [0, 1, 0] and batch.domain(count, ZONE).tolist() == [1, 0]
+    assert batch.count(_selector("w")).rows.tolist() == [0, 1, 0]  # asked for late: p0 is still placed

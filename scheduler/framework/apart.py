@@ -1,0 +1,74 @@
+"""Gangs kept one pod per node: which tasks qualify, and their rows in one step. Pure.
+
+A task whose only domain constraint is required pod anti-affinity on ``kubernetes.io/hostname``
+against its own gang (every term's selector matches the task itself, no pod affinity, no
+topology spread, no preferred terms, no domain score) is placed one at a time the long way
+(``Placer.place`` then allocate, each copy refusing the rows the copies before it took) with a
+plan that is known in advance: placing a copy on a row changes that row's idle resources and
+its hostname domain's counts, nothing else. So the next copy's domain checks are the first's
+with the taken rows refused, and every other row keeps its score. The copies therefore go to
+the best rows that pass the first copy's checks, one each, best first (ties to the lower row):
+``best_rows``. That needs each row to be a hostname domain of its own (``Topology.identity``):
+a node without the label, or two nodes sharing one, would let copies share a domain or a row.
+
+Other pods' required anti-affinity terms that match the task (``EXISTING_ANTI_AFFINITY``) stay
+as they are during the gang's placement: the gang's pods hold only their own terms.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.api import podspec, snapshot
+from scheduler.framework import topology
+
+__all__ = ["best_rows", "eligible", "own_terms"]
+
+_TERMS = ("affinity", "anti_affinity", "preferred_affinity", "preferred_anti_affinity", "spread")
+
+Scores = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+
+
+def eligible(topo: topology.Topology, tasks: list[snapshot.Task]) -> bool:
+    """Whether ``tasks`` (one run: same request and placement) may be placed by ``best_rows``:
+    their placement's only pod term is hostname anti-affinity that each of them matches."""
+    terms = own_terms(tasks, "anti_affinity")
+    if terms is None or any(t.topology_key != podspec.HOSTNAME for t in terms):
+        return False
+    return topo.identity(podspec.HOSTNAME)
+
+
+def own_terms(tasks: list[snapshot.Task], kind: str) -> tuple[podspec.PodTerm, ...] | None:
+    """The run's required terms of ``kind`` (``anti_affinity`` or ``affinity``) when they are its
+    only pod terms, its tasks share namespace and labels (other labels may match other pods'
+    terms) and each task matches every one of them; else None."""
+    first = tasks[0]
+    p = first.placement
+    terms: tuple[podspec.PodTerm, ...] = getattr(p, kind)
+    if not terms or any(getattr(p, other) for other in _TERMS if other != kind):
+        return None
+    namespace, labels = first.namespace, first.labels
+    if any(t.namespace != namespace or t.labels != labels for t in tasks[1:]):
+        return None
+    return terms if all(t.pods.matches(namespace, labels) for t in terms) else None
+
+
+def best_rows(scores: Scores, ok: Mask | None, count: int) -> list[int]:
+    """Up to ``count`` rows where ``scores`` > -inf and ``ok``, by score, then row, ascending:
+    what ``count`` argmax picks in turn make when each pick's row drops out."""
+    fits = scores > -np.inf
+    if ok is not None:
+        fits &= ok
+    rows = np.flatnonzero(fits)
+    if len(rows) > count:
+        values = scores[rows]
+        cut = len(values) - count
+        kth = np.partition(values, cut)[cut]  # the count-th best score
+        above = rows[values > kth]
+        tied = rows[values == kth][: count - len(above)]  # the lowest rows among those tied
+        rows = np.concatenate((above, tied))
+    order = np.lexsort((rows, -scores[rows]))
+    picked: list[int] = rows[order].tolist()
+    return picked
