@@ -3,6 +3,10 @@
 On UPDATE (the kinds registered for it) the new object is admitted as on CREATE, with the old
 object's queue as ``Context.admitted_queue``: a queue changed by a field or an annotation is
 checked, one left as it was is not. An object being deleted is allowed as it is.
+
+Before its adapter sees it, the object is held to its kind's shape (``Registration.shape``,
+``bridge.adapters.shapes``): a member of the wrong JSON type is denied, naming the member. An
+old object that does not fit is not held against the new one: the UPDATE is judged as a CREATE.
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ import logging
 import re
 import traceback
 from collections.abc import Mapping
+from typing import Any
+
+import msgspec
 
 from bridge import defaults, errors, patching
 from bridge import facts as facts_mod
@@ -62,6 +69,32 @@ def _uid_of(raw: bytes) -> str:
         return match.group(1).decode() if match else ""
 
 
+class ShapeError(errors.InvalidObjectError):
+    """A member of the object has the wrong JSON type for what its adapter reads."""
+
+
+class NestingError(errors.InvalidObjectError):
+    """The object is nested deeper than copying and diffing it can go."""
+
+
+_MSGSPEC = re.compile(r"^Expected `(.+?)`, got `(.+?)` - at `(.+)`$", re.DOTALL)
+
+
+def _misfit(obj: Mapping[str, Any], shape: Any) -> str | None:
+    """Why ``obj`` does not fit ``shape`` (``$.spec.executor: expected object, got str``), or None."""
+    if shape is None:
+        return None
+    try:
+        msgspec.convert(obj, type=shape, strict=True)
+    except msgspec.ValidationError as exc:
+        match = _MSGSPEC.match(str(exc))
+        if match is None:
+            return str(exc)
+        expected, got, where = match.groups()
+        return f"{where}: expected {expected.removesuffix(' | null')}, got {got}"
+    return None
+
+
 def handle(
     raw: bytes, adapter: base.Adapter | None, facts: facts_mod.View, *, scheduler_name: str = defaults.SCHEDULER_NAME
 ) -> bytes:
@@ -71,6 +104,9 @@ def handle(
         return answer_error(_uid_of(raw), exc, adapter=adapter, api_version="admission.k8s.io/v1")
     try:
         return _handle(request, adapter, facts, scheduler_name)
+    except RecursionError:  # copying or diffing it went past Python's recursion limit
+        too_deep = NestingError("the object is nested too deeply to review (hundreds of levels)")
+        return answer_error(request.uid, too_deep, adapter=adapter, api_version=request.api_version)
     except Exception as exc:  # mapped to an answer: never a crash, never a 500
         return answer_error(request.uid, exc, adapter=adapter, api_version=request.api_version)
 
@@ -92,13 +128,16 @@ def _handle(
     obj = dict(request.object)
     if not isinstance(obj.get("metadata"), Mapping):
         raise errors.InvalidObjectError(f"{reg.kind} has no metadata")
+    misfit = _misfit(obj, reg.shape)
+    if misfit is not None:
+        raise ShapeError(f"{reg.kind} {misfit}")
     if not obj["metadata"].get("namespace") and request.namespace:
         obj["metadata"] = {**obj["metadata"], "namespace": request.namespace}
     ctx = facts.context(request.namespace, scheduler_name=scheduler_name)
     if request.operation == "UPDATE":
         if obj["metadata"].get("deletionTimestamp"):
             return reviews.allow(request.uid, api_version=request.api_version)  # finalizers must come off
-        if isinstance(request.old_object, Mapping):
+        if isinstance(request.old_object, Mapping) and _misfit(request.old_object, reg.shape) is None:
             old = dict(request.old_object)
             ctx = dataclasses.replace(ctx, admitted_queue=adapter.queue_of(old, ctx))
     result = adapter.admit(obj, ctx)

@@ -1,0 +1,164 @@
+"""The JSON shape each adapter reads, as TypedDicts: what must be an object, a list or a string.
+
+Admission converts an object to its kind's shape (``Registration.shape``) before the adapter
+sees it, so a member of the wrong JSON type (``spec.executor`` a string, a list where an object
+belongs) is a denial naming the member, never an exception inside an adapter. Only the members
+the adapters read are declared; unknown ones are allowed, and leaves the adapters check
+themselves (counts, quantities) are ``Any``, so their own, more precise messages stay; null is
+as good as absent. Pods have no shape here: their decoding view (``podview.Pod``) is their shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Generic, TypedDict, TypeVar
+
+__all__ = [
+    "KubeflowJob",
+    "Object",
+    "PodGroup",
+    "Queue",
+    "SparkApplication",
+    "VolcanoJob",
+]
+
+Strings = dict[str, str]
+
+
+class Metadata(TypedDict, total=False):
+    name: str | None
+    generateName: str | None
+    namespace: str | None
+    labels: Strings | None
+    annotations: Strings | None
+
+
+Spec = TypeVar("Spec")
+
+
+class Object(TypedDict, Generic[Spec], total=False):
+    """A Kubernetes object (or pod template) as the adapters read it: its metadata and spec."""
+
+    metadata: Metadata | None
+    spec: Spec | None
+
+
+class Resources(TypedDict, total=False):
+    requests: dict[str, Any] | None
+    limits: dict[str, Any] | None
+
+
+class Container(TypedDict, total=False):
+    name: str | None
+    args: list[str] | None
+    env: list[dict[str, Any]] | None
+    ports: list[dict[str, Any]] | None
+    resources: Resources | None
+
+
+class PodSpec(TypedDict, total=False):
+    schedulerName: str | None
+    priorityClassName: str | None
+    hostname: str | None
+    subdomain: str | None
+    schedulingGates: list[dict[str, Any]] | None
+    schedulingGroup: dict[str, Any] | None
+    containers: list[Container] | None
+    initContainers: list[Container] | None
+    overhead: dict[str, Any] | None
+    volumes: list[dict[str, Any]] | None
+
+
+Template = Object[PodSpec]
+
+
+# -- Kubeflow ---------------------------------------------------------------------------------
+
+
+class Replica(TypedDict, total=False):
+    template: Template | None
+
+
+class Placement(TypedDict, total=False):
+    """Where and how big a gang is: a Kubeflow ``schedulingPolicy`` (queue, priorityClass,
+    minResources) and a SparkApplication's ``batchSchedulerOptions`` (queue,
+    priorityClassName, resources); each kind reads its own members."""
+
+    queue: str | None
+    priorityClass: str | None
+    priorityClassName: str | None
+    minResources: dict[str, Any] | None
+    resources: dict[str, Any] | None
+
+
+class RunPolicy(TypedDict, total=False):
+    schedulingPolicy: Placement | None
+
+
+class KubeflowSpec(TypedDict, total=False):
+    """Every Kubeflow kind's replica field: each kind reads its own, another's is unknown to it."""
+
+    tfReplicaSpecs: dict[str, Replica] | None
+    pytorchReplicaSpecs: dict[str, Replica] | None
+    mpiReplicaSpecs: dict[str, Replica] | None
+    runPolicy: RunPolicy | None
+
+
+KubeflowJob = Object[KubeflowSpec]
+
+
+# -- Spark ------------------------------------------------------------------------------------
+
+
+class SparkRole(TypedDict, total=False):
+    annotations: Strings | None
+    labels: Strings | None
+    schedulerName: str | None
+    gpu: dict[str, Any] | None
+
+
+class SparkSpec(TypedDict, total=False):
+    driver: SparkRole | None
+    executor: SparkRole | None
+    dynamicAllocation: dict[str, Any] | None
+    batchSchedulerOptions: Placement | None
+    sparkConf: dict[str, Any] | None
+
+
+SparkApplication = Object[SparkSpec]
+
+
+# -- Volcano ----------------------------------------------------------------------------------
+
+
+class DependsOn(TypedDict, total=False):
+    name: list[str] | None
+
+
+class Task(TypedDict, total=False):
+    template: Template | None
+    dependsOn: DependsOn | None
+    policies: list[dict[str, Any]] | None
+
+
+class JobSpec(TypedDict, total=False):
+    queue: str | None
+    schedulerName: str | None
+    priorityClassName: str | None
+    tasks: list[Task] | None
+    policies: list[dict[str, Any]] | None
+    plugins: dict[str, Any] | None
+    volumes: list[dict[str, Any]] | None
+
+
+VolcanoJob = Object[JobSpec]
+
+
+class PodGroupSpec(TypedDict, total=False):
+    queue: str | None
+    minResources: dict[str, Any] | None
+
+
+PodGroup = Object[PodGroupSpec]
+
+
+Queue = Object[Any]  # a Queue's spec is validated whole (``bridge.validation.queue_spec``)
