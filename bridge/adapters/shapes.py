@@ -134,10 +134,18 @@ class DependsOn(TypedDict, total=False):
     name: list[str] | None
 
 
+class Policy(TypedDict, total=False):
+    events: list[Any] | None
+
+
+class Volume(TypedDict, total=False):
+    mountPath: str | None
+
+
 class Task(TypedDict, total=False):
     template: Template | None
     dependsOn: DependsOn | None
-    policies: list[dict[str, Any]] | None
+    policies: list[Policy] | None
 
 
 class JobSpec(TypedDict, total=False):
@@ -145,9 +153,9 @@ class JobSpec(TypedDict, total=False):
     schedulerName: str | None
     priorityClassName: str | None
     tasks: list[Task] | None
-    policies: list[dict[str, Any]] | None
+    policies: list[Policy] | None
     plugins: dict[str, Any] | None
-    volumes: list[dict[str, Any]] | None
+    volumes: list[Volume] | None
 
 
 VolcanoJob = Object[JobSpec]

@@ -30,7 +30,6 @@ from hypothesis import strategies as st
 
 from bridge.adapters import registry
 from tests.builders import kubeflow as kf
-from tests.builders import spark, vcjob
 from tests.reliability import budget, conftest
 from tests.support import admission as support
 from tests.support import asgi, reviewgen, serverproc
@@ -39,46 +38,7 @@ from webhooks import server
 
 pytestmark = pytest.mark.reliability
 PATHS = [a.registration.path for a in registry.ADAPTERS]
-SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
-    "/mutate/sparkoperator-k8s-io-sparkapplication": (
-        ("sparkoperator.k8s.io", "v1beta2", "SparkApplication"),
-        spark.app(batchScheduler="volcano"),
-    ),
-    "/mutate/kubeflow-org-tfjob": (support.TF, kf.tfjob("t", PS=kf.replica(1), Worker=kf.replica(2))),
-    "/mutate/kubeflow-org-pytorchjob": (
-        ("kubeflow.org", "v1", "PyTorchJob"),
-        kf.pytorchjob("p", Master=kf.replica(1), Worker=kf.replica(2)),
-    ),
-    "/mutate/kubeflow-org-mpijob-v1": (
-        ("kubeflow.org", "v1", "MPIJob"),
-        kf.mpijob("m", "v1", Launcher=kf.replica(1), Worker=kf.replica(2)),
-    ),
-    "/mutate/kubeflow-org-mpijob": (
-        ("kubeflow.org", "v2beta1", "MPIJob"),
-        kf.mpijob("m", Launcher=kf.replica(1), Worker=kf.replica(2)),
-    ),
-    "/mutate/batch-volcano-sh-job": (("batch.volcano.sh", "v1alpha1", "Job"), vcjob.simple("v")),
-    "/mutate/spark-apache-org-pod": (support.POD, spark.submit_pod("driver")),
-    "/mutate/kubeflow-org-pod": (support.POD, kf.operator_pod("t", "worker")),
-    "/mutate/scheduling-volcano-sh-podgroup": (
-        ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
-        {
-            "apiVersion": "scheduling.volcano.sh/v1beta1",
-            "kind": "PodGroup",
-            "metadata": {"name": "g"},
-            "spec": {"minMember": 2, "queue": "default", "minResources": {"cpu": "2"}},
-        },
-    ),
-    "/mutate/scheduling-volcano-sh-queue": (
-        ("scheduling.volcano.sh", "v1beta1", "Queue"),
-        {
-            "apiVersion": "scheduling.volcano.sh/v1beta1",
-            "kind": "Queue",
-            "metadata": {"name": "q"},
-            "spec": {"weight": 2, "capability": {"cpu": "8"}},
-        },
-    ),
-}
+SEEDS = reviewgen.SEEDS
 ABSURD = st.sampled_from(
     ["1e400", "-1", "1e30000000", "9" * 5000, "0.000000001m", "NaN", "1Ei", "-0", "", " ", "1..2", "１", "\x00"]
 )
@@ -159,6 +119,7 @@ def test_s6_generated_reviews_of_every_kind_get_a_valid_answer(
     """``budget.FUZZ_REVIEWS`` hostile reviews of the kind (``reviewgen``), each a valid answer;
     none says "internal error" (an exception the handler did not expect)."""
     kind, seed = SEEDS[path]
+    seeds = [seed, *reviewgen.RICH[path]]
     counts = {"denied": 0, "allowed": 0, "patched": 0}
 
     @hypothesis.settings(
@@ -169,7 +130,7 @@ def test_s6_generated_reviews_of_every_kind_get_a_valid_answer(
     )
     @hypothesis.given(number=st.integers(0, 2**64 - 1))
     def run(number: int) -> None:
-        batch = reviewgen.batch(number, seed, kind)
+        batch = reviewgen.batch(number, seeds, kind)
         for review, answer in zip(batch, caller.post_all(path, [r.body for r in batch]), strict=True):
             response = check(*answer, review.uid)
             said = " ".join([response.get("status", {}).get("message", ""), *response.get("warnings", ())])

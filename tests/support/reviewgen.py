@@ -20,7 +20,11 @@ import random
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["PER_SEED", "Review", "batch", "garbled", "members", "mutate"]
+from tests.builders import kubeflow as kf
+from tests.builders import spark, vcjob
+from tests.support import admission as support
+
+__all__ = ["PER_SEED", "RICH", "SEEDS", "Review", "batch", "garbled", "members", "mutate"]
 
 PER_SEED = 100
 GARBLED_EVERY = 20  # one review in this many is garbled bytes instead
@@ -36,6 +40,167 @@ _RAW = {
     "\u0001n6": b"18446744073709551616",
     "\u0001n7": b"-9223372036854775809",
 }
+# A valid object of each kind, by webhook path, with the (group, version, kind) it is reviewed as.
+SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
+    "/mutate/sparkoperator-k8s-io-sparkapplication": (
+        ("sparkoperator.k8s.io", "v1beta2", "SparkApplication"),
+        spark.app(batchScheduler="volcano"),
+    ),
+    "/mutate/kubeflow-org-tfjob": (support.TF, kf.tfjob("t", PS=kf.replica(1), Worker=kf.replica(2))),
+    "/mutate/kubeflow-org-pytorchjob": (
+        ("kubeflow.org", "v1", "PyTorchJob"),
+        kf.pytorchjob("p", Master=kf.replica(1), Worker=kf.replica(2)),
+    ),
+    "/mutate/kubeflow-org-mpijob-v1": (
+        ("kubeflow.org", "v1", "MPIJob"),
+        kf.mpijob("m", "v1", Launcher=kf.replica(1), Worker=kf.replica(2)),
+    ),
+    "/mutate/kubeflow-org-mpijob": (
+        ("kubeflow.org", "v2beta1", "MPIJob"),
+        kf.mpijob("m", Launcher=kf.replica(1), Worker=kf.replica(2)),
+    ),
+    "/mutate/batch-volcano-sh-job": (("batch.volcano.sh", "v1alpha1", "Job"), vcjob.simple("v")),
+    "/mutate/spark-apache-org-pod": (support.POD, spark.submit_pod("driver")),
+    "/mutate/kubeflow-org-pod": (support.POD, kf.operator_pod("t", "worker")),
+    "/mutate/scheduling-volcano-sh-podgroup": (
+        ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": "g"},
+            "spec": {"minMember": 2, "queue": "default", "minResources": {"cpu": "2"}},
+        },
+    ),
+    "/mutate/scheduling-volcano-sh-queue": (
+        ("scheduling.volcano.sh", "v1beta1", "Queue"),
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "Queue",
+            "metadata": {"name": "q"},
+            "spec": {"weight": 2, "capability": {"cpu": "8"}},
+        },
+    ),
+}
+
+# Objects using more of what the adapters read (sizes, queues, policies, plugins), so mutations
+# reach it too.
+_CONF = {
+    "spark.executor.memory": "2g",
+    "spark.executor.memoryOverhead": "512m",
+    "spark.kubernetes.memoryOverheadFactor": "0.2",
+    "spark.memory.offHeap.enabled": "true",
+    "spark.memory.offHeap.size": "1g",
+    "spark.executor.pyspark.memory": "1g",
+    "spark.driver.minMemoryOverhead": "400m",
+    "spark.kubernetes.executor.request.cores": "500m",
+}
+_POLICY = {
+    "minAvailable": 2,
+    "queue": "default",
+    "priorityClass": "high",
+    "minResources": {"cpu": "2", "memory": "4Gi"},
+}
+_TEMPLATE_META = {"labels": {"app": "x"}, "annotations": {"a": "b"}}
+_SIZED = kf.replica(2, kf.container("main", "1", "1Gi", gpu=1), priority_class="high")
+_SIZED["template"]["metadata"] = _TEMPLATE_META
+
+
+def _kubeflow(obj: dict[str, Any], **spec: Any) -> dict[str, Any]:
+    obj["spec"].update(runPolicy={"schedulingPolicy": dict(_POLICY)}, **spec)
+    return obj
+
+
+def _task(name: str, replicas: int, **extra: Any) -> dict[str, Any]:
+    container = {"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1", "memory": "1Gi"}}}
+    template = {"metadata": dict(_TEMPLATE_META), "spec": {"containers": [container]}}
+    return {"name": name, "replicas": replicas, "template": template, **extra}
+
+
+RICH: dict[str, list[dict[str, Any]]] = {
+    "/mutate/sparkoperator-k8s-io-sparkapplication": [
+        spark.app(
+            batchScheduler="volcano",
+            type="Python",
+            memoryOverheadFactor="0.3",
+            batchSchedulerOptions={"queue": "default", "priorityClassName": "high"},
+            dynamicAllocation={"enabled": True, "initialExecutors": 1, "minExecutors": 1, "maxExecutors": 4},
+            sparkConf=dict(_CONF),
+            executor={"gpu": {"name": "nvidia.com/gpu", "quantity": 1}, "coreRequest": "500m", "labels": {"a": "b"}},
+            driver={"annotations": {"a": "b"}, "schedulerName": "volcano", "memoryOverhead": "1g"},
+        ),
+        spark.app(batchScheduler="volcano", mode="client", batchSchedulerOptions={"resources": {"cpu": "4"}}),
+    ],
+    "/mutate/kubeflow-org-tfjob": [_kubeflow(kf.tfjob("t", PS=kf.replica(1), Worker=_SIZED, Chief=kf.replica(1)))],
+    "/mutate/kubeflow-org-pytorchjob": [_kubeflow(kf.pytorchjob("p", Master=kf.replica(1), Worker=_SIZED))],
+    "/mutate/kubeflow-org-mpijob-v1": [_kubeflow(kf.mpijob("m", "v1", Launcher=kf.replica(1), Worker=_SIZED))],
+    "/mutate/kubeflow-org-mpijob": [
+        _kubeflow(
+            kf.mpijob("m", Launcher=kf.replica(1), Worker=_SIZED),
+            launcherCreationPolicy="WaitForWorkersReady",
+            runLauncherAsWorker=True,
+        )
+    ],
+    "/mutate/batch-volcano-sh-job": [
+        {
+            "apiVersion": "batch.volcano.sh/v1alpha1",
+            "kind": "Job",
+            "metadata": {"name": "mpi", "annotations": {"scheduling.volcano.sh/queue-name": "default"}},
+            "spec": {
+                "minAvailable": 2,
+                "minSuccess": 1,
+                "maxRetry": 2,
+                "queue": "default",
+                "priorityClassName": "high",
+                "plugins": {"ssh": [], "svc": ["--publish-not-ready-addresses"], "env": [], "mpi": ["--port=22"]},
+                "policies": [{"event": "PodEvicted", "action": "RestartJob"}, {"exitCode": 3, "action": "AbortJob"}],
+                "volumes": [{"mountPath": "/data", "volumeClaimName": "d"}],
+                "tasks": [
+                    _task("master", 1, dependsOn={"name": ["worker"], "iteration": "any"}),
+                    _task(
+                        "worker", 2, minAvailable=1, policies=[{"events": ["TaskCompleted"], "action": "CompleteJob"}]
+                    ),
+                ],
+            },
+        }
+    ],
+    "/mutate/spark-apache-org-pod": [
+        spark.submit_pod("executor"),
+        spark.submit_pod("driver", operator_app="pi", annotations={"scheduling.k8s.io/group-name": "spark-pi-pg"}),
+    ],
+    "/mutate/kubeflow-org-pod": [kf.operator_pod("t", "ps", 1, operator="pytorchjob-controller")],
+    "/mutate/scheduling-volcano-sh-podgroup": [
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "PodGroup",
+            "metadata": {"name": "g", "annotations": {"a": "b"}},
+            "spec": {
+                "minMember": 3,
+                "minTaskMember": {"ps": 1, "worker": 2},
+                "queue": "default",
+                "priorityClassName": "high",
+                "minResources": {"cpu": "2", "memory": "4Gi", "nvidia.com/gpu": "1"},
+            },
+        }
+    ],
+    "/mutate/scheduling-volcano-sh-queue": [
+        {
+            "apiVersion": "scheduling.volcano.sh/v1beta1",
+            "kind": "Queue",
+            "metadata": {"name": "child"},
+            "spec": {
+                "weight": 1,
+                "priority": 10,
+                "parent": "root",
+                "reclaimable": True,
+                "capability": {"cpu": "8", "memory": "16Gi"},
+                "deserved": {"cpu": "4"},
+                "guarantee": {"resource": {"cpu": "1"}},
+            },
+        }
+    ],
+}
+
+
 QUANTITIES = (
     "1e400",
     "-1",
@@ -202,11 +367,12 @@ class Review:
     operation: str
 
 
-def batch(number: int, seed: Any, kind: tuple[str, str, str], size: int = PER_SEED) -> list[Review]:
-    """``size`` reviews of ``kind`` derived from ``seed`` by ``random.Random(number)``."""
+def batch(number: int, seeds: list[Any], kind: tuple[str, str, str], size: int = PER_SEED) -> list[Review]:
+    """``size`` reviews of ``kind`` derived from ``seeds`` by ``random.Random(number)``."""
     rng = random.Random(number)
     out = []
     for i in range(size):
+        seed = rng.choice(seeds)
         uid = f"fz-{number}-{i}"
         operation = rng.choice(("CREATE", "CREATE", "UPDATE", "UPDATE", "DELETE"))
         obj = mutate(rng, seed, rng.randint(1, 4))

@@ -69,6 +69,18 @@ def _with(obj: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, A
             _with(vcjob.simple("v"), ("metadata", "annotations"), "x"),
             "Job $.metadata.annotations: expected object, got str",
         ),
+        (
+            JOB,
+            JOB_PATH,
+            _with(vcjob.simple("v"), ("spec", "policies"), [{"events": 0.5, "action": "RestartJob"}]),
+            "Job $.spec.policies[0].events: expected array, got float",
+        ),
+        (
+            JOB,
+            JOB_PATH,
+            _with(vcjob.simple("v"), ("spec", "volumes"), [{"mountPath": ["/a"]}]),
+            "Job $.spec.volumes[0].mountPath: expected str, got array",
+        ),
     ],
 )
 def test_a_member_of_the_wrong_json_type_is_denied_naming_it(
