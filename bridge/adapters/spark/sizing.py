@@ -153,7 +153,12 @@ def pod_size(role: Role, *, non_jvm: bool, what: str) -> PodSize:
         if factor < 0:
             raise errors.InvalidObjectError(f"{what} memoryOverheadFactor must not be negative, got {factor}")
         floor = jvm_mib(role.min_overhead, default=str(MIN_OVERHEAD_MIB), what=f"{what} minMemoryOverhead")
-        overhead = max(int(factor * memory), floor)
+        scaled = factor * memory
+        if scaled > _MAX_MIB:
+            raise errors.QuantityError(
+                f"{what} memoryOverheadFactor {factor:g} makes an overhead larger than any machine"
+            )
+        overhead = max(int(scaled), floor)
     extra = jvm_mib(role.pyspark_memory, what=f"{what} pyspark memory") + jvm_mib(role.off_heap, what="offHeap")
     if role.core_request not in (None, ""):
         cpu = quantity.to_milli(str(role.core_request))

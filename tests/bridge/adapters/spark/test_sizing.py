@@ -66,3 +66,9 @@ def test_an_overhead_factor_that_is_not_finite_is_a_quantity_error(factor: objec
 def test_a_gpu_quantity_past_an_integer_is_an_invalid_object() -> None:
     with pytest.raises(errors.InvalidObjectError, match=r"executor gpu.quantity must be an integer, got inf"):
         sizing.role({}, "executor", {"gpu": {"name": "nvidia.com/gpu", "quantity": float("inf")}})
+
+
+def test_an_overhead_factor_that_overflows_the_overhead_is_a_quantity_error() -> None:
+    role = sizing.role({"spark.executor.memory": "4g", "spark.executor.memoryOverheadFactor": "1e308"}, "executor")
+    with pytest.raises(errors.QuantityError, match=r"executor memoryOverheadFactor 1e[+]308 makes an overhead larger"):
+        sizing.pod_size(role, non_jvm=False, what="executor")
