@@ -31,14 +31,25 @@ __all__ = ["answer_error", "handle"]
 log = logging.getLogger(__name__)
 
 
+class ShapeError(errors.InvalidObjectError):
+    """A member of the object has the wrong JSON type for what its adapter reads."""
+
+
+class NestingError(errors.InvalidObjectError):
+    """The object is nested deeper than copying and diffing it can go."""
+
+
 def answer_error(uid: str, exc: Exception, *, adapter: base.Adapter | None, api_version: str) -> bytes:
     """The single mapping from errors to admission answers.
 
-    - bad objects and queue refusals: a denial carrying the error's message and code;
+    - bad objects and queue refusals: a denial carrying the error's message and code; an object
+      nested past Python's recursion limit (copying or diffing it raised RecursionError) is one;
     - anything unexpected (a bug of ours): for kinds registered ``Ignore`` (pods) the object is
       allowed with a warning, so a bridge defect never blocks pod creation; for ``Fail`` kinds
       it is denied with the message, as the apiserver would if we were down.
     """
+    if isinstance(exc, RecursionError):
+        exc = NestingError("the object is nested too deeply to review (hundreds of levels)")
     if isinstance(exc, errors.InvalidObjectError):
         return reviews.deny(uid, code=exc.code, message=f"volcano-bridge: {exc}", api_version=api_version)
     # Where it failed, not what it said: an exception's text may quote the object under review.
@@ -69,14 +80,6 @@ def _uid_of(raw: bytes) -> str:
         return match.group(1).decode() if match else ""
 
 
-class ShapeError(errors.InvalidObjectError):
-    """A member of the object has the wrong JSON type for what its adapter reads."""
-
-
-class NestingError(errors.InvalidObjectError):
-    """The object is nested deeper than copying and diffing it can go."""
-
-
 _MSGSPEC = re.compile(r"^Expected `(.+?)`, got `(.+?)` - at `(.+)`$", re.DOTALL)
 
 
@@ -104,9 +107,6 @@ def handle(
         return answer_error(_uid_of(raw), exc, adapter=adapter, api_version="admission.k8s.io/v1")
     try:
         return _handle(request, adapter, facts, scheduler_name)
-    except RecursionError:  # copying or diffing it went past Python's recursion limit
-        too_deep = NestingError("the object is nested too deeply to review (hundreds of levels)")
-        return answer_error(request.uid, too_deep, adapter=adapter, api_version=request.api_version)
     except Exception as exc:  # mapped to an answer: never a crash, never a 500
         return answer_error(request.uid, exc, adapter=adapter, api_version=request.api_version)
 
@@ -128,18 +128,17 @@ def _handle(
     obj = dict(request.object)
     if not isinstance(obj.get("metadata"), Mapping):
         raise errors.InvalidObjectError(f"{reg.kind} has no metadata")
+    if request.operation == "UPDATE" and obj["metadata"].get("deletionTimestamp"):
+        return reviews.allow(request.uid, api_version=request.api_version)  # finalizers must come off, fit or not
     misfit = _misfit(obj, reg.shape)
     if misfit is not None:
         raise ShapeError(f"{reg.kind} {misfit}")
     if not obj["metadata"].get("namespace") and request.namespace:
         obj["metadata"] = {**obj["metadata"], "namespace": request.namespace}
     ctx = facts.context(request.namespace, scheduler_name=scheduler_name)
-    if request.operation == "UPDATE":
-        if obj["metadata"].get("deletionTimestamp"):
-            return reviews.allow(request.uid, api_version=request.api_version)  # finalizers must come off
-        if isinstance(request.old_object, Mapping) and _misfit(request.old_object, reg.shape) is None:
-            old = dict(request.old_object)
-            ctx = dataclasses.replace(ctx, admitted_queue=adapter.queue_of(old, ctx))
+    old = request.old_object if request.operation == "UPDATE" else None
+    if isinstance(old, Mapping) and _misfit(old, reg.shape) is None:  # a misfit: judged as a CREATE
+        ctx = dataclasses.replace(ctx, admitted_queue=adapter.queue_of(dict(old), ctx))
     result = adapter.admit(obj, ctx)
     if result is None:
         return reviews.allow(request.uid, api_version=request.api_version)

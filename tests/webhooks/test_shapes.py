@@ -92,6 +92,13 @@ def test_a_member_of_the_wrong_json_type_is_denied_naming_it(
         assert out["status"]["message"] == f"volcano-bridge: {message}"
 
 
+def test_an_object_being_deleted_is_allowed_even_when_it_does_not_fit() -> None:
+    dying = _with(spark.app(batchScheduler="volcano"), ("spec", "executor"), "big")
+    dying["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    out = support.answer(support.review(dying, kind=SPARK, operation="UPDATE", old=dying), SPARK_PATH)
+    assert out == {"uid": "u-1", "allowed": True}  # its finalizers must be able to come off
+
+
 def test_members_set_to_null_are_as_good_as_absent() -> None:
     app = _with(spark.app(batchScheduler="volcano"), ("spec", "executor"), None)
     app["spec"]["sparkConf"] = None
