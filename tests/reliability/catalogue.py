@@ -290,7 +290,7 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "S6",
-        "generated AdmissionReviews per kind (5,000 in CI, 100,000 with VBRIDGE_RELIABILITY_LONG=1) through the "
+        "generated AdmissionReviews per kind (3,000 in CI, 100,000 with VBRIDGE_RELIABILITY_LONG=1) through the "
         "webhook's HTTP handler in-process (valid objects with "
         "1-4 hostile mutations: wrong JSON types, huge numbers and strings, deep nesting, absurd quantities, "
         "members deleted or added; CREATE, UPDATE with a mutated oldObject, DELETE; garbled bytes), plus raw bytes",

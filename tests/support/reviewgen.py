@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from collections.abc import Iterator
 from typing import Any
 
 from tests.builders import kubeflow as kf
@@ -280,17 +279,31 @@ def value(rng: random.Random) -> Any:
     return "".join(chr(rng.randrange(0x20, 0x3000)) for _ in range(rng.randrange(1, 12)))
 
 
-def members(obj: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
-    """Every (path, node) of the object, the root included; none inside deep nesting."""
-    yield prefix, obj
-    if len(prefix) > 24:
-        return
-    if isinstance(obj, dict):
-        for key, child in obj.items():
-            yield from members(child, (*prefix, key))
-    elif isinstance(obj, list):
-        for i, child in enumerate(obj):
-            yield from members(child, (*prefix, i))
+def members(obj: Any) -> list[tuple[tuple[Any, ...], Any]]:
+    """Every (path, node) of the object, the root first; none inside deep nesting."""
+    out: list[tuple[tuple[Any, ...], Any]] = []
+    todo: list[tuple[tuple[Any, ...], Any]] = [((), obj)]
+    while todo:
+        path, node = todo.pop()
+        out.append((path, node))
+        if len(path) > 24:
+            continue
+        if isinstance(node, dict):
+            todo.extend(((*path, key), child) for key, child in node.items())
+        elif isinstance(node, list):
+            todo.extend(((*path, i), child) for i, child in enumerate(node))
+    return out
+
+
+def _pick(rng: random.Random, obj: Any) -> tuple[tuple[Any, ...], Any]:
+    """A member by a random walk from the root (never the root when it has members): each step
+    goes one level down, stopping at a leaf or with probability 1/4 (as deep as 24 levels)."""
+    path: tuple[Any, ...] = ()
+    node = obj
+    while node and isinstance(node, (dict, list)) and len(path) <= 24 and (not path or rng.random() >= 0.25):
+        key = rng.choice(list(node)) if isinstance(node, dict) else rng.randrange(len(node))
+        path, node = (*path, key), node[key]
+    return path, node
 
 
 def _at(obj: Any, path: tuple[Any, ...]) -> Any:
@@ -303,8 +316,7 @@ def mutate(rng: random.Random, seed: Any, count: int) -> Any:
     """A copy of ``seed`` with ``count`` mutations, each anywhere in it (the root included)."""
     obj: Any = json.loads(json.dumps(seed))
     for _ in range(count):
-        found = list(members(obj))
-        path, node = rng.choice(found[1:] if len(found) > 1 else found)
+        path, node = _pick(rng, obj)
         action = rng.randrange(6)
         if not path:
             obj = value(rng)
