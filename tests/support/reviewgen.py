@@ -1,10 +1,11 @@
 """Many hostile AdmissionReviews from one seed, fast: the fuzz tests' generator.
 
 A hypothesis example is slow (milliseconds); 100,000 reviews per kind need a cheaper source. Each
-example draws one integer, and ``batch(number, seed, kind)`` derives ``PER_SEED`` reviews from
-it with ``random.Random(number)``: the valid seed object with one to four mutations (a member
-replaced by a value of another type, a huge number, a huge or odd string, deep nesting, or an
-absurd quantity; a member deleted; unknown members added), as a CREATE, an UPDATE (its oldObject
+example draws one integer, and ``batch(number, seeds, kind)`` derives ``PER_SEED`` reviews from
+it with ``random.Random(number)``: a valid object of the kind (``SEEDS``, ``RICH``) with one to
+four mutations, each at a member picked by a random walk (replaced by a value of another type, a
+huge number, a huge or odd string, deep nesting, or an absurd quantity; deleted; unknown members
+added), as a CREATE, an UPDATE (its oldObject
 mutated on its own) or a DELETE; a few are ``garbled`` bytes instead. The same number gives the
 same reviews, so hypothesis's shrinking and a printed number reproduce a failure.
 
@@ -200,50 +201,11 @@ RICH: dict[str, list[dict[str, Any]]] = {
 }
 
 
-QUANTITIES = (
-    "1e400",
-    "-1",
-    "1e30000000",
-    "9" * 5000,
-    "1" + "0" * 400 + "Ki",
-    "0.000000001m",
-    "1e-400",
-    "NaN",
-    "Infinity",
-    "-Inf",
-    "1Ei",
-    "999999999999Ei",
-    "-0",
-    "1..2",
-    "1e",
-    "0x10",
-    "１",
-    "1 Gi",
-    "1gb",
-    "9" * 400 + "g",
-    "9" * 400 + "m",
-)
-ODD_STRINGS = (
-    "",
-    " ",
-    "\x00",
-    "\ud800",
-    "\U0001f600" * 50,
-    "a" * 70_000,
-    "x/y",
-    "-",
-    "../../etc",
-    "${x}",
-    "%s%n",
-    "a" * 254 + ".b",
-    "UPPER_case",
-    "true",
-    "null",
-    "0",
-    "default",
-    "volcano",
-    "vbridge",
-)
+_BIG = ("9" * 5000, "1" + "0" * 400 + "Ki", "9" * 400 + "g", "9" * 400 + "m", "1 Gi")
+_ODD_QUANTITIES = "1e400 -1 1e30000000 0.000000001m 1e-400 NaN Infinity -Inf 1Ei 999999999999Ei -0 1..2 1e 0x10 １ 1gb"
+QUANTITIES = (*_ODD_QUANTITIES.split(), *_BIG)
+_WORDS = "x/y - ../../etc ${x} %s%n UPPER_case true null 0 default volcano vbridge"
+ODD_STRINGS = ("", " ", "\x00", "\ud800", "\U0001f600" * 50, "a" * 70_000, "a" * 254 + ".b", *_WORDS.split())
 NUMBERS = (0, -1, 1, 2**31, 2**63, 2**64, -(2**63) - 1, 10**300, 1e308, -1e308, 5e-324, 0.5, -0.0)
 
 
@@ -313,7 +275,7 @@ def _at(obj: Any, path: tuple[Any, ...]) -> Any:
 
 
 def mutate(rng: random.Random, seed: Any, count: int) -> Any:
-    """A copy of ``seed`` with ``count`` mutations, each anywhere in it (the root included)."""
+    """A copy of ``seed`` with ``count`` mutations, each at a member ``_pick`` chose."""
     obj: Any = json.loads(json.dumps(seed))
     for _ in range(count):
         path, node = _pick(rng, obj)
