@@ -17,13 +17,10 @@ import logging
 import re
 import traceback
 from collections.abc import Mapping
-from typing import Any
-
-import msgspec
 
 from bridge import defaults, errors, patching
 from bridge import facts as facts_mod
-from bridge.adapters import base
+from bridge.adapters import base, shapes
 from webhooks import reviews
 
 __all__ = ["answer_error", "handle"]
@@ -80,24 +77,6 @@ def _uid_of(raw: bytes) -> str:
         return match.group(1).decode() if match else ""
 
 
-_MSGSPEC = re.compile(r"^Expected `(.+?)`, got `(.+?)` - at `(.+)`$", re.DOTALL)
-
-
-def _misfit(obj: Mapping[str, Any], shape: Any) -> str | None:
-    """Why ``obj`` does not fit ``shape`` (``$.spec.executor: expected object, got str``), or None."""
-    if shape is None:
-        return None
-    try:
-        msgspec.convert(obj, type=shape, strict=True)
-    except msgspec.ValidationError as exc:
-        match = _MSGSPEC.match(str(exc))
-        if match is None:
-            return str(exc)
-        expected, got, where = match.groups()
-        return f"{where}: expected {expected.removesuffix(' | null')}, got {got}"
-    return None
-
-
 def handle(
     raw: bytes, adapter: base.Adapter | None, facts: facts_mod.View, *, scheduler_name: str = defaults.SCHEDULER_NAME
 ) -> bytes:
@@ -130,14 +109,14 @@ def _handle(
         raise errors.InvalidObjectError(f"{reg.kind} has no metadata")
     if request.operation == "UPDATE" and obj["metadata"].get("deletionTimestamp"):
         return reviews.allow(request.uid, api_version=request.api_version)  # finalizers must come off, fit or not
-    misfit = _misfit(obj, reg.shape)
+    misfit = shapes.misfit(obj, reg.shape)
     if misfit is not None:
         raise ShapeError(f"{reg.kind} {misfit}")
     if not obj["metadata"].get("namespace") and request.namespace:
         obj["metadata"] = {**obj["metadata"], "namespace": request.namespace}
     ctx = facts.context(request.namespace, scheduler_name=scheduler_name)
     old = request.old_object if request.operation == "UPDATE" else None
-    if isinstance(old, Mapping) and _misfit(old, reg.shape) is None:  # a misfit: judged as a CREATE
+    if isinstance(old, Mapping) and shapes.misfit(old, reg.shape) is None:  # a misfit: judged as a CREATE
         ctx = dataclasses.replace(ctx, admitted_queue=adapter.queue_of(dict(old), ctx))
     result = adapter.admit(obj, ctx)
     if result is None:

@@ -1,6 +1,7 @@
 """The JSON shape each adapter reads, as TypedDicts: what must be an object, a list or a string.
 
-Admission converts an object to its kind's shape (``Registration.shape``) before the adapter
+Admission checks an object against its kind's shape (``Registration.shape``, ``misfit``: msgspec
+converts it, and its error is made to name the member, map keys included) before the adapter
 sees it, so a member of the wrong JSON type (``spec.executor`` a string, a list where an object
 belongs) is a denial naming the member, never an exception inside an adapter. Only the members
 the adapters read are declared; unknown ones are allowed, and leaves the adapters check
@@ -10,7 +11,12 @@ as good as absent. Pods have no shape here: their decoding view (``podview.Pod``
 
 from __future__ import annotations
 
+import json
+import re
+from collections.abc import Mapping
 from typing import Any, Generic, TypedDict, TypeVar
+
+import msgspec
 
 __all__ = [
     "KubeflowJob",
@@ -19,6 +25,7 @@ __all__ = [
     "Queue",
     "SparkApplication",
     "VolcanoJob",
+    "misfit",
 ]
 
 Strings = dict[str, str]
@@ -170,3 +177,53 @@ PodGroup = Object[PodGroupSpec]
 
 
 Queue = Object[Any]  # a Queue's spec is validated whole (``bridge.validation.queue_spec``)
+
+
+# -- the check --------------------------------------------------------------------------------
+
+_MSGSPEC = re.compile(r"^Expected `(.+?)`, got `(.+?)` - at `(.+)`$", re.DOTALL)
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]|\[\.\.\.\]")
+_JSON_TYPES = {dict: "object", list: "array", str: "str", bool: "bool", int: "int", float: "float", type(None): "null"}
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,62}")
+
+
+def misfit(obj: Mapping[str, Any], shape: Any) -> str | None:
+    """Why ``obj`` does not fit ``shape`` (``$.spec.executor: expected object, got str``), or None."""
+    if shape is None:
+        return None
+    try:
+        msgspec.convert(obj, type=shape, strict=True)
+    except msgspec.ValidationError as exc:
+        match = _MSGSPEC.match(str(exc))
+        if match is None:
+            return str(exc)
+        expected, got, where = match.groups()
+        return f"{_named(obj, where, got)}: expected {expected.removesuffix(' | null')}, got {got}"
+    return None
+
+
+def _named(obj: Any, where: str, got: str) -> str:
+    """``where`` with each ``[...]`` (msgspec does not name map keys) replaced by the key whose
+    value has the type ``got`` at the rest of the path; ``where`` itself if none is found."""
+    steps = _STEP.findall(where.removeprefix("$"))
+
+    def walk(node: Any, i: int) -> list[str] | None:
+        if i == len(steps):
+            return [] if _JSON_TYPES.get(type(node)) == got else None
+        field, index = steps[i]
+        if field or index:
+            key: Any = field or int(index)
+            ok = isinstance(node, dict) and key in node if field else isinstance(node, list) and key < len(node)
+            rest = walk(node[key], i + 1) if ok else None
+            return None if rest is None else [f".{field}" if field else f"[{index}]", *rest]
+        for name, child in node.items() if isinstance(node, dict) else ():
+            rest = walk(child, i + 1)
+            if rest is not None:
+                plain = isinstance(name, str) and _PLAIN_KEY.fullmatch(name)
+                return [f".{name}" if plain else f"[{json.dumps(str(name)[:64])}]", *rest]
+        return None
+
+    if "[...]" not in where or len(steps) > 64:
+        return where
+    found = walk(obj, 0)
+    return where if found is None else "$" + "".join(found)

@@ -49,7 +49,7 @@ def _with(obj: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, A
             support.TF,
             support.TF_PATH,
             _with(kf.tfjob("t", Worker=kf.replica(1)), ("spec", "tfReplicaSpecs", "Worker", "template"), "x"),
-            "TFJob $.spec.tfReplicaSpecs[...].template: expected object, got str",  # msgspec hides map keys,
+            "TFJob $.spec.tfReplicaSpecs.Worker.template: expected object, got str",
         ),
         (
             support.TF,
@@ -62,6 +62,12 @@ def _with(obj: dict[str, Any], path: tuple[Any, ...], value: Any) -> dict[str, A
             JOB_PATH,
             _with(vcjob.simple("v"), ("spec", "queue"), {"replicas": True}),
             "Job $.spec.queue: expected str, got object",
+        ),
+        (
+            JOB,
+            JOB_PATH,
+            _with(vcjob.simple("v"), ("metadata", "labels"), {"a": "b", "app.kubernetes.io/name": 5}),
+            'Job $.metadata.labels["app.kubernetes.io/name"]: expected str, got int',
         ),
         (
             JOB,
