@@ -3,6 +3,10 @@
 On UPDATE (the kinds registered for it) the new object is admitted as on CREATE, with the old
 object's queue as ``Context.admitted_queue``: a queue changed by a field or an annotation is
 checked, one left as it was is not. An object being deleted is allowed as it is.
+
+Before its adapter sees it, the object is held to its kind's shape (``Registration.shape``,
+``bridge.adapters.shapes``): a member of the wrong JSON type is denied, naming the member. An
+old object that does not fit is not held against the new one: the UPDATE is judged as a CREATE.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from collections.abc import Mapping
 
 from bridge import defaults, errors, patching
 from bridge import facts as facts_mod
-from bridge.adapters import base
+from bridge.adapters import base, shapes
 from webhooks import reviews
 
 __all__ = ["answer_error", "handle"]
@@ -24,14 +28,25 @@ __all__ = ["answer_error", "handle"]
 log = logging.getLogger(__name__)
 
 
+class ShapeError(errors.InvalidObjectError):
+    """A member of the object has the wrong JSON type for what its adapter reads."""
+
+
+class NestingError(errors.InvalidObjectError):
+    """The object is nested deeper than copying and diffing it can go."""
+
+
 def answer_error(uid: str, exc: Exception, *, adapter: base.Adapter | None, api_version: str) -> bytes:
     """The single mapping from errors to admission answers.
 
-    - bad objects and queue refusals: a denial carrying the error's message and code;
+    - bad objects and queue refusals: a denial carrying the error's message and code; an object
+      nested past Python's recursion limit (copying or diffing it raised RecursionError) is one;
     - anything unexpected (a bug of ours): for kinds registered ``Ignore`` (pods) the object is
       allowed with a warning, so a bridge defect never blocks pod creation; for ``Fail`` kinds
       it is denied with the message, as the apiserver would if we were down.
     """
+    if isinstance(exc, RecursionError):
+        exc = NestingError("the object is nested too deeply to review (hundreds of levels)")
     if isinstance(exc, errors.InvalidObjectError):
         return reviews.deny(uid, code=exc.code, message=f"volcano-bridge: {exc}", api_version=api_version)
     # Where it failed, not what it said: an exception's text may quote the object under review.
@@ -92,15 +107,17 @@ def _handle(
     obj = dict(request.object)
     if not isinstance(obj.get("metadata"), Mapping):
         raise errors.InvalidObjectError(f"{reg.kind} has no metadata")
+    if request.operation == "UPDATE" and obj["metadata"].get("deletionTimestamp"):
+        return reviews.allow(request.uid, api_version=request.api_version)  # finalizers must come off, fit or not
+    misfit = shapes.misfit(obj, reg.shape)
+    if misfit is not None:
+        raise ShapeError(f"{reg.kind} {misfit}")
     if not obj["metadata"].get("namespace") and request.namespace:
         obj["metadata"] = {**obj["metadata"], "namespace": request.namespace}
     ctx = facts.context(request.namespace, scheduler_name=scheduler_name)
-    if request.operation == "UPDATE":
-        if obj["metadata"].get("deletionTimestamp"):
-            return reviews.allow(request.uid, api_version=request.api_version)  # finalizers must come off
-        if isinstance(request.old_object, Mapping):
-            old = dict(request.old_object)
-            ctx = dataclasses.replace(ctx, admitted_queue=adapter.queue_of(old, ctx))
+    old = request.old_object if request.operation == "UPDATE" else None
+    if isinstance(old, Mapping) and shapes.misfit(old, reg.shape) is None:  # a misfit: judged as a CREATE
+        ctx = dataclasses.replace(ctx, admitted_queue=adapter.queue_of(dict(old), ctx))
     result = adapter.admit(obj, ctx)
     if result is None:
         return reviews.allow(request.uid, api_version=request.api_version)

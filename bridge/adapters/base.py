@@ -57,6 +57,9 @@ class Registration:
     # A TypedDict of the fields ``admit`` reads and writes: the webhook decodes only those (see
     # ``podview``). None: the whole object.
     view: Any = None
+    # A TypedDict of the JSON types ``admit`` and ``queue_of`` rely on (``shapes``): admission
+    # denies an object that does not fit, naming the member. None: no shape is checked.
+    shape: Any = None
     # True: ``vbridge.controllers.jobs`` watches the kind and keeps ``podgroup(obj)`` existing
     # (owned by the object) until ``finished(obj)``.
     generic_reconciler: bool = False
@@ -84,6 +87,7 @@ def pod_registration(name: str, *, why: str, object_selector: tuple[str, ...], d
         object_selector=object_selector,
         done_when=done_when,
         view=podview.Pod,
+        shape=podview.Pod,  # the view is the shape: what a pod adapter reads, typed
     )
 
 

@@ -14,8 +14,9 @@ def _number(name: str, ci: float, long: float) -> float:
 
 
 KILL_LOOP = int(_number("VBRIDGE_KILL_LOOP", 20, 100))  # SIGKILLs of the scheduler mid-binds
-# Generated reviews per kind. Not the checklist's 100,000: the handler answers 7-100 reviews/s
-# here (catalogue row S6 says so); VBRIDGE_FUZZ_EXAMPLES sets any count.
+# Generated AdmissionReviews per kind (the checklist's 100,000 in the long run; 100 from each
+# hypothesis example, tests.support.reviewgen), and hypothesis examples of raw bodies.
+FUZZ_REVIEWS = int(_number("VBRIDGE_FUZZ_REVIEWS", 3_000, 100_000))
 FUZZ_EXAMPLES = int(_number("VBRIDGE_FUZZ_EXAMPLES", 500, 10_000))
 APISERVER_DOWN_SECONDS = _number("VBRIDGE_APISERVER_DOWN_SECONDS", 60, 60)
 CHURN_SECONDS = _number("VBRIDGE_CHURN_SECONDS", 60, 600)  # how long work arrives in the churn run

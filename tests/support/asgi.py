@@ -22,6 +22,13 @@ class Caller:
     def post(self, path: str, body: bytes) -> tuple[int, bytes]:
         return self.loop.run_until_complete(self._post(path, body))
 
+    def post_all(self, path: str, bodies: list[bytes]) -> list[tuple[int, bytes]]:
+        """Each body posted in turn on one run of the loop: a batch without a loop start per request."""
+        return self.loop.run_until_complete(self._post_all(path, bodies))
+
+    async def _post_all(self, path: str, bodies: list[bytes]) -> list[tuple[int, bytes]]:
+        return [await self._post(path, body) for body in bodies]
+
     async def _post(self, path: str, body: bytes) -> tuple[int, bytes]:
         scope = {"type": "http", "method": "POST", "path": path, "headers": [(b"content-type", b"application/json")]}
         sent = False

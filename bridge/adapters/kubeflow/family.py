@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bridge import errors, keys, patching, podgroups, podresources, validation
-from bridge.adapters import base
+from bridge.adapters import base, shapes
 from bridge.native import pods as native_pods
 
 __all__ = ["KubeflowAdapter", "registration"]
@@ -39,6 +39,7 @@ def registration(name: str, kind: str, plural: str, version: str = "v1") -> base
         why=f"an unstamped {kind} would start piecemeal; denying is safer than a silent no-gang",
         operations=("CREATE", "UPDATE"),
         generic_reconciler=True,
+        shape=shapes.KubeflowJob,
     )
 
 

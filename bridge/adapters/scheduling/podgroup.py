@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bridge import defaults, errors, validation
-from bridge.adapters import base
+from bridge.adapters import base, shapes
 
 __all__ = ["PodGroupAdapter"]
 
@@ -21,6 +21,7 @@ class PodGroupAdapter:
         why="the scheduler never schedules a group that is unsound or in a queue its namespace may not use, "
         "so a bridge outage must not stop operators and reconcilers from making groups",
         operations=("CREATE", "UPDATE"),
+        shape=shapes.PodGroup,
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bridge import validation
-from bridge.adapters import base
+from bridge.adapters import base, shapes
 
 __all__ = ["QueueAdapter"]
 
@@ -22,6 +22,7 @@ class QueueAdapter:
         "the webhook runs); the scheduler holds the groups of an unsound queue instead",
         operations=("CREATE", "UPDATE"),
         scope="Cluster",
+        shape=shapes.Queue,
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:

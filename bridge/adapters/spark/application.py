@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bridge import errors, keys, podgroups, validation
-from bridge.adapters import base
+from bridge.adapters import base, shapes
 from bridge.adapters.spark import sizing
 
 __all__ = ["SparkApplicationAdapter", "group_name", "min_resources"]
@@ -95,6 +95,7 @@ class SparkApplicationAdapter:
         why="a SparkApplication that asked for volcano and is let through unstamped would run without its gang",
         operations=("CREATE", "UPDATE"),
         generic_reconciler=True,
+        shape=shapes.SparkApplication,
     )
 
     def _ours(self, obj: Mapping[str, Any], ctx: base.Context) -> bool:
@@ -136,10 +137,10 @@ class SparkApplicationAdapter:
         self._queue(obj, ctx)
         self._resources(obj)  # a size Spark would refuse is denied now, not found by the reconciler
         desired = copy.deepcopy(obj)
-        dspec = desired.setdefault("spec", {})
+        dspec = desired["spec"] = desired.get("spec") or {}
         for role in ("driver", "executor"):
-            part = dspec.setdefault(role, {})
-            part.setdefault("annotations", {})[keys.GROUP_NAME] = name
+            part = dspec[role] = dspec.get(role) or {}  # null is as good as absent
+            part["annotations"] = {**(part.get("annotations") or {}), keys.GROUP_NAME: name}
             if part.get("schedulerName") in (None, "", "default-scheduler"):
                 part["schedulerName"] = ctx.scheduler_name
         # Executors on our scheduler come out grouped, so the pod webhook skips them; the driver
@@ -147,8 +148,8 @@ class SparkApplicationAdapter:
         # is set on the pod, never in the application): no label, the pods name our scheduler
         # and the pod webhook moves them to kube-scheduler.
         if dspec["executor"].get("schedulerName") == ctx.scheduler_name and not ctx.native:
-            dspec["executor"].setdefault("labels", {})[keys.GROUPED_LABEL] = "true"
-        dspec.setdefault("sparkConf", {}).setdefault("spark.kubernetes.scheduler.name", ctx.scheduler_name)
+            dspec["executor"]["labels"] = {**(dspec["executor"].get("labels") or {}), keys.GROUPED_LABEL: "true"}
+        dspec["sparkConf"] = {"spark.kubernetes.scheduler.name": ctx.scheduler_name, **(dspec.get("sparkConf") or {})}
         return base.Admission(desired=desired)
 
     def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:

@@ -35,6 +35,7 @@ __all__ = [
 MIB = 2**20
 MIN_OVERHEAD_MIB = 384
 _JVM = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgtp]b?|b)?\s*$", re.IGNORECASE)
+_MAX_MIB = 2**40  # 1 EiB: past it a size is a typo, and floats lose whole MiB
 _UNIT_MIB = {"b": 1 / MIB, "k": 1 / 1024, "m": 1, "g": 1024, "t": 1024**2, "p": 1024**3}
 
 
@@ -49,7 +50,10 @@ def jvm_mib(value: str | int | None, *, default: str | None = None, what: str = 
     if match is None:
         raise errors.QuantityError(f"{what}: {raw!r} is not a JVM memory size such as 512m or 2g")
     number, unit = match.groups()
-    return math.ceil(float(number) * _UNIT_MIB[(unit or "m")[0].lower()])
+    mib = float(number) * _UNIT_MIB[(unit or "m")[0].lower()]
+    if not math.isfinite(mib) or mib > _MAX_MIB:
+        raise errors.QuantityError(f"{what}: {str(raw)[:40]!r} is larger than any machine (at most 1 EiB)")
+    return math.ceil(mib)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,9 +75,14 @@ def _number(value: Any, what: str) -> float | None:
     if value in (None, ""):
         return None
     try:
-        return float(value)
+        out = float(value)
     except (TypeError, ValueError):
         raise errors.InvalidObjectError(f"{what} must be a number, got {value!r}") from None
+    except OverflowError:  # an integer past a float's range
+        out = math.inf
+    if not math.isfinite(out):
+        raise errors.QuantityError(f"{what} must be a finite number, got {str(value)[:40]!r}")
+    return out
 
 
 def role(conf: Mapping[str, str], name: str, given: Mapping[str, Any] | None = None) -> Role:
@@ -95,7 +104,7 @@ def role(conf: Mapping[str, str], name: str, given: Mapping[str, Any] | None = N
     if gpu.get("name"):
         try:
             gpus = {str(gpu["name"]): int(gpu.get("quantity", 0))}
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             got = gpu.get("quantity")
             raise errors.InvalidObjectError(f"{name} gpu.quantity must be an integer, got {got!r}") from None
     return Role(
@@ -144,7 +153,12 @@ def pod_size(role: Role, *, non_jvm: bool, what: str) -> PodSize:
         if factor < 0:
             raise errors.InvalidObjectError(f"{what} memoryOverheadFactor must not be negative, got {factor}")
         floor = jvm_mib(role.min_overhead, default=str(MIN_OVERHEAD_MIB), what=f"{what} minMemoryOverhead")
-        overhead = max(int(factor * memory), floor)
+        scaled = factor * memory
+        if scaled > _MAX_MIB:
+            raise errors.QuantityError(
+                f"{what} memoryOverheadFactor {factor:g} makes an overhead larger than any machine"
+            )
+        overhead = max(int(scaled), floor)
     extra = jvm_mib(role.pyspark_memory, what=f"{what} pyspark memory") + jvm_mib(role.off_heap, what="offHeap")
     if role.core_request not in (None, ""):
         cpu = quantity.to_milli(str(role.core_request))

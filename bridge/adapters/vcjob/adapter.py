@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from bridge import errors
-from bridge.adapters import base
+from bridge.adapters import base, shapes
 from bridge.adapters.vcjob import depends, lifecycle, podgroup, spec
 
 __all__ = ["VolcanoJobAdapter"]
@@ -28,6 +28,7 @@ class VolcanoJobAdapter:
         failure_policy="Fail",
         why="an unchecked Job could sit in a closed or missing queue forever; Volcano denies it too",
         operations=("CREATE", "UPDATE"),
+        shape=shapes.VolcanoJob,
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:

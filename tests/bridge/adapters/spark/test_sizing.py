@@ -49,3 +49,26 @@ def test_role_fields_outrank_the_conf() -> None:
     assert (role.memory, role.cores, role.pyspark_memory) == ("3g", "4", None)
     with pytest.raises(errors.InvalidObjectError, match=r"gpu\.quantity must be an integer"):
         sizing.role({}, "executor", {"gpu": {"name": "nvidia.com/gpu", "quantity": "many"}})
+
+
+@pytest.mark.parametrize("memory", ["9" * 400, "9" * 400 + "g", "99999999999p"])
+def test_a_memory_size_past_any_machine_is_a_quantity_error_not_an_overflow(memory: str) -> None:
+    with pytest.raises(errors.QuantityError, match=r"executor memory: .* is larger than any machine"):
+        sizing.executors_from_conf({"spark.executor.instances": "1", "spark.executor.memory": memory})
+
+
+@pytest.mark.parametrize("factor", ["1e400", "inf", "nan", 10**400])
+def test_an_overhead_factor_that_is_not_finite_is_a_quantity_error(factor: object) -> None:
+    with pytest.raises(errors.QuantityError, match="memoryOverheadFactor must be a finite number"):
+        sizing.role({"spark.executor.memoryOverheadFactor": factor}, "executor")  # type: ignore[dict-item]
+
+
+def test_a_gpu_quantity_past_an_integer_is_an_invalid_object() -> None:
+    with pytest.raises(errors.InvalidObjectError, match=r"executor gpu.quantity must be an integer, got inf"):
+        sizing.role({}, "executor", {"gpu": {"name": "nvidia.com/gpu", "quantity": float("inf")}})
+
+
+def test_an_overhead_factor_that_overflows_the_overhead_is_a_quantity_error() -> None:
+    role = sizing.role({"spark.executor.memory": "4g", "spark.executor.memoryOverheadFactor": "1e308"}, "executor")
+    with pytest.raises(errors.QuantityError, match=r"executor memoryOverheadFactor 1e[+]308 makes an overhead larger"):
+        sizing.pod_size(role, non_jvm=False, what="executor")
