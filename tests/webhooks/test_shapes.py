@@ -146,3 +146,15 @@ def test_an_object_nested_past_the_recursion_limit_is_denied_not_an_internal_err
     out = support.answer(support.review(obj, kind=kind), path)
     assert out["allowed"] is False and out["status"]["code"] == 400, out
     assert out["status"]["message"] == "volcano-bridge: the object is nested too deeply to review (hundreds of levels)"
+
+
+@pytest.mark.parametrize("path", ["/mutate/spark-apache-org-pod", "/mutate/kubeflow-org-pod"])
+def test_a_pod_named_by_generate_name_fits(path: str) -> None:
+    """Pods created with ``generateName`` reach admission without a name (Deployments' pods, and
+    anything a controller names that way): the shape check must let them through."""
+    pod = {
+        "metadata": {"generateName": "web-", "namespace": "team-a", "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]},
+    }
+    out = support.answer(support.review(pod, kind=support.POD), path)
+    assert out["allowed"] is True and "patch" not in out
