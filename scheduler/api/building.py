@@ -57,12 +57,11 @@ def build(
     classes = {_meta(pc).get("name", ""): int(pc.get("value", 0)) for pc in priorityclasses}
     default_priority = next((int(pc.get("value", 0)) for pc in priorityclasses if pc.get("globalDefault")), 0)
     memo = memo or podfacts.Memo()
-    last = memo.start((scheduler_name, native, tuple(sorted(classes.items())), default_priority))
+    memo.start((scheduler_name, native, tuple(sorted(classes.items())), default_priority))
     node_list = sorted((memo.node(n, _node) for n in nodes), key=lambda n: n.name)
     index = {n.name: i for i, n in enumerate(node_list)}
     groups = {f"{_meta(pg).get('namespace', '')}/{_meta(pg).get('name', '')}": pg for pg in podgroups}
 
-    seen: dict[int, podfacts.Facts] = {}
     tasks: dict[str, snapshot.Task] = {}
     members: dict[str, list[str]] = {}
     stranded: list[snapshot.Stranded] = []
@@ -71,16 +70,13 @@ def build(
     placed_terms: list[tuple[int, podspec.Placement]] = []  # placed pods with pod (anti-)affinity
     foreign: set[str] = set()  # groups named by pods of other schedulers
     for pod in pods:
-        facts = last.get(id(pod))
-        if facts is None or facts.pod is not pod:
-            facts = podfacts.derive(pod, native=native, memo=memo)
-        seen[id(pod)] = facts
+        facts = memo.pod(pod, native=native)
         node, phase, group, key = facts.node, facts.phase, facts.group, facts.key
         if node in index and phase not in ("Succeeded", "Failed"):
             occupancy.append((index[node], facts.request, facts.deleting))
             placed.append((index[node], facts.namespace, facts.labels, facts.deleting))
-            if facts.placed_terms is not None:
-                placed_terms.append((index[node], facts.placed_terms))
+            if facts.pod_terms:
+                placed_terms.append((index[node], facts.placement))
         if facts.scheduler != scheduler_name:
             if group:
                 foreign.add(f"{facts.namespace}/{group}")
@@ -97,7 +93,6 @@ def build(
             continue
         tasks[key] = facts.task(job_key, classes, default_priority)
         members.setdefault(job_key, []).append(key)
-    memo.facts = seen
 
     for key in foreign - members.keys():
         groups.pop(key, None)

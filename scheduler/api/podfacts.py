@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import orjson
 
@@ -29,6 +29,7 @@ __all__ = ["Facts", "Memo", "derive", "parse_time"]
 CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
 
 Obj = Mapping[str, Any]
+T = TypeVar("T")
 Shapes = dict[tuple[resources.Resource, podspec.Placement], int]
 LOOKS = 100_000  # a memo holding more distinct looks than this starts again
 
@@ -53,7 +54,7 @@ class Facts:
     scheduler: str
     placement: podspec.Placement
     shape: int  # see snapshot.Task.shape
-    placed_terms: podspec.Placement | None  # the placement, for pods with pod (anti-)affinity
+    pod_terms: bool  # the pod has pod (anti-)affinity (``podspec.has_pod_terms``)
     _task: snapshot.Task | None = None
 
     def task(self, job_key: str, classes: Mapping[str, int], default_priority: int) -> snapshot.Task:
@@ -63,34 +64,54 @@ class Facts:
         return self._task
 
 
-class Memo:
-    """Facts by pod object, from one build to the next (module docstring)."""
+class _ByObject(Generic[T]):
+    """What was made of each object, by the object itself (the entry holds it, so ids stay
+    unique): this build's entries, and the last build's to look up."""
 
     def __init__(self) -> None:
-        self.facts: dict[int, Facts] = {}  # id(pod) → its facts; the facts hold the pod, so ids stay unique
+        self.last: dict[int, tuple[Obj, T]] = {}
+        self.now: dict[int, tuple[Obj, T]] = {}
+
+    def get(self, obj: Obj, make: Callable[[Obj], T]) -> T:
+        hit = self.last.get(id(obj))
+        made = hit[1] if hit is not None and hit[0] is obj else make(obj)
+        self.now[id(obj)] = (obj, made)
+        return made
+
+    def turn(self, *, forget: bool = False) -> None:
+        """A new build begins: this one's entries become the last (none with ``forget``)."""
+        self.last, self.now = ({} if forget else self.now), {}
+
+
+class Memo:
+    """Facts by pod object and snapshot nodes by node object, from one build to the next
+    (module docstring)."""
+
+    def __init__(self) -> None:
         self.shapes: Shapes = {}  # see snapshot.Task.shape: numbers stay stable across builds
         self.signature: tuple[Any, ...] = ()
         self.requests: dict[Any, resources.Resource] = {}
         # What the placement and the request are read from (``_look_key``) → (request, placement,
         # shape): pods written alike (every pod of a job, mostly) are parsed once.
         self.looks: dict[tuple[Any, ...], tuple[resources.Resource, podspec.Placement, int]] = {}
-        self._nodes: dict[int, tuple[Obj, snapshot.Node]] = {}  # the last build's, by id(object)
-        self._seen_nodes: dict[int, tuple[Obj, snapshot.Node]] = {}  # this build's
+        self._pods: _ByObject[Facts] = _ByObject()
+        self._nodes: _ByObject[snapshot.Node] = _ByObject()
+
+    def start(self, signature: tuple[Any, ...]) -> None:
+        """A new build begins; what was derived for another ``signature`` is forgotten."""
+        forget = signature != self.signature or len(self.looks) > LOOKS
+        if forget:
+            self.shapes, self.requests, self.looks, self.signature = {}, {}, {}, signature
+        self._pods.turn(forget=forget)
+        self._nodes.turn()
+
+    def pod(self, obj: Obj, *, native: bool) -> Facts:
+        """``derive(obj)``, or the facts of this very object from the last build."""
+        return self._pods.get(obj, lambda o: derive(o, native=native, memo=self))
 
     def node(self, obj: Obj, make: Callable[[Obj], snapshot.Node]) -> snapshot.Node:
-        """``make(obj)``, or what it made of this very object in the last build (after ``start``)."""
-        hit = self._nodes.get(id(obj))
-        node = hit[1] if hit is not None and hit[0] is obj else make(obj)
-        self._seen_nodes[id(obj)] = (obj, node)
-        return node
-
-    def start(self, signature: tuple[Any, ...]) -> dict[int, Facts]:
-        """A new build begins: the pod facts of the last one, valid for ``signature`` (an empty
-        memo if it differs); its nodes become the ones ``node`` looks up."""
-        self._nodes, self._seen_nodes = self._seen_nodes, {}
-        if signature != self.signature or len(self.looks) > LOOKS:
-            self.facts, self.shapes, self.requests, self.looks, self.signature = {}, {}, {}, {}, signature
-        return self.facts
+        """``make(obj)``, or what it made of this very object in the last build."""
+        return self._nodes.get(obj, make)
 
 
 def _look_key(spec: Mapping[str, Any], namespace: str, labels: Mapping[str, str]) -> tuple[Any, ...]:
@@ -136,7 +157,7 @@ def derive(pod: Obj, *, native: bool, memo: Memo) -> Facts:
         scheduler=spec.get("schedulerName", "default-scheduler"),
         placement=placement,
         shape=shape,
-        placed_terms=placement if podspec.has_pod_terms(spec) else None,
+        pod_terms=podspec.has_pod_terms(spec),
     )
 
 
