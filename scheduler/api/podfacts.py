@@ -1,6 +1,6 @@
 """What ``building.build`` derives from one pod, and a memo that keeps it across builds. Pure.
 
-:func:`derive` reads a pod as the apiserver returns it (or its ``scheduler.io.shapes`` view) and
+:func:`derive` reads a pod as the apiserver returns it (or its ``scheduler.io.reads`` view) and
 returns :class:`Facts`: the effective request, the node, the phase and what the snapshot's
 tables need; :meth:`Facts.task` makes (once) the :class:`snapshot.Task` of one of our pods.
 

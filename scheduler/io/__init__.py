@@ -5,7 +5,7 @@ Contract:
 - ``cache.Cache`` holds what the watches (``bridge.k8s.watching.watch``) report for nodes,
   pods, PodGroups, Queues and PriorityClasses, plus pods the binder *assumed* (bound by us, not
   yet seen bound), and hands ``building.build`` consistent API-dict lists; pods and nodes are
-  held as far as ``shapes`` describes them (what the scheduler reads), nothing more;
+  held as far as ``reads`` describes them (what the scheduler reads), nothing more;
 - ``binder.Binder`` carries out a plan's operations (bind, nominate, evict) against the
   apiserver, treating a 409 on ``pods/binding`` by reading the pod, and forgets failed binds;
 - ``status.StatusWriter`` writes verdicts (PodGroup, Queue, pod condition, Events), only what
@@ -19,4 +19,4 @@ Only this package performs I/O for the scheduler, always through ``bridge.k8s.cl
 the clock is read here (``loop``), never in the core.
 """
 
-__all__ = ["binder", "cache", "loop", "metrics", "shapes", "status"]
+__all__ = ["binder", "cache", "loop", "metrics", "reads", "status"]

@@ -1,7 +1,7 @@
 """What the apiserver holds, as the watches report it, plus what we did but have not seen yet.
 
 One watch per kind (list, then watch; ``bridge.k8s.watching`` relists on 410 without replay);
-pods and nodes are decoded only as far as the scheduler reads them (``shapes``).
+pods and nodes are decoded only as far as the scheduler reads them (``reads``).
 ``inputs()`` returns the API-dict lists ``building.build`` takes, with two overlays:
 
 - *assumed* pods (kube-scheduler's assume): bound by us, not yet seen bound. They are shown
@@ -30,7 +30,7 @@ from typing import Any
 
 from bridge import defaults
 from bridge.k8s import client, paths, views, watching
-from scheduler.io import shapes
+from scheduler.io import reads
 
 __all__ = ["KINDS", "Cache"]
 
@@ -46,8 +46,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "queues": (defaults.QUEUE_API, "queues"),
     "priorityclasses": ("scheduling.k8s.io/v1", "priorityclasses"),
 }
-# Kinds held only as far as the scheduler reads them (``shapes``); the rest are held whole.
-VIEWS: dict[str, views.View] = {"nodes": shapes.NODES, "pods": shapes.PODS}
+# Kinds held only as far as the scheduler reads them (``reads``); the rest are held whole.
+VIEWS: dict[str, views.View] = {"nodes": reads.NODES, "pods": reads.PODS}
 
 
 def key_of(obj: Obj) -> str:

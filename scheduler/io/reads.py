@@ -1,10 +1,10 @@
-"""What the scheduler reads of a pod and of a node: the shapes its cache decodes them through.
+"""What the scheduler reads of a pod and of a node: the views its cache decodes them through.
 
 Every member the snapshot (``scheduler.api.building``, ``podspec``), the binder and the status
 writer read is here, and nothing else (``managedFields``, volumes, env, images, most of the
 status stay undecoded: ``bridge.k8s.views``). A member the scheduler starts to read must be added
-here, or it reads as absent: ``tests/scheduler/io/test_shapes.py`` builds snapshots from whole
-objects and from their shapes and asserts they are equal. Nested rules (affinity, tolerations,
+here, or it reads as absent: ``tests/scheduler/io/test_reads.py`` builds snapshots from whole
+objects and from these views and asserts they are equal. Nested rules (affinity, tolerations,
 spread constraints, taints, conditions) are kept whole (``Any``).
 """
 

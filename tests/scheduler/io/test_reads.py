@@ -1,5 +1,5 @@
-"""The scheduler's shapes hold all it reads: snapshots and plans from pods and nodes decoded
-through ``shapes`` equal those from the whole objects, on the seeded mixed workloads with the
+"""The scheduler's read views hold all it reads: snapshots and plans from pods and nodes decoded
+through ``reads`` equal those from the whole objects, on the seeded mixed workloads with the
 members an apiserver adds (managed fields, volumes, env, images, container statuses)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from scheduler import configure, cycle
 from scheduler.api import building
-from scheduler.io import shapes
+from scheduler.io import reads
 from tests.builders import scheduler as b
 from tests.support import scenarios
 
@@ -44,11 +44,11 @@ def _decoded(objs: list[dict[str, Any]], view: Any) -> tuple[list[Any], list[Any
 
 
 @pytest.mark.parametrize("chunk", range(2))
-def test_snapshots_from_the_shapes_equal_snapshots_from_whole_objects(chunk: int) -> None:
+def test_snapshots_from_the_read_views_equal_snapshots_from_whole_objects(chunk: int) -> None:
     for seed in range(chunk * 50, (chunk + 1) * 50):
         data = b.mixed_workload(seed)
-        whole_pods, pods = _decoded([_as_served(p, "pod") for p in data["pods"]], shapes.PODS)
-        whole_nodes, nodes = _decoded([_as_served(n, "node") for n in data["nodes"]], shapes.NODES)
+        whole_pods, pods = _decoded([_as_served(p, "pod") for p in data["pods"]], reads.PODS)
+        whole_nodes, nodes = _decoded([_as_served(n, "node") for n in data["nodes"]], reads.NODES)
         assert len(orjson.dumps(pods)) < len(orjson.dumps(whole_pods)) / 1.5  # the extras were left out
         full = building.build(**{**data, "pods": whole_pods, "nodes": whole_nodes})
         viewed = building.build(**{**data, "pods": pods, "nodes": nodes})
@@ -60,8 +60,8 @@ def test_snapshots_from_the_shapes_equal_snapshots_from_whole_objects(chunk: int
 
 def test_watch_events_through_a_shape() -> None:
     pod = _as_served(b.pod("p", node="n1"), "pod")
-    event = shapes.PODS.event(orjson.dumps({"type": "MODIFIED", "object": pod}))
+    event = reads.PODS.event(orjson.dumps({"type": "MODIFIED", "object": pod}))
     assert event["type"] == "MODIFIED" and "managedFields" not in event["object"]["metadata"]
     assert event["object"]["spec"]["nodeName"] == "n1" and event["object"]["metadata"]["resourceVersion"] == "7"
     gone = {"type": "ERROR", "object": {"kind": "Status", "code": 410, "reason": "Expired", "message": "too old"}}
-    assert shapes.PODS.event(orjson.dumps(gone)) == gone  # a Status, decoded whole
+    assert reads.PODS.event(orjson.dumps(gone)) == gone  # a Status, decoded whole
