@@ -131,16 +131,20 @@ def main() -> None:
     p.add_argument("--drain", type=float, default=60.0, help="seconds to wait for pending pods after the arrivals")
     p.add_argument("--only", default="ours,volcano,kube", help="comma-separated subset of ours,volcano,kube")
     p.add_argument("--repeat", type=int, default=1, help="rounds (every run is printed)")
+    p.add_argument("--streams", default="gangs,singles", help="comma-separated subset of gangs,singles")
     p.add_argument("--no-build", action="store_true", help="do not build Volcano's scheduler when it is missing")
     args = p.parse_args()
     args.nodes = args.nodes or max(1, round(5000 * args.size))
     chosen = [c for c in args.only.split(",") if c]
     if any(c not in ("ours", "volcano", "kube") for c in chosen):
         p.error("--only takes ours, volcano and kube")
+    streams = [s for s in args.streams.split(",") if s]
+    if not streams or any(s not in ("gangs", "singles") for s in streams):
+        p.error("--streams takes gangs and singles")
     bins = binaries.ensure()
     args.vdir, why = contenders.volcano_dir(build=not args.no_build) if "volcano" in chosen else (None, "")
-    pairs = [("gangs", c) for c in chosen if c != "kube"]
-    if "kube" in chosen:  # kube-scheduler has no gangs: the singles stream, with ours on it too
+    pairs = [("gangs", c) for c in chosen if c != "kube" and "gangs" in streams]
+    if "kube" in chosen and "singles" in streams:  # kube-scheduler has no gangs: singles, ours on them too
         pairs += [("singles", c) for c in ("ours", "kube") if c in chosen]
     print(f"{args.nodes} nodes; {args.rate} jobs/s for {args.seconds:.0f} s, each running {args.lifetime:.0f} s")
     outs: list[Outcome] = []

@@ -21,3 +21,6 @@ FUZZ_EXAMPLES = int(_number("VBRIDGE_FUZZ_EXAMPLES", 500, 10_000))
 APISERVER_DOWN_SECONDS = _number("VBRIDGE_APISERVER_DOWN_SECONDS", 60, 60)
 CHURN_SECONDS = _number("VBRIDGE_CHURN_SECONDS", 60, 600)  # how long work arrives in the churn run
 CHURN_RATE = _number("VBRIDGE_CHURN_RATE", 1.0, 2.0)  # PodGroups submitted per second in it
+# Trace Python allocations in the churn run and say who the memory of its last half went to
+# (tests.support.heapgrowth); off by default, as tracing slows every allocation.
+TRACE_HEAP = os.environ.get("VBRIDGE_CHURN_TRACE_HEAP") == "1"

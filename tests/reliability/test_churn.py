@@ -16,7 +16,9 @@ minMember (its first minMember binds in one cycle), no double bind, no orphan. P
 totals, admission p99, scheduling p99 (pod created -> bound, and job created -> gang bound), and
 the test process's RSS over time (it holds the bridge, scheduler and simulator threads), which
 must be flat: the median of the last quarter of the run at most ``RSS_SLOPE`` MiB/s above the
-median of the second quarter (plus ``RSS_SLACK``).
+median of the second quarter (plus ``RSS_SLACK``). With ``VBRIDGE_CHURN_TRACE_HEAP=1`` the run's
+Python allocations are traced and the growth of its last half is said by owner (the product, the
+test's own records, libraries): what RSS alone cannot tell apart.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from kubernetes import client as k8s
 from scheduler.io import loop
 from tests.builders import vcjob
 from tests.reliability import budget, conftest
-from tests.support import accounting, apiserver, gangcheck, ledger, proxiedbed, schedbed, toxiproxy
+from tests.support import accounting, apiserver, gangcheck, heapgrowth, ledger, proxiedbed, schedbed, toxiproxy
 from vbridge.localcluster import cluster
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]
@@ -132,6 +134,20 @@ def bed(
             k8s.CustomObjectsApi(rapi).delete_cluster_custom_object(*apiserver.PG, "queues", name)
 
 
+@pytest.fixture
+def tracer() -> Iterator[heapgrowth.Tracer | None]:
+    """Python allocations traced for the run when ``budget.TRACE_HEAP``; tracing ends with the test."""
+    if not budget.TRACE_HEAP:
+        yield None
+        return
+    traced = heapgrowth.Tracer()
+    traced.start()
+    try:
+        yield traced
+    finally:
+        traced.stop()
+
+
 def submit_job(api: k8s.ApiClient, ns: str, name: str, queue: str) -> float:
     """Create the Volcano Job (retrying while the webhook's queue facts lag); its create's seconds."""
     body = vcjob.simple(name, 3, run_seconds=1.0, queue=queue, cpu="100m")
@@ -159,6 +175,7 @@ def test_r25_churn_with_random_faults_loses_nothing(
     rapi: k8s.ApiClient,
     rns: str,
     observe: conftest.Observe,
+    tracer: heapgrowth.Tracer | None,
 ) -> None:
     clock, log = bed
     seed = random.SystemRandom().randrange(1 << 30)
@@ -176,6 +193,7 @@ def test_r25_churn_with_random_faults_loses_nothing(
     fault_ends = 0.0
     book = ledger.Ledger()
     next_probe = t0 + PROBE
+    half = t0 + budget.CHURN_SECONDS / 2
     while time.monotonic() - t0 < budget.CHURN_SECONDS:
         now = time.monotonic()
         if now >= next_probe:
@@ -202,6 +220,9 @@ def test_r25_churn_with_random_faults_loses_nothing(
         index += 1
         if index % 10 == 0:
             rss.append((time.monotonic() - t0, rss_mib()))
+        if tracer and half and time.monotonic() >= half:
+            tracer.mark()
+            half = 0.0
         time.sleep(max(0.0, t0 + index / budget.CHURN_RATE - time.monotonic()))  # the arrival rate itself
     stack.close()
     arrived = time.monotonic() - t0
@@ -223,6 +244,7 @@ def test_r25_churn_with_random_faults_loses_nothing(
     tally = accounting.count(rapi, [rns])
     rss.append((time.monotonic() - t0, rss_mib()))
     done = time.monotonic() - t0
+    heap = f"; {tracer.report().text()}" if tracer else ""
     print(f"churn settled {done - arrived:.0f} s after the last of {len(jobs) + len(gangs)} arrivals")
     minimum = {g: m for g, (m, _, _) in tally.groups.items()}
     binds = {k: v for k, v in log.binds(unanswered=True).items() if k.startswith(rns + "/")}
@@ -259,5 +281,5 @@ def test_r25_churn_with_random_faults_loses_nothing(
         f"{p99(admission) * 1000:.0f} ms; pod created -> bound p99 {p99(pod_latency):.2f} s "
         f"({len(pod_latency)} pods timed); job created -> gang bound p99 {p99(job_latency):.2f} s "
         f"({len(job_latency)} jobs timed); test process RSS MiB over time: "
-        f"{samples} (peak {peak:.0f}; last quarter {growth:+.0f} MiB over the second)"
+        f"{samples} (peak {peak:.0f}; last quarter {growth:+.0f} MiB over the second){heap}"
     )

@@ -1,0 +1,35 @@
+"""heapgrowth: who owns an allocation's file, and growth between a mark and a report."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tests.support import heapgrowth
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_files_are_owned_by_the_product_the_tests_a_library_or_the_standard_library() -> None:
+    assert heapgrowth.owner(os.path.join(ROOT, "scheduler", "io", "cache.py")) == "product"
+    assert heapgrowth.owner(os.path.join(ROOT, "bridge", "k8s", "client.py")) == "product"
+    assert heapgrowth.owner(os.path.join(ROOT, "tests", "support", "gangcheck.py")) == "tests"
+    assert heapgrowth.owner("/x/.venv/lib/python3.11/site-packages/aiohttp/client.py") == "library"
+    assert heapgrowth.owner(json.__file__) == "stdlib"
+    assert heapgrowth.owner("<frozen importlib._bootstrap>") == "other"
+
+
+def test_growth_after_the_mark_is_given_to_the_file_that_allocated_it() -> None:
+    tracer = heapgrowth.Tracer()
+    tracer.start()
+    try:
+        tracer.mark()
+        held = [bytearray(1024) for _ in range(2048)]  # 2 MiB allocated here, after the mark
+        growth = tracer.report()
+    finally:
+        tracer.stop()
+    assert len(held) == 2048
+    assert growth.by_owner["tests"] >= 2 * 2**20
+    name, size = growth.top[0]
+    assert name == os.path.join("tests", "support", "test_heapgrowth.py") and size >= 2 * 2**20
+    assert "tests +2." in growth.text()
