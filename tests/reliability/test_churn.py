@@ -24,6 +24,7 @@ test's own records, libraries): what RSS alone cannot tell apart.
 from __future__ import annotations
 
 import contextlib
+import os
 import random
 import resource
 import time
@@ -66,6 +67,16 @@ def rss_mib() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def sockets() -> int:
+    """Open sockets of this process (the components' connections to the apiserver, the webhook's
+    from it, the test's own): sampled with RSS, since each TLS connection holds ~256 KiB."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+    return count
 
 
 def median(values: list[float]) -> float:
@@ -185,6 +196,7 @@ def test_r25_churn_with_random_faults_loses_nothing(
     gangs: dict[str, float] = {}  # plain PodGroup -> monotonic time its pods' create began
     admission: list[float] = []
     rss: list[tuple[float, float]] = []
+    socks: list[int] = []  # open sockets at each RSS sample
     faults: list[str] = []
     t0 = time.monotonic()
     next_fault = t0 + rng.uniform(3, 10)
@@ -220,6 +232,7 @@ def test_r25_churn_with_random_faults_loses_nothing(
         index += 1
         if index % 10 == 0:
             rss.append((time.monotonic() - t0, rss_mib()))
+            socks.append(sockets())
         if tracer and half and time.monotonic() >= half:
             tracer.mark()
             half = 0.0
@@ -243,6 +256,7 @@ def test_r25_churn_with_random_faults_loses_nothing(
     apiserver.eventually(settled, 240, short, every=2.0)
     tally = accounting.count(rapi, [rns])
     rss.append((time.monotonic() - t0, rss_mib()))
+    socks.append(sockets())
     done = time.monotonic() - t0
     heap = f"; {tracer.report().text()}" if tracer else ""
     print(f"churn settled {done - arrived:.0f} s after the last of {len(jobs) + len(gangs)} arrivals")
@@ -270,7 +284,7 @@ def test_r25_churn_with_random_faults_loses_nothing(
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     is_flat, growth = flat(rss, arrived)
     assert is_flat, f"RSS grew {growth:.0f} MiB between the second and the last quarter: {rss}"
-    samples = ", ".join(f"{s:.0f}s {m:.0f}" for s, m in rss)
+    samples = ", ".join(f"{s:.0f}s {m:.0f} ({n})" for (s, m), n in zip(rss, socks, strict=True))
     observe(
         f"{budget.CHURN_SECONDS:.0f} s at {budget.CHURN_RATE:g}/s across {len(QUEUES)} queues, {len(faults)} faults "
         f"({', '.join(faults)}), seed {seed}: submitted {submitted} ({len(jobs)} Volcano Jobs, "
@@ -280,6 +294,6 @@ def test_r25_churn_with_random_faults_loses_nothing(
         f"settled {done - arrived:.0f} s after the last arrival; admission (Volcano Job create) p99 "
         f"{p99(admission) * 1000:.0f} ms; pod created -> bound p99 {p99(pod_latency):.2f} s "
         f"({len(pod_latency)} pods timed); job created -> gang bound p99 {p99(job_latency):.2f} s "
-        f"({len(job_latency)} jobs timed); test process RSS MiB over time: "
+        f"({len(job_latency)} jobs timed); test process RSS MiB (open sockets) over time: "
         f"{samples} (peak {peak:.0f}; last quarter {growth:+.0f} MiB over the second){heap}"
     )

@@ -4,13 +4,15 @@ library's, or not Python's at all (the allocator's arenas, native buffers).
 
 ``Tracer.start()`` begins tracing (one frame per allocation: cheap enough for a ten-minute run);
 ``mark()`` takes the baseline snapshot (the churn run's half-way point); ``report()`` compares the
-live allocations at the end with the baseline, by source file, and sums them by ``owner``;
-``stop()`` ends tracing.
+live allocations at the end with the baseline, by source file, and sums them by ``owner``, once as
+the run left them and once after a full collection (memory only reference cycles held is
+garbage awaiting the collector, not a leak); ``stop()`` ends tracing.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import gc
 import os
 import sysconfig
 import tracemalloc
@@ -36,19 +38,27 @@ def owner(filename: str) -> str:
 
 @dataclasses.dataclass
 class Growth:
-    """Traced bytes gained between the mark and the report: per owner and the largest files."""
+    """Traced bytes gained between the mark and the report, per owner and the largest files: as
+    the run left them, and once a full collection has freed what only cycles still held."""
 
     by_owner: dict[str, int]
     top: list[tuple[str, int]]  # (file relative to the checkout or site-packages, bytes), largest first
     traced_now: int
+    collected_by_owner: dict[str, int]
+    collected_top: list[tuple[str, int]]
 
     def text(self) -> str:
-        owners = ", ".join(f"{k} {v / 2**20:+.1f}" for k, v in sorted(self.by_owner.items(), key=lambda kv: -kv[1]))
-        files = ", ".join(f"{name} {size / 2**20:+.1f}" for name, size in self.top)
         return (
-            f"traced Python heap {self.traced_now / 2**20:.0f} MiB at the end; its growth over the last half, "
-            f"MiB, by owner: {owners}; largest files: {files}"
+            f"traced Python heap {self.traced_now / 2**20:.0f} MiB at the end; its growth over the last half, MiB, "
+            f"{_describe(self.by_owner, self.top)}; after a full collection: "
+            f"{_describe(self.collected_by_owner, self.collected_top)}"
         )
+
+
+def _describe(by_owner: dict[str, int], top: list[tuple[str, int]]) -> str:
+    owners = ", ".join(f"{k} {v / 2**20:+.1f}" for k, v in sorted(by_owner.items(), key=lambda kv: -kv[1]))
+    files = ", ".join(f"{name} {size / 2**20:+.1f}" for name, size in top)
+    return f"by owner: {owners}; largest files: {files}"
 
 
 class Tracer:
@@ -67,6 +77,11 @@ class Tracer:
     def report(self, top: int = 8) -> Growth:
         end = _snapshot()
         traced = tracemalloc.get_traced_memory()[0]
+        gc.collect()
+        collected = _snapshot()
+        return Growth(*self._compare(end, top), traced, *self._compare(collected, top))
+
+    def _compare(self, end: tracemalloc.Snapshot, top: int) -> tuple[dict[str, int], list[tuple[str, int]]]:
         diffs = end.compare_to(self._mark, "filename") if self._mark is not None else []
         by_owner: dict[str, int] = {}
         files: list[tuple[str, int]] = []
@@ -75,7 +90,7 @@ class Tracer:
             by_owner[owner(name)] = by_owner.get(owner(name), 0) + diff.size_diff
             files.append((_short(name), diff.size_diff))
         files.sort(key=lambda item: -item[1])
-        return Growth(by_owner, files[:top], traced)
+        return by_owner, files[:top]
 
 
 def _snapshot() -> tracemalloc.Snapshot:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 
@@ -33,3 +34,23 @@ def test_growth_after_the_mark_is_given_to_the_file_that_allocated_it() -> None:
     name, size = growth.top[0]
     assert name == os.path.join("tests", "support", "test_heapgrowth.py") and size >= 2 * 2**20
     assert "tests +2." in growth.text()
+    assert growth.collected_by_owner["tests"] >= 2 * 2**20  # still held by ``held``, not garbage
+
+
+def test_what_only_reference_cycles_hold_is_gone_after_the_full_collection() -> None:
+    tracer = heapgrowth.Tracer()
+    tracer.start()
+    gc.disable()  # the collector runs in ``report`` only, not on its own between the two snapshots
+    try:
+        tracer.mark()
+        cycles = []
+        for _ in range(512):  # 2 MiB of garbage that only cycles hold
+            node: list[object] = [bytearray(4096)]
+            node.append(node)
+            cycles.append(node)
+        del cycles, node
+        growth = tracer.report()
+    finally:
+        gc.enable()
+        tracer.stop()
+    assert growth.collected_by_owner.get("tests", 0) < 2**20 <= growth.by_owner["tests"]
