@@ -14,6 +14,7 @@ carried out: like client-go's rest client, the request is sent again after that 
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
@@ -23,7 +24,7 @@ import orjson
 from bridge import errors
 from bridge.k8s import kubeconfigs
 
-__all__ = ["JSON_PATCH", "MERGE", "STRATEGIC", "TRANSPORT_ERRORS", "Client"]
+__all__ = ["JSON_PATCH", "MERGE", "STRATEGIC", "TRANSPORT_ERRORS", "Client", "cleanup_closed"]
 
 MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
@@ -35,6 +36,16 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (aiohttp.ClientError, OSErro
 # client-go's rest client: at most 10 retries of an answer with Retry-After, each wait capped.
 RETRIES = 10
 RETRY_AFTER_CAP = 10.0
+
+
+def cleanup_closed(version: tuple[int, ...] = tuple(sys.version_info[:3])) -> bool:
+    """Whether the connector must abort the sockets of the TLS connections it closes (aiohttp's
+    ``enable_cleanup_closed``, by aiohttp's own rule). Before CPython 3.12.8, and in 3.13.0, asyncio
+    keeps a closed TLS connection whose peer never completes the TLS shutdown (a proxy cut off, a
+    reset mid-close) with its 256 KiB read buffer for good (cpython#118960); 3.11.1 to 3.11.3 leak
+    through that very clean-up instead (cpython#98539), so there it stays off."""
+    needed = (3, 13, 0) <= version < (3, 13, 1) or version < (3, 12, 8)
+    return needed and not (3, 11, 1) <= version < (3, 11, 4)
 
 
 def _loads(data: bytes) -> Any:
@@ -100,7 +111,11 @@ class Client:
 
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None:
-            connector = aiohttp.TCPConnector(ssl=self._ssl if self._ssl is not None else False, limit=self._connections)
+            connector = aiohttp.TCPConnector(
+                ssl=self._ssl if self._ssl is not None else False,
+                limit=self._connections,
+                enable_cleanup_closed=self._ssl is not None and cleanup_closed(),
+            )
             self._session = aiohttp.ClientSession(
                 connector=connector, headers=self._headers, timeout=self._timeout, read_bufsize=_MAX_LINE
             )

@@ -1,4 +1,5 @@
-"""The client against a real HTTP server on loopback: which answers it sends again, and when."""
+"""The client against a real HTTP server on loopback: which answers it sends again, and when; and
+which Python versions need aiohttp to abort the TLS connections it closed."""
 
 from __future__ import annotations
 
@@ -99,3 +100,24 @@ def test_the_wait_is_the_one_the_server_asks_for() -> None:
 )
 def test_retry_after_is_read_as_seconds_and_capped(status: int, value: str, wait: float | None) -> None:
     assert client._retry_after(status, {"Retry-After": value}) == wait
+
+
+@pytest.mark.parametrize(
+    ("version", "needed"),
+    [
+        ((3, 11, 0), True),
+        ((3, 11, 2), False),  # the clean-up itself leaks there (Debian bookworm's Python)
+        ((3, 11, 3), False),
+        ((3, 11, 4), True),
+        ((3, 11, 7), True),
+        ((3, 12, 7), True),
+        ((3, 12, 8), False),  # asyncio fixed
+        ((3, 13, 0), True),
+        ((3, 13, 1), False),
+        ((3, 14, 0), False),
+    ],
+)
+def test_closed_tls_connections_are_aborted_only_where_asyncio_keeps_them(
+    version: tuple[int, int, int], needed: bool
+) -> None:
+    assert client.cleanup_closed(version) is needed
