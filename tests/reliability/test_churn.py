@@ -128,7 +128,7 @@ def fault(proxy: toxiproxy.Proxied, kind: str) -> Iterator[float]:
 
 @pytest.fixture(scope="module")
 def bed(
-    rlc: cluster.LocalCluster, rapi: k8s.ApiClient, proxy: toxiproxy.Proxied
+    tracer: heapgrowth.Tracer | None, rlc: cluster.LocalCluster, rapi: k8s.ApiClient, proxy: toxiproxy.Proxied
 ) -> Iterator[tuple[Clock, gangcheck.BindLog]]:
     for weight, name in enumerate(QUEUES, start=1):
         schedbed.queue(rapi, name, weight)
@@ -145,9 +145,10 @@ def bed(
             k8s.CustomObjectsApi(rapi).delete_cluster_custom_object(*apiserver.PG, "queues", name)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def tracer() -> Iterator[heapgrowth.Tracer | None]:
-    """Python allocations traced for the run when ``budget.TRACE_HEAP``; tracing ends with the test."""
+    """Python allocations traced when ``budget.TRACE_HEAP``, from before the bed starts (``bed``
+    asks for it first) to the end of the module."""
     if not budget.TRACE_HEAP:
         yield None
         return

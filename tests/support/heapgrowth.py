@@ -46,10 +46,12 @@ class Growth:
     traced_now: int
     collected_by_owner: dict[str, int]
     collected_top: list[tuple[str, int]]
+    overhead: int  # tracemalloc's own memory at the end (in RSS, not in the traced heap)
 
     def text(self) -> str:
         return (
-            f"traced Python heap {self.traced_now / 2**20:.0f} MiB at the end; its growth over the last half, MiB, "
+            f"traced Python heap {self.traced_now / 2**20:.0f} MiB at the end (the tracer's own memory "
+            f"{self.overhead / 2**20:.0f} MiB, in RSS); its growth over the last half, MiB, "
             f"{_describe(self.by_owner, self.top)}; after a full collection: "
             f"{_describe(self.collected_by_owner, self.collected_top)}"
         )
@@ -62,8 +64,11 @@ def _describe(by_owner: dict[str, int], top: list[tuple[str, int]]) -> str:
 
 
 class Tracer:
+    """Start it before what it is to watch is made: memory allocated before ``start`` is not traced,
+    so a connection or cache entry made earlier and replaced later would look like growth."""
+
     def __init__(self) -> None:
-        self._mark: tracemalloc.Snapshot | None = None
+        self._mark: dict[str, int] = {}
 
     def start(self) -> None:
         tracemalloc.start(1)
@@ -72,25 +77,30 @@ class Tracer:
         tracemalloc.stop()
 
     def mark(self) -> None:
-        self._mark = _snapshot()
+        self._mark = _by_file()  # sizes only: a whole snapshot held to the end would weigh on RSS
 
     def report(self, top: int = 8) -> Growth:
-        end = _snapshot()
+        end = _by_file()
         traced = tracemalloc.get_traced_memory()[0]
         gc.collect()
-        collected = _snapshot()
-        return Growth(*self._compare(end, top), traced, *self._compare(collected, top))
+        collected = _by_file()
+        return Growth(
+            *self._compare(end, top), traced, *self._compare(collected, top), tracemalloc.get_tracemalloc_memory()
+        )
 
-    def _compare(self, end: tracemalloc.Snapshot, top: int) -> tuple[dict[str, int], list[tuple[str, int]]]:
-        diffs = end.compare_to(self._mark, "filename") if self._mark is not None else []
+    def _compare(self, end: dict[str, int], top: int) -> tuple[dict[str, int], list[tuple[str, int]]]:
         by_owner: dict[str, int] = {}
         files: list[tuple[str, int]] = []
-        for diff in diffs:
-            name = diff.traceback[0].filename
-            by_owner[owner(name)] = by_owner.get(owner(name), 0) + diff.size_diff
-            files.append((_short(name), diff.size_diff))
+        for name in end.keys() | self._mark.keys():
+            diff = end.get(name, 0) - self._mark.get(name, 0)
+            by_owner[owner(name)] = by_owner.get(owner(name), 0) + diff
+            files.append((_short(name), diff))
         files.sort(key=lambda item: -item[1])
         return by_owner, files[:top]
+
+
+def _by_file() -> dict[str, int]:
+    return {stat.traceback[0].filename: stat.size for stat in _snapshot().statistics("filename")}
 
 
 def _snapshot() -> tracemalloc.Snapshot:
