@@ -24,6 +24,7 @@ test's own records, libraries): what RSS alone cannot tell apart.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import random
 import resource
@@ -91,6 +92,17 @@ def flat(rss: list[tuple[float, float]], span: float) -> tuple[bool, float]:
     last = [m for s, m in rss if s >= span * 3 / 4]
     growth = median(last) - median(second)
     return bool(second and last) and growth <= RSS_SLOPE * span / 2 + RSS_SLACK, growth
+
+
+def forget_captured_logs() -> None:
+    """Empty what pytest's log capture keeps of the run so far (its handlers on the root logger:
+    every record, with its exception's traceback, so its frames and the buffers their locals hold).
+    Ten minutes of faults are thousands of warnings: kept, they would be the harness's memory
+    growth, not the bridge's, whose records are written and dropped."""
+    for handler in logging.getLogger().handlers:
+        records = getattr(handler, "records", None)
+        if isinstance(records, list) and callable(getattr(handler, "clear", None)):
+            handler.clear()
 
 
 def clean_up(api: k8s.ApiClient, ns: str, book: ledger.Ledger, plain: set[str]) -> None:
@@ -211,6 +223,7 @@ def test_r25_churn_with_random_faults_loses_nothing(
         now = time.monotonic()
         if now >= next_probe:
             clean_up(rapi, rns, book, {f"{rns}/{g}" for g in gangs})
+            forget_captured_logs()
             next_probe = time.monotonic() + PROBE
         if fault_ends and now >= fault_ends:
             stack.close()
