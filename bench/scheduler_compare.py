@@ -19,6 +19,8 @@ from compare import contenders, report, workloads
 from vbridge.commands import scheduler as command
 from vbridge.localcluster import binaries
 
+PRESETS = {"small": (0.1, 0.1), "default": (1.0, 1.0), "scale": (5.0, 10.0)}
+
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -50,8 +52,8 @@ def main() -> None:
     p.add_argument("--keep-logs", action="store_true", help="keep a failed run's cluster folder and logs")
     p.add_argument("-v", "--verbose", action="store_true")
     args = p.parse_args()
-    # Issue 17's size is 5× the nodes and 10× the pods (scheduler_perf's 5,000 nodes and 50,000 pods).
-    nodes_preset, pods_preset = (0.1, 0.1) if args.small else ((5.0, 10.0) if args.scale else (1.0, 1.0))
+    # (nodes, pods) against the defaults; issue 17's size is scheduler_perf's 5,000 nodes and 50,000 pods.
+    nodes_preset, pods_preset = PRESETS["small" if args.small else "scale" if args.scale else "default"]
     args.nodes = args.nodes or int(1000 * nodes_preset)
     gangs = args.gangs if args.gangs is not None else int(500 * pods_preset)
     singles = args.singles if args.singles is not None else int(5000 * pods_preset)

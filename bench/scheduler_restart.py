@@ -86,16 +86,9 @@ async def list_floor(api: client.Client) -> tuple[float, float]:
     """Seconds and MB of one list of every pod from the apiserver's watch cache (``resourceVersion=0``,
     as informers and our cache list at start), nothing decoded: what any scheduler waits for before
     its first safe bind (it must know what is bound where), whatever it does with the answer."""
-    size = 0
-
-    def count(data: bytes) -> dict[str, object]:
-        nonlocal size
-        size = len(data)
-        return {}
-
     t0 = time.perf_counter()
-    await api.request("GET", "/api/v1/pods", params={"resourceVersion": "0"}, decode=count)
-    return time.perf_counter() - t0, size / 2**20
+    page = await api.request("GET", "/api/v1/pods", params={"resourceVersion": "0"}, decode=lambda d: {"size": len(d)})
+    return time.perf_counter() - t0, page["size"] / 2**20
 
 
 async def measure(run: Run, lc: cluster.LocalCluster, args: argparse.Namespace, bins: binaries.Binaries) -> None:

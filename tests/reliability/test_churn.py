@@ -164,12 +164,8 @@ def tracer() -> Iterator[heapgrowth.Tracer | None]:
     if not budget.TRACE_HEAP:
         yield None
         return
-    traced = heapgrowth.Tracer()
-    traced.start()
-    try:
+    with heapgrowth.traced() as traced:
         yield traced
-    finally:
-        traced.stop()
 
 
 def submit_job(api: k8s.ApiClient, ns: str, name: str, queue: str) -> float:

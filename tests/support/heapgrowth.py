@@ -2,22 +2,24 @@
 who made them, so a rise in RSS can be told apart as the product's, the test's own records, a
 library's, or not Python's at all (the allocator's arenas, native buffers).
 
-``Tracer.start()`` begins tracing (one frame per allocation: cheap enough for a ten-minute run);
-``mark()`` takes the baseline snapshot (the churn run's half-way point); ``report()`` compares the
+``with traced() as tracer:`` traces for the block (one frame per allocation: cheap enough for a
+ten-minute run); ``mark()`` takes the baseline snapshot (the churn run's half-way point); ``report()`` compares the
 live allocations at the end with the baseline, by source file, and sums them by ``owner``, once as
 the run left them and once after a full collection (memory only reference cycles held is
-garbage awaiting the collector, not a leak); ``stop()`` ends tracing.
+garbage awaiting the collector, not a leak).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import os
 import sysconfig
 import tracemalloc
+from collections.abc import Iterator
 
-__all__ = ["Growth", "Tracer", "owner"]
+__all__ = ["Growth", "Tracer", "owner", "traced"]
 
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _PRODUCT = ("bridge", "scheduler", "webhooks", "vbridge", "podgroup_templates")
@@ -70,12 +72,6 @@ class Tracer:
     def __init__(self) -> None:
         self._mark: dict[str, int] = {}
 
-    def start(self) -> None:
-        tracemalloc.start(1)
-
-    def stop(self) -> None:
-        tracemalloc.stop()
-
     def mark(self) -> None:
         self._mark = _by_file()  # sizes only: a whole snapshot held to the end would weigh on RSS
 
@@ -97,6 +93,16 @@ class Tracer:
             files.append((_short(name), diff))
         files.sort(key=lambda item: -item[1])
         return by_owner, files[:top]
+
+
+@contextlib.contextmanager
+def traced() -> Iterator[Tracer]:
+    """Python allocations traced for the block; its ``Tracer`` marks and reports."""
+    tracemalloc.start(1)
+    try:
+        yield Tracer()
+    finally:
+        tracemalloc.stop()
 
 
 def _by_file() -> dict[str, int]:

@@ -21,14 +21,10 @@ def test_files_are_owned_by_the_product_the_tests_a_library_or_the_standard_libr
 
 
 def test_growth_after_the_mark_is_given_to_the_file_that_allocated_it() -> None:
-    tracer = heapgrowth.Tracer()
-    tracer.start()
-    try:
+    with heapgrowth.traced() as tracer:
         tracer.mark()
         held = [bytearray(1024) for _ in range(2048)]  # 2 MiB allocated here, after the mark
         growth = tracer.report()
-    finally:
-        tracer.stop()
     assert len(held) == 2048
     assert growth.by_owner["tests"] >= 2 * 2**20
     name, size = growth.top[0]
@@ -38,19 +34,17 @@ def test_growth_after_the_mark_is_given_to_the_file_that_allocated_it() -> None:
 
 
 def test_what_only_reference_cycles_hold_is_gone_after_the_full_collection() -> None:
-    tracer = heapgrowth.Tracer()
-    tracer.start()
     gc.disable()  # the collector runs in ``report`` only, not on its own between the two snapshots
     try:
-        tracer.mark()
-        cycles = []
-        for _ in range(512):  # 2 MiB of garbage that only cycles hold
-            node: list[object] = [bytearray(4096)]
-            node.append(node)
-            cycles.append(node)
-        del cycles, node
-        growth = tracer.report()
+        with heapgrowth.traced() as tracer:
+            tracer.mark()
+            cycles = []
+            for _ in range(512):  # 2 MiB of garbage that only cycles hold
+                node: list[object] = [bytearray(4096)]
+                node.append(node)
+                cycles.append(node)
+            del cycles, node
+            growth = tracer.report()
     finally:
         gc.enable()
-        tracer.stop()
     assert growth.collected_by_owner.get("tests", 0) < 2**20 <= growth.by_owner["tests"]
