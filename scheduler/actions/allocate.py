@@ -190,7 +190,9 @@ def _allocate_topological(
     node by its own hostname anti-affinity goes in one batch first (``Placer.place_apart``), with
     the choices the loop below would make, and the loop takes over where the batch stops; a run
     its own required pod affinity holds in one domain takes the best rows there by node score
-    alone (``Placer.together``, ``place_within``), as the domain checks and scores would choose.
+    alone (``Placer.together``), as the domain checks and scores would choose: as many as the
+    queue lets through in one step (``Placer.place_many_within``), then one by one
+    (``place_within``).
 
     On the fast paths the queue is asked once how many allocations in a row it lets through
     (``Tiers.allocatable_count``): that many allocations pass ``allocatable`` without asking
@@ -211,7 +213,17 @@ def _allocate_topological(
     fast = ssn.config.fast_paths and bool(run)
     held = placer.together(run) if fast else None
     retry = fast and held is None
-    for task in run:
+    i = 0
+    while i < len(run):
+        if held is not None and allowed > 0:  # the next copies in one step, as the loop below places them
+            rows = placer.place_many_within(run[i], held, min(allowed, len(run) - i))
+            if rows:
+                stmt.allocate_many(run[i : i + len(rows)], rows)
+                i += len(rows)
+                allowed -= len(rows)
+                continue
+        task = run[i]
+        i += 1
         inside = placer.place_within(task, held) if held is not None else None
         choice = (placement.ALLOCATE, inside) if inside is not None else placer.place(task)
         if choice is None:

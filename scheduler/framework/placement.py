@@ -27,7 +27,7 @@ over every row (a few array operations on the session's per-domain counts), and 
 never batches it: each placed copy changes where the next may go. Two kinds of run are known
 in advance all the same: one kept a pod per node by its own hostname anti-affinity
 (``place_apart``, see ``apart``) and one its own pod affinity holds in one domain
-(``together`` and ``place_within``, see ``together``).
+(``together``, then ``place_many_within`` and ``place_within``, see ``together``).
 """
 
 from __future__ import annotations
@@ -112,19 +112,29 @@ class Placer:
         if rank is None or rank.stale():
             rank = entry.ranking = ranking.Ranking(len(self.rows))
             rank.rebuild(entry.on_idle)
-        best = rank.take(count)
-        if not best:
-            return []
         mask = rank.mask
-        order = [key & mask for key in best]
-        rows = np.fromiter(order, dtype=np.intp, count=len(best))
-        ahead = _Lookahead(self, task, entry, rows, max(1, min(count, 4 * count // len(best) + 1)))
+        best = [key & mask for key in rank.take(count)]
+        return self._copies(task, entry, best, count) if best else []
+
+    def place_many_within(self, task: snapshot.Task, rows: npt.NDArray[np.bool_], count: int) -> list[int]:
+        """``place_within`` then allocate, up to ``count`` times in one step (``place_many``'s
+        choices with only ``rows`` open: see ``together``); stops where no row of them fits."""
+        entry = self._entry(task)
+        best = apart.best_rows(entry.on_idle, rows, count) if count > 0 else []
+        return self._copies(task, entry, best, count) if best else []
+
+    def _copies(self, task: snapshot.Task, entry: _Entry, order: list[int], count: int) -> list[int]:
+        """Rows for ``count`` copies of ``task`` given the best rows that fit, best first (by
+        score, then row): an untouched row is only picked once every better untouched row has
+        been, so only these can be; their scores after more copies merge in one heap."""
+        rows = np.fromiter(order, dtype=np.intp, count=len(order))
+        ahead = _Lookahead(self, task, entry, rows, max(1, min(count, 4 * count // len(order) + 1)))
         scores = entry.on_idle[rows].tolist()
-        if len(best) == count and count > 1 and ahead.second_below(scores[-1]):
+        if len(order) == count and count > 1 and ahead.second_below(scores[-1]):
             # No row's second copy scores as high as the last row's first: one copy per row,
             # best first (what the merge below would pick, without its loop).
             return order
-        # best is in (-score, row) order, so with the index appended it is already a heap.
+        # order is by (-score, row), so with the index appended it is already a heap.
         heap = [(-score, row, i) for i, (score, row) in enumerate(zip(scores, order, strict=True))]
         picks: list[int] = []
         while heap and len(picks) < count:

@@ -17,7 +17,8 @@ known in advance until the run leaves z:
   not move, so a part that is the same on every feasible row stays so as rows drop out.
 
 So the next copies each go to the best row by node score among ``within`` (z's rows that
-passed the domain checks): ``Placer.place_within``. The check that the score is 0 is made on
+passed the domain checks): ``Placer.place_within``, or several at once as ``place_many``
+places them (``Placer.place_many_within``). The check that the score is 0 is made on
 the first look (``Placer.together``); what keeps it 0 is the rule above.
 """
 

@@ -80,20 +80,23 @@ class InterPod:
         parts += [(t.topology_key, c, float(HARD_WEIGHT)) for t, c in held.get(topology.REQUIRED_AFFINITY, ())]
         parts += [(t.topology_key, c, float(t.weight)) for t, c in held.get(topology.PREFERRED_AFFINITY, ())]
         parts += [(t.topology_key, c, -float(t.weight)) for t, c in held.get(topology.PREFERRED_ANTI, ())]
-        raw = self._weighted(parts)
-        if raw is None:
+        by_key = self._by_key(parts)
+        if not by_key:
             return None
-        low = float(raw.min(where=feasible, initial=np.inf))
-        high = float(raw.max(where=feasible, initial=-np.inf))
-        if high <= low:
-            return np.zeros(self.rows)
-        scaled: Scores = np.subtract(raw, low)  # then in place: 100 × ((s − min) / (max − min)), as Go, truncated
-        scaled /= high - low
-        scaled *= 100.0
-        np.trunc(scaled, out=scaled)
-        if weight != 1:
-            scaled *= weight
-        return scaled
+        if len(by_key) == 1:
+            ((key, sums),) = by_key.items()
+            if not self.topo.identity(key):
+                # One key with domains wider than a node: each row's raw score is its domain's,
+                # so the extremes over the feasible rows are those over the domains they are in,
+                # and the scaling is done per domain, then spread over the rows (same values).
+                ids, size = self.topo.ids(key)
+                present = np.zeros(size + 1, dtype=bool)
+                present[ids[feasible]] = True
+                scaled = _scaled(sums, sums[present], weight)
+                return np.zeros(self.rows) if scaled is None else self.topo.per_row(scaled, key)
+        raw = self._weighted(by_key)
+        scaled = _scaled(raw, raw[feasible], weight)
+        return np.zeros(self.rows) if scaled is None else scaled
 
     def _counted(self, task: snapshot.Task, which: str) -> Counted:
         found = self._own.get((task.shape, which))
@@ -130,11 +133,13 @@ class InterPod:
             ok = clear if ok is None else ok & clear
         return np.ones(self.rows, dtype=bool) if ok is None else ok
 
-    def _weighted(self, parts: Counted) -> Scores | None:
+    def _weighted(self, by_key: dict[str, Scores]) -> Scores:
+        """Σ over the keys of each row's domain sum (``by_key`` not empty)."""
         raw: Scores | None = None
-        for key, sums in self._by_key(parts).items():
+        for key, sums in by_key.items():
             part = self.topo.per_row(sums, key)
             raw = part if raw is None else raw + part
+        assert raw is not None
         return raw
 
     def _affinity(self, task: snapshot.Task) -> Mask:
@@ -154,3 +159,20 @@ class InterPod:
             ok = here if ok is None else ok & here
         assert ok is not None
         return ok
+
+
+def _scaled(raw: Scores, feasible: Scores, weight: float) -> Scores | None:
+    """100 × ((s − min) / (max − min)) over ``raw``, min and max over the ``feasible`` values, as
+    Go: truncated, times ``weight``; None when max ≤ min (every feasible score 0). A new array."""
+    if not len(feasible):
+        return None
+    low, high = float(feasible.min()), float(feasible.max())
+    if high <= low:
+        return None
+    scaled: Scores = np.subtract(raw, low)  # then in place
+    scaled /= high - low
+    scaled *= 100.0
+    np.trunc(scaled, out=scaled)
+    if weight != 1:
+        scaled *= weight
+    return scaled

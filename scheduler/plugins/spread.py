@@ -111,6 +111,19 @@ class Spreading:
         scored = feasible & keyed
         if not scored.any():
             return np.zeros(len(self.nodes))
+        (c, *others) = constraints
+        if not others and c.topology_key == podspec.HOSTNAME and _counts(c):
+            out = self._host_only(c, scored)
+        else:
+            out = self._scaled(self._raw(placement, constraints, scored), scored)
+        if not keyed.all():
+            out *= keyed  # nodes without every key are not scored (0)
+        if weight != 1:
+            out *= weight
+        return out
+
+    def _raw(self, placement: podspec.Placement, constraints: list[podspec.Spread], scored: Mask) -> Scores:
+        """Each row's summed, rounded score before scaling (a fresh array)."""
         total: Scores | None = None  # a fresh array: changed in place below
         for c in constraints:
             ids, size = self.topo.ids(c.topology_key)
@@ -125,20 +138,43 @@ class Spreading:
             total = part if total is None else np.add(total, part, out=total)
         assert total is not None
         total += 0.5
-        raw = np.floor(total, out=total)  # Go's math.Round: these are never negative
+        return np.floor(total, out=total)  # Go's math.Round: these are never negative
+
+    @staticmethod
+    def _scaled(raw: Scores, scored: Mask) -> Scores:
+        """NormalizeScore over the scored rows, in place."""
         low = float(raw.min(where=scored, initial=np.inf))
         high = max(float(raw.max(where=scored, initial=0.0)), 0.0)
-        if high:  # 100 × (max + min − s) / max in Go's int64 division: exact here, whole numbers
-            raw *= -100.0
-            raw += 100.0 * (high + low)
-            raw /= high
-            out = np.floor(raw, out=raw)
-        else:
-            out = np.full(len(raw), 100.0)
-        if not keyed.all():
-            out *= keyed  # nodes without every key are not scored (0)
-        if weight != 1:
-            out *= weight
+        if not high:
+            return np.full(len(raw), 100.0)
+        raw *= -100.0  # 100 × (max + min − s) / max in Go's int64 division: exact here, whole numbers
+        raw += 100.0 * (high + low)
+        raw /= high
+        return np.floor(raw, out=raw)
+
+    def _host_only(self, c: podspec.Spread, scored: Mask) -> Scores:
+        """``_scaled(_raw(...))`` for one constraint on the hostname: every row without a counted
+        pod has the same raw score, so only the rows with one are worked out one by one (the same
+        float operations, in the same order, on each value)."""
+        counts = self._count(c).rows
+        domains = int(np.count_nonzero(scored))  # the feasible nodes, each a domain
+        spread_over = math.log(domains + 2)
+        base = float(math.floor(0.0 * spread_over + (c.max_skew - 1) + 0.5))
+        busy = (counts != 0).nonzero()[0]  # faster than flatnonzero on floats
+        values = counts[busy] * spread_over
+        values += c.max_skew - 1
+        values += 0.5
+        np.floor(values, out=values)
+        seen = values[scored[busy]]
+        extremes = [*seen.tolist(), *([base] if domains > len(seen) else [])]
+        low, high = min(extremes), max(max(extremes), 0.0)
+        if not high:
+            return np.full(len(counts), 100.0)
+        out = np.full(len(counts), float(math.floor((base * -100.0 + 100.0 * (high + low)) / high)))
+        values *= -100.0
+        values += 100.0 * (high + low)
+        values /= high
+        out[busy] = np.floor(values, out=values)
         return out
 
     def _count(self, c: podspec.Spread) -> topology.Count:

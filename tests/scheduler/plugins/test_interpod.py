@@ -6,14 +6,22 @@ explain tool must agree with every one (tests/scheduler/tools/test_explain_agree
 
 from __future__ import annotations
 
+import datetime
+import random
 from typing import Any
 
+import numpy as np
 import pytest
 
+from scheduler import configure
+from scheduler.api import building
+from scheduler.framework import session
+from scheduler.plugins import interpod
 from tests.builders import scheduler as b
 from tests.support import scenarios
 
-ZONE = "topology.kubernetes.io/zone"
+ZONE, HOST = "topology.kubernetes.io/zone", "kubernetes.io/hostname"
+NOW = datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC)
 # Two nodes in each of zones a, b and c: a1 a2 b1 b2 c1 c2.
 ZONED = [b.node(f"{z}{i}", labels={ZONE: z}) for z in "abc" for i in (1, 2)]
 
@@ -204,3 +212,59 @@ SCENARIOS = [
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_interpod(scenario: scenarios.Scenario) -> None:
     scenarios.assert_expected(scenario)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_preferred_scores_equal_a_count_over_every_row(seed: int) -> None:
+    """``InterPod.score`` (per domain when one key wider than a node is scored, per row
+    otherwise) equals the score counted pod by pod for each row, scaled over the feasible rows."""
+    rng = random.Random(seed)
+    nodes = [
+        b.node(f"n{i}", labels={ZONE: rng.choice("abcd")} if rng.random() < 0.8 else {})
+        for i in range(rng.randint(3, 12))
+    ]
+    placed = [
+        running(f"r{i}", rng.choice(nodes)["metadata"]["name"], rng.choice(("db", "web", "cache")))
+        for i in range(rng.randint(0, 30))
+    ]
+    keys = [ZONE] if seed % 2 else [ZONE, HOST]  # one key: the per-domain path; two: per row
+    weighted = [
+        {"weight": rng.randint(1, 100), "podAffinityTerm": term(rng.choice(("db", "web", "cache")), key)}
+        for key in keys
+    ]
+    kind = rng.choice((AFFINITY, ANTI))
+    spec = {"affinity": {kind: {"preferredDuringSchedulingIgnoredDuringExecution": weighted}}}
+    snap = building.build(
+        nodes=nodes, pods=[*placed, *gang(1, spec, app="new")], podgroups=[b.podgroup("pg")], queues=[b.queue()]
+    )
+    ssn = session.Session(snap, configure.default(), NOW)
+    task = snap.tasks["ns/pg-0"]
+    feasible = np.array([rng.random() < 0.7 for _ in nodes])
+    weight = rng.choice((1.0, 2.0))
+    got = interpod.InterPod(ssn).score(task, feasible, weight)
+
+    def domain(row: int, key: str) -> str | None:
+        return snap.nodes[row].labels.get(key)
+
+    row_of = {n.name: i for i, n in enumerate(snap.nodes)}
+    sign = 1 if kind == AFFINITY else -1
+    raw = np.zeros(len(nodes))
+    for row in range(len(nodes)):
+        for item in weighted:
+            key, app = (
+                item["podAffinityTerm"]["topologyKey"],
+                item["podAffinityTerm"]["labelSelector"]["matchLabels"]["app"],
+            )
+            here = domain(row, key)
+            near = [
+                p
+                for p in placed
+                if p["metadata"]["labels"]["app"] == app
+                and here is not None
+                and domain(row_of[p["spec"]["nodeName"]], key) == here
+            ]
+            raw[row] += sign * item["weight"] * len(near)
+    low, high = (raw[feasible].min(), raw[feasible].max()) if feasible.any() else (0.0, 0.0)
+    want = np.zeros(len(nodes)) if high <= low else np.trunc((raw - low) / (high - low) * 100.0) * weight
+    assert got is not None
+    assert got.tolist() == want.tolist()

@@ -6,15 +6,24 @@ one (tests/scheduler/tools/test_explain_agrees.py).
 
 from __future__ import annotations
 
+import datetime
+import math
+import random
 from typing import Any
 
+import numpy as np
 import pytest
 
+from scheduler import configure
+from scheduler.api import building
+from scheduler.framework import session
+from scheduler.plugins import spread as spread_plugin
 from tests.builders import scheduler as b
 from tests.support import scenarios
 
 ZONE = "topology.kubernetes.io/zone"
 HOST = "kubernetes.io/hostname"
+NOW = datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC)
 # Zone a has three nodes, zone b one: spreading by node would put three pods in a for one in b.
 UNEVEN = [*(b.node(f"a{i}", labels={ZONE: "a"}) for i in (1, 2, 3)), b.node("b1", labels={ZONE: "b"})]
 BINPACK = "tiers:\n- plugins: [{name: gang}]\n- plugins: [{name: predicates}, {name: binpack}]\n"
@@ -221,3 +230,36 @@ SCENARIOS = [
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.id)
 def test_spread(scenario: scenarios.Scenario) -> None:
     scenarios.assert_expected(scenario)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_hostname_score_equals_kube_schedulers_formula(seed: int) -> None:
+    """One ``ScheduleAnyway`` constraint on the hostname (scored from the rows with a counted pod
+    only): each row's score is kube-scheduler's, worked out here pod by pod."""
+    rng = random.Random(seed)
+    nodes = [b.node(f"n{i}", labels={ZONE: rng.choice("ab")}) for i in range(rng.randint(2, 12))]
+    placed = [
+        running(f"r{i}", rng.choice(nodes)["metadata"]["name"], labels={"app": rng.choice(("w", "v"))})
+        for i in range(rng.randint(0, 25))
+    ]
+    skew = rng.randint(1, 3)
+    snap = building.build(
+        nodes=nodes,
+        pods=[*placed, *gang(1, spread(HOST, skew, soft=True))],
+        podgroups=[b.podgroup("pg")],
+        queues=[b.queue()],
+    )
+    spreading = spread_plugin.Spreading(session.Session(snap, configure.default(), NOW))
+    for _ in range(5):
+        feasible = np.array([rng.random() < 0.6 for _ in nodes])
+        if not feasible.any():
+            continue
+        counted = [
+            sum(1 for p in placed if p["spec"]["nodeName"] == n.name and p["metadata"]["labels"]["app"] == "w")
+            for n in snap.nodes
+        ]
+        raw = [math.floor(c * math.log(int(feasible.sum()) + 2) + skew - 1 + 0.5) for c in counted]
+        low = min(r for r, f in zip(raw, feasible, strict=True) if f)
+        high = max(0, *(r for r, f in zip(raw, feasible, strict=True) if f))
+        want = [float((high + low - r) * 100 // high) if high else 100.0 for r in raw]
+        assert spreading.score(snap.tasks["ns/pg-0"], feasible, 1.0).tolist() == want
