@@ -216,7 +216,10 @@ def _allocate_topological(
     i = 0
     while i < len(run):
         if held is not None and allowed > 0:  # the next copies in one step, as the loop below places them
-            rows = placer.place_many_within(run[i], held, min(allowed, len(run) - i))
+            wanted = min(allowed, len(run) - i)
+            rows = placer.place_many_within(run[i], held, wanted)
+            if len(rows) < wanted:
+                held = None  # no row of the domain fits another copy: the rest go the long way
             if rows:
                 stmt.allocate_many(run[i : i + len(rows)], rows)
                 i += len(rows)

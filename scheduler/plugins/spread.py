@@ -126,19 +126,18 @@ class Spreading:
         """Each row's summed, rounded score before scaling (a fresh array)."""
         total: Scores | None = None  # a fresh array: changed in place below
         for c in constraints:
-            ids, size = self.topo.ids(c.topology_key)
             if c.topology_key == podspec.HOSTNAME:  # the node's own count; the feasible nodes as domains
                 counts = self._count(c).rows if _counts(c) else np.zeros(len(self.nodes))
-                part = counts * math.log(int(np.count_nonzero(scored)) + 2)
+                part = _on_hosts(counts, int(np.count_nonzero(scored)), c)
             else:
+                ids, size = self.topo.ids(c.topology_key)
                 found = int(np.count_nonzero(np.bincount(ids[scored], minlength=size + 1)[:size]))
                 sums = self._sums(c, self._eligible(placement, c), ids, size)
                 part = self.topo.per_row(sums * math.log(found + 2), c.topology_key)
-            part += c.max_skew - 1
+                part += c.max_skew - 1
             total = part if total is None else np.add(total, part, out=total)
         assert total is not None
-        total += 0.5
-        return np.floor(total, out=total)  # Go's math.Round: these are never negative
+        return _rounded(total)
 
     @staticmethod
     def _scaled(raw: Scores, scored: Mask) -> Scores:
@@ -153,28 +152,17 @@ class Spreading:
         return np.floor(raw, out=raw)
 
     def _host_only(self, c: podspec.Spread, scored: Mask) -> Scores:
-        """``_scaled(_raw(...))`` for one constraint on the hostname: every row without a counted
-        pod has the same raw score, so only the rows with one are worked out one by one (the same
-        float operations, in the same order, on each value)."""
+        """``_scaled(_raw(...))`` for one constraint on the hostname, worked out on the rows with a
+        counted pod plus one standing for all the others (their raw scores are alike), then
+        spread over the rows: the same operations on the same values."""
         counts = self._count(c).rows
-        domains = int(np.count_nonzero(scored))  # the feasible nodes, each a domain
-        spread_over = math.log(domains + 2)
-        base = float(math.floor(0.0 * spread_over + (c.max_skew - 1) + 0.5))
         busy = (counts != 0).nonzero()[0]  # faster than flatnonzero on floats
-        values = counts[busy] * spread_over
-        values += c.max_skew - 1
-        values += 0.5
-        np.floor(values, out=values)
-        seen = values[scored[busy]]
-        extremes = [*seen.tolist(), *([base] if domains > len(seen) else [])]
-        low, high = min(extremes), max(max(extremes), 0.0)
-        if not high:
-            return np.full(len(counts), 100.0)
-        out = np.full(len(counts), float(math.floor((base * -100.0 + 100.0 * (high + low)) / high)))
-        values *= -100.0
-        values += 100.0 * (high + low)
-        values /= high
-        out[busy] = np.floor(values, out=values)
+        domains, busy_scored = int(np.count_nonzero(scored)), scored[busy]
+        raw = _rounded(_on_hosts(np.concatenate(([0.0], counts[busy])), domains, c))
+        idle_scored = domains > int(np.count_nonzero(busy_scored))  # some scored row has no counted pod
+        scaled = self._scaled(raw, np.concatenate(([idle_scored], busy_scored)))
+        out = np.full(len(counts), scaled[0])
+        out[busy] = scaled[1:]
         return out
 
     def _count(self, c: podspec.Spread) -> topology.Count:
@@ -223,3 +211,16 @@ class Spreading:
 def _counts(c: podspec.Spread) -> bool:
     """Whether the constraint counts any pod: kube-scheduler counts none for an empty or null selector."""
     return c.pods.selector is not None and bool(c.pods.selector.requirements)
+
+
+def _on_hosts(counts: Scores, domains: int, c: podspec.Spread) -> Scores:
+    """A hostname constraint's part of the raw score, from each row's own count (a fresh array)."""
+    part = counts * math.log(domains + 2)
+    part += c.max_skew - 1
+    return part
+
+
+def _rounded(total: Scores) -> Scores:
+    """Go's math.Round, in place: these are never negative."""
+    total += 0.5
+    return np.floor(total, out=total)
