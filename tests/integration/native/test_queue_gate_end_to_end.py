@@ -60,9 +60,12 @@ def test_our_gate_admits_and_kube_scheduler_binds_the_gang_whole(api: k8s.ApiCli
     assert {p.spec.scheduler_name for p in pods} == {"default-scheduler"}
     assert {p.spec.scheduling_group.pod_group_name for p in pods} == {_group(api, "whole")["metadata"]["name"]}
     status = apiserver.eventually(
-        lambda: (s := _group(api, "whole").get("status") or {}).get("phase") == "Running" and s,
+        # The phase turns Running on the bound members; the count follows as the pods start.
+        lambda: (
+            (s := _group(api, "whole").get("status") or {}).get("phase") == "Running" and s.get("running") == 3 and s
+        ),
         timeout=60,
-        what="our PodGroup Running",
+        what="our PodGroup Running with its three pods",
     )
     assert status["running"] == 3
 
