@@ -22,6 +22,7 @@ from typing import Any
 
 from scheduler import configure, cycle
 from scheduler.api import building
+from vbridge.commands import scheduler as command
 
 NOW = datetime.datetime(2025, 1, 1, 1, tzinfo=datetime.UTC)
 SHAPES = [("500m", "1Gi"), ("1", "2Gi"), ("2", "4Gi"), ("4", "8Gi")]
@@ -194,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     if not 0 <= args.constrained <= 1:
         parser.error("--constrained must be between 0 and 1")
     share = args.constrained
+    gc.set_threshold(*command.GC_THRESHOLDS)  # as ``vbridge scheduler`` runs its cycles
 
     def sized(n: int) -> int:
         return max(10, round(n * args.size / 10) * 10)

@@ -201,7 +201,7 @@ def _allocate_topological(
     allowed = 0
     if ssn.config.fast_paths and job not in owed and (not owed or not ssn.holds.against(job).any()):
         allowed = plugins.allocatable_count(queue, run[0], len(run))
-        rows = placer.place_apart(run, allowed)
+        rows = placer.place_apart(run, allowed) or placer.place_counted(run, allowed)
         if rows:
             stmt.allocate_many(run[: len(rows)], rows)
             run = run[len(rows) :]

@@ -13,6 +13,9 @@
 - ``placement``: where one task or a run of alike tasks fits (predicates, scores, caches);
 - ``apart``: a gang kept one pod per node by its own hostname anti-affinity, placed in one step;
 - ``together``: a gang held in one domain by its own pod affinity, placed by node score there;
+- ``counted``: a gang whose one domain check is hard topology spread on its own pods, placed
+  in one step under a rule the plugin gives;
+- ``lookahead``: a task's scores on candidate rows after more copies (for the batched paths);
 - ``ranking``: integer ranking keys for nodes and jobs;
 - ``verdicts``: closing a session into its plan's conditions, counts and events.
 
@@ -24,7 +27,9 @@ layers above (``cycle``, ``configure``).
 __all__ = [
     "apart",
     "config",
+    "counted",
     "feasibility",
+    "lookahead",
     "placement",
     "plugin",
     "ranking",

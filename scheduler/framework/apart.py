@@ -23,12 +23,13 @@ import numpy.typing as npt
 from scheduler.api import podspec, snapshot
 from scheduler.framework import topology
 
-__all__ = ["best_rows", "eligible", "own_terms"]
+__all__ = ["best_rows", "eligible", "own_terms", "top_rows"]
 
 _TERMS = ("affinity", "anti_affinity", "preferred_affinity", "preferred_anti_affinity", "spread")
 
 Scores = npt.NDArray[np.float64]
 Mask = npt.NDArray[np.bool_]
+Rows = npt.NDArray[np.intp]
 
 
 def eligible(topo: topology.Topology, tasks: list[snapshot.Task]) -> bool:
@@ -61,7 +62,12 @@ def best_rows(scores: Scores, ok: Mask | None, count: int) -> list[int]:
     fits = scores > -np.inf
     if ok is not None:
         fits &= ok
-    rows = np.flatnonzero(fits)
+    picked: list[int] = top_rows(scores, np.flatnonzero(fits), count).tolist()
+    return picked
+
+
+def top_rows(scores: Scores, rows: Rows, count: int) -> Rows:
+    """The ``count`` best of ``rows`` (ascending) by score, then row, best first."""
     if len(rows) > count:
         values = scores[rows]
         cut = len(values) - count
@@ -70,5 +76,5 @@ def best_rows(scores: Scores, ok: Mask | None, count: int) -> list[int]:
         tied = rows[values == kth][: count - len(above)]  # the lowest rows among those tied
         rows = np.concatenate((above, tied))
     order = np.lexsort((rows, -scores[rows]))
-    picked: list[int] = rows[order].tolist()
-    return picked
+    chosen: Rows = rows[order]
+    return chosen

@@ -26,8 +26,9 @@ its entry for what is local to a row; on each ``place`` the domain checks and sc
 over every row (a few array operations on the session's per-domain counts), and ``place_many``
 never batches it: each placed copy changes where the next may go. Two kinds of run are known
 in advance all the same: one kept a pod per node by its own hostname anti-affinity
-(``place_apart``, see ``apart``) and one its own pod affinity holds in one domain
-(``together``, then ``place_many_within`` and ``place_within``, see ``together``).
+(``place_apart``, see ``apart``), one its own pod affinity holds in one domain
+(``together``, then ``place_many_within`` and ``place_within``, see ``together``), and one
+whose one domain check is hard topology spread on its own pods (``place_counted``, see ``counted``).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import resources, snapshot
-from scheduler.framework import apart, ranking, session, tiers, together
+from scheduler.framework import apart, counted, lookahead, ranking, session, tiers, together
 
 __all__ = ["ALLOCATE", "PIPELINE", "Placer"]
 
@@ -128,7 +129,9 @@ class Placer:
         score, then row): an untouched row is only picked once every better untouched row has
         been, so only these can be; their scores after more copies merge in one heap."""
         rows = np.fromiter(order, dtype=np.intp, count=len(order))
-        ahead = _Lookahead(self, task, entry, rows, max(1, min(count, 4 * count // len(order) + 1)))
+        ahead = lookahead.Lookahead(
+            self, task, entry.req, entry.floor, rows, max(1, min(count, 4 * count // len(order) + 1))
+        )
         scores = entry.on_idle[rows].tolist()
         if len(order) == count and count > 1 and ahead.second_below(scores[-1]):
             # No row's second copy scores as high as the last row's first: one copy per row,
@@ -161,6 +164,37 @@ class Placer:
         if self.plugins.domain_score(task, fits if ok is None else fits & ok) is not None:
             return []  # scored by domain too: each copy moves the next one's scores
         return apart.best_rows(entry.on_idle, ok, count)
+
+    def place_counted(self, tasks: list[snapshot.Task], count: int) -> list[int]:
+        """Rows for up to ``count`` of ``tasks`` (one run) whose one domain plugin gives a rule
+        that follows them (``Tiers.domain_rule``: hard topology spread on the run's own pods),
+        each allocated before the next is placed: ``place``'s choices one by one, see ``counted``.
+
+        Empty when the run does not qualify; stops at the first copy no idle node can take.
+        """
+        task = tasks[0]
+        if (
+            count <= 0
+            or not len(self.rows)
+            or any(t.namespace != task.namespace or t.labels != task.labels for t in tasks)
+        ):
+            return []
+        found = self.plugins.domain_rule(task)
+        if found is None:
+            return []
+        static, rule = found
+        entry = self._entry(task)
+        ok = None
+        for mask in static:
+            ok = mask if ok is None else ok & mask
+        scores = entry.on_idle if ok is None else np.where(ok, entry.on_idle, -np.inf)
+        ids, size = self.session.topology.ids(rule.key)
+
+        def ahead(rows: npt.NDArray[np.intp]) -> lookahead.Lookahead:
+            depth = max(1, min(count, 4 * count // max(1, len(rows)) + 1))
+            return lookahead.Lookahead(self, task, entry.req, entry.floor, rows, depth)
+
+        return counted.place(scores, ids, size, rule, count, ahead)
 
     def together(self, tasks: list[snapshot.Task]) -> npt.NDArray[np.bool_] | None:
         """The rows the run's next copies may take (``place_within``) when its required pod
@@ -273,7 +307,7 @@ class Placer:
     def _refresh(self, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp]) -> None:
         ssn = self.session
         checks = self.plugins.predicate(task, rows)
-        on_idle = _all(ssn.nodes.idle.take(rows, axis=0) >= entry.floor)
+        on_idle = lookahead.fit_all(ssn.nodes.idle.take(rows, axis=0) >= entry.floor)
         if checks or not self._all_ready:
             ok = self.ready[rows]
             for _, mask in checks:
@@ -325,7 +359,7 @@ class Placer:
             return
         rows = np.flatnonzero(entry.future_due)
         entry.future_due = None
-        fits = entry.ok[rows] & _all(self.session.nodes.future.take(rows, axis=0) >= entry.floor)
+        fits = entry.ok[rows] & lookahead.fit_all(self.session.nodes.future.take(rows, axis=0) >= entry.floor)
         entry.on_future[rows] = np.where(fits, entry.score[rows], -np.inf)
 
     def explain(self, task: snapshot.Task) -> str:
@@ -342,58 +376,3 @@ class Placer:
             counts[label] += int((ssn.nodes.future[:, col] < req[col]).sum())
         parts = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()) if n)
         return f"0/{len(self.rows)} nodes are available: {parts or 'no nodes'}."
-
-
-def _all(checks: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-    """Rows whose every column holds (``.all(axis=1)`` without its Python-level wrapper)."""
-    result: npt.NDArray[np.bool_] = np.logical_and.reduce(checks, axis=1)
-    return result
-
-
-class _Lookahead:
-    """Scores of candidate rows after 1, 2, … more copies of one task, computed in chunks."""
-
-    def __init__(
-        self, placer: Placer, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp], depth: int
-    ) -> None:
-        self.placer, self.task = placer, task
-        self.req, self.floor = entry.req, entry.floor
-        self.taken = [0] * len(rows)
-        self.rows = rows
-        self.depth = depth
-        self.scores: list[list[float | None]] = []  # filled on first need (a lone copy needs none)
-
-    def second_below(self, bound: float) -> bool:
-        """Every row's score for a second copy is below ``bound`` (or that copy does not fit)."""
-        if not self.scores:
-            self._fill(None, 1, self.depth)
-        return all(line[0] is None or line[0] < bound for line in self.scores)
-
-    def after(self, i: int, wanted: int) -> float | None:
-        """Row ``i`` took one more copy: its score for the next one, None if that does not fit."""
-        self.taken[i] += 1
-        taken = self.taken[i]
-        if not wanted:
-            return None
-        if not self.scores:
-            self._fill(None, 1, self.depth)
-        if taken > len(self.scores[i]):
-            # Past the look-ahead (big gangs on few rows): double it, for this row alone.
-            self._fill(i, taken, min(wanted, 2 * taken))
-        return self.scores[i][taken - 1]
-
-    def _fill(self, which: int | None, start: int, depth: int) -> None:
-        """Scores after ``start`` … ``start + depth - 1`` more copies, for row ``which`` or all."""
-        ssn = self.placer.session
-        chosen = self.rows if which is None else self.rows[which : which + 1]
-        rows = np.repeat(chosen, depth)
-        extra = self.placer.steps(start, depth, len(chosen))
-        taken = self.placer.taken(self.task, self.req, start, depth, len(chosen))
-        fits = _all(ssn.nodes.idle.take(rows, axis=0) - taken >= self.floor)
-        # Plain floats, None where the copy does not fit: the merge loop then stays in Python.
-        scores = self.placer.plugins.node_score(self.task, rows, extra).tolist()
-        values: list[float | None] = [s if f else None for s, f in zip(scores, fits.tolist(), strict=True)]
-        if which is None:
-            self.scores = [values[n * depth : (n + 1) * depth] for n in range(len(chosen))]
-        else:
-            self.scores[which] += values

@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import plan, snapshot
-from scheduler.framework import config
+from scheduler.framework import config, counted
 
 if TYPE_CHECKING:
     from scheduler.framework import session
@@ -123,6 +123,12 @@ class Plugin:
     def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, Mask]]:
         """(reason, passes) per check that depends on the pods in each row's topology domains, over every row."""
         return []
+
+    def domain_rule(self, task: snapshot.Task) -> tuple[list[Mask], counted.Rule] | None:
+        """This plugin's ``domain_predicate`` split into masks that copies of ``task`` placed one
+        after another do not change and one ``counted.Rule`` that follows them, when it can be
+        (then a run of such copies is placed in one step, see ``framework.counted``); else None."""
+        return None
 
     def domain_score(self, task: snapshot.Task, feasible: Mask) -> Scores | None:
         """Scores over every row that depend on the pods in its topology domains; ``feasible``:

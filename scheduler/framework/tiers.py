@@ -7,6 +7,7 @@
   the first that does); overused: any yes;
 - predicates, static and domain predicates: AND; node and domain scores: sum; topological: any
   (and only the plugins that say a task is topological are asked for its domain hooks);
+  domain_rule: the plugin's when it is the task's only domain plugin;
 - victims: intersected within a tier; the first tier with an opinion decides, none → none
   (``every_tier=True``, for gangreclaim: intersected over every tier with an opinion);
 - preemptive: AND of the plugins' ``preemptive``, or of ``allocatable`` for a plugin without it;
@@ -32,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from scheduler.api import snapshot
-from scheduler.framework import config, session
+from scheduler.framework import config, counted, session
 from scheduler.framework import plugin as base
 
 __all__ = ["SWITCHES", "Registry", "Tiers"]
@@ -208,6 +209,12 @@ class Tiers:
 
     def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
         return [check for p in self._domain_plugins(task) for check in p.domain_predicate(task)]
+
+    def domain_rule(self, task: snapshot.Task) -> tuple[list[base.Mask], counted.Rule] | None:
+        """The one domain plugin's ``domain_rule`` when the task has one such plugin (so no other
+        domain check or score), else None."""
+        plugins = self._domain_plugins(task)
+        return plugins[0].domain_rule(task) if len(plugins) == 1 else None
 
     def domain_score(self, task: snapshot.Task, feasible: base.Mask) -> base.Scores | None:
         total: base.Scores | None = None

@@ -24,7 +24,7 @@ import numpy as np
 
 from scheduler import errors
 from scheduler.api import podspec, snapshot
-from scheduler.framework import config, session
+from scheduler.framework import config, counted, session
 from scheduler.framework import plugin as base
 from scheduler.plugins import interpod, spread
 
@@ -81,6 +81,15 @@ class Predicates(base.Plugin):
         if self._spread_on and self._spread.topological(task, hard=True):
             out += self._spread.checks(task)
         return out
+
+    def domain_rule(self, task: snapshot.Task) -> tuple[list[base.Mask], counted.Rule] | None:
+        p = task.placement
+        if not self._spread_on or p.affinity or p.anti_affinity or p.preferred_affinity or p.preferred_anti_affinity:
+            return None
+        rule = self._spread.rule(task)
+        if rule is None:
+            return None
+        return [mask for _, mask in self._interpod.checks(task)] if self._pod_affinity else [], rule
 
     def static_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
         placement = task.placement

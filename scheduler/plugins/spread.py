@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import podspec, snapshot
-from scheduler.framework import session, topology
+from scheduler.framework import counted, session, topology
 
 __all__ = ["MISSING", "SKEW", "Spreading"]
 
@@ -53,6 +53,7 @@ class _Domains:
     all_keyed: bool  # every row with the key is eligible: the session's own domain sums apply
     present: Mask  # per domain: some eligible row is in it
     count: int  # how many are
+    eligible: Mask  # per row
 
 
 class Spreading:
@@ -91,16 +92,25 @@ class Spreading:
                 continue
             domains = self._eligible(placement, c)
             ids, size = self.topo.ids(c.topology_key)
-            sums = self._sums(c, domains, ids, size)
-            low = float(sums[:size][domains.present].min()) if domains.count else MAX_COUNT
-            if domains.count < c.min_domains:
-                low = 0.0
-            own = 1 if c.pods.matches(task.namespace, task.labels) else 0
-            allowed = sums <= c.max_skew + low - own  # per domain
-            allowed[size] = True  # no key: refused statically, not counted twice
+            own = c.pods.matches(task.namespace, task.labels)
+            allowed = _allowed(c, domains, self._sums(c, domains, ids, size), size, own)
             here = self.topo.per_row(allowed, c.topology_key)
             ok = here if ok is None else ok & here
         return [(SKEW, np.ones(len(self.nodes), dtype=bool) if ok is None else ok)]
+
+    def rule(self, task: snapshot.Task) -> _Rule | None:
+        """``checks`` replayed copy by copy (``framework.counted``) when the task's one constraint
+        is ``DoNotSchedule``, counts the task itself, and its key has few domains, wider than a node."""
+        if len(task.placement.spread) != 1:
+            return None
+        (c,) = task.placement.spread
+        if not (c.hard and _counts(c) and c.pods.matches(task.namespace, task.labels)):
+            return None
+        ids, size = self.topo.ids(c.topology_key)
+        if size > counted.MAX_DOMAINS or self.topo.identity(c.topology_key):
+            return None
+        domains = self._eligible(task.placement, c)
+        return _Rule(c, domains, self._sums(c, domains, ids, size).copy(), ids, size)
 
     def score(self, task: snapshot.Task, feasible: Mask, weight: float) -> Scores | None:
         placement = task.placement
@@ -204,8 +214,36 @@ class Spreading:
             rows = np.flatnonzero(eligible)
             present = np.bincount(ids[rows], minlength=size + 1)[:size] > 0
             all_keyed = bool(np.array_equal(eligible, ids != size))
-            found = self._domains[cache] = _Domains(rows, ids[rows], all_keyed, present, int(present.sum()))
+            found = _Domains(rows, ids[rows], all_keyed, present, int(present.sum()), eligible)
+            self._domains[cache] = found
         return found
+
+
+class _Rule:
+    """One ``DoNotSchedule`` constraint's check for a run's next copy (``counted.Rule``), from the
+    counts when the run starts plus one per copy placed on an eligible row (the run matches it)."""
+
+    def __init__(self, c: podspec.Spread, domains: _Domains, sums: Scores, ids: Ids, size: int) -> None:
+        self.key = c.topology_key
+        self._c, self._domains, self._sums, self._ids, self._size = c, domains, sums, ids, size
+
+    def allowed(self) -> Mask:
+        return _allowed(self._c, self._domains, self._sums, self._size, own=True)
+
+    def add(self, row: int) -> None:
+        if self._domains.eligible[row]:
+            self._sums[self._ids[row]] += 1
+
+
+def _allowed(c: podspec.Spread, domains: _Domains, sums: Scores, size: int, own: bool) -> Mask:
+    """Per domain (``sums``: its matching pods, size + 1 entries): whether one more pod there (one
+    the selector matches when ``own``) keeps the skew within ``maxSkew``."""
+    low = float(sums[:size][domains.present].min()) if domains.count else MAX_COUNT
+    if domains.count < c.min_domains:
+        low = 0.0
+    allowed: Mask = sums <= c.max_skew + low - (1 if own else 0)
+    allowed[size] = True  # no key: refused statically, not counted twice
+    return allowed
 
 
 def _counts(c: podspec.Spread) -> bool:

@@ -9,7 +9,7 @@ from typing import Any
 
 from scheduler import configure, cycle
 from scheduler.api import building, snapshot
-from scheduler.framework import placement, session
+from scheduler.framework import placement, session, statement
 from tests.builders import scheduler as b
 from tests.support import scenarios
 
@@ -66,3 +66,61 @@ def runs(
             run = ssn.pending_of(key)
             if run and plugins.topological(run[0]):
                 yield seed, ssn, placer, run
+
+
+def gang_pods(r: random.Random, app: str, size: int, spec: dict[str, Any], apart: bool) -> list[dict[str, Any]]:
+    """``size`` pending pods of gang ``app`` alike (one random request), labelled app=<app>; each
+    with a label of its own too when ``apart`` (then they are not a run the batches take)."""
+    cpu, memory = r.choice(["500m", "1", "2"]), r.choice(["512Mi", "1Gi", "2Gi"])
+    return [
+        b.pod(
+            f"{app}-p{k}",
+            group=app,
+            cpu=cpu,
+            memory=memory,
+            labels={"app": app, **({"k": str(k)} if apart else {})},
+            spec=spec,
+        )
+        for k in range(size)
+    ]
+
+
+Batch = Callable[[placement.Placer, list[snapshot.Task]], list[int] | None]
+
+
+def batched_against_one_by_one(workload: Workload, seeds: range, batch: Batch) -> tuple[int, int]:
+    """For each topological run of each seed, in one open session: ``batch(placer, run)`` must give
+    the rows ``place`` + allocate one at a time give and stop only where no idle node takes the
+    next copy, or nothing when the run does not qualify (``batch`` returns None then). Half the
+    runs are left placed (later runs see them). (copies batched, runs refused)."""
+    batched = refused = 0
+    for seed, ssn, placer, run in runs(workload, seeds):
+        rows = batch(placer, run)
+        if rows is None:
+            refused += 1
+            continue
+        stmt = statement.Statement(ssn)
+        stmt.allocate_many(run[: len(rows)], rows)
+        after = [placer.place(task, pipeline=False) for task in run[len(rows) : len(rows) + 1]]
+        assert after in ([], [None])  # it stopped only where no idle node takes the next copy
+        stmt.discard()
+        assert rows == one_by_one(placer, stmt, run)
+        batched += len(rows)
+        if len(run) > len(rows) or seed % 2:
+            stmt.discard()
+        else:
+            stmt.commit()
+    return batched, refused
+
+
+def one_by_one(placer: placement.Placer, stmt: statement.Statement, run: list[snapshot.Task]) -> list[int]:
+    """Rows ``place`` picks in turn, each allocated before the next; stops where a batch must
+    (at the first copy no idle node takes)."""
+    rows = []
+    for task in run:
+        choice = placer.place(task, pipeline=False)
+        if choice is None:
+            break
+        stmt.allocate(task.key, choice[1])
+        rows.append(choice[1])
+    return rows

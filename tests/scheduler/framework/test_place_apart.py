@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from scheduler.api import snapshot
-from scheduler.framework import apart, placement, statement
+from scheduler.framework import apart, placement
 from tests.builders import scheduler as b
 from tests.scheduler.framework import seeded
 
@@ -60,39 +60,18 @@ def _workload(seed: int) -> dict[str, Any]:
     return {"nodes": nodes, "pods": pods, "podgroups": groups, "queues": seeded.queues(r)}
 
 
-def _one_by_one(placer: placement.Placer, stmt: statement.Statement, run: list[snapshot.Task]) -> list[int]:
-    """Rows ``place`` picks in turn, each allocated before the next; stops where ``place_apart`` must."""
-    rows = []
-    for task in run:
-        choice = placer.place(task, pipeline=False)
-        if choice is None:
-            break
-        stmt.allocate(task.key, choice[1])
-        rows.append(choice[1])
+def _apart(placer: placement.Placer, run: list[snapshot.Task]) -> list[int] | None:
+    rows = placer.place_apart(run, len(run))
+    if not apart.eligible(placer.session.topology, run):
+        assert rows == []
+        return None
+    assert len(set(rows)) == len(rows)
     return rows
 
 
 @pytest.mark.parametrize("seeds", CHUNKS)
 def test_place_apart_equals_placing_one_at_a_time(seeds: range) -> None:
-    batched = refused = 0
-    for seed, ssn, placer, run in seeded.runs(_workload, seeds):
-        rows = placer.place_apart(run, len(run))
-        if not apart.eligible(ssn.topology, run):
-            assert rows == []
-            refused += 1
-            continue
-        stmt = statement.Statement(ssn)
-        stmt.allocate_many(run[: len(rows)], rows)
-        after = [placer.place(task, pipeline=False) for task in run[len(rows) : len(rows) + 1]]
-        assert after in ([], [None])  # it stopped only where no idle node takes the next copy
-        stmt.discard()
-        assert rows == _one_by_one(placer, stmt, run)
-        assert len(set(rows)) == len(rows)
-        batched += len(rows)
-        if len(run) > len(rows) or seed % 2:
-            stmt.discard()  # leave it placed half the time: later gangs see it
-        else:
-            stmt.commit()
+    batched, refused = seeded.batched_against_one_by_one(_workload, seeds, _apart)
     assert batched > 300 and refused > 5  # both ways taken
 
 

@@ -45,10 +45,7 @@ def _workload(seed: int) -> dict[str, Any]:
             spec["affinity"]["podAntiAffinity"] = {seeded.REQUIRED: [seeded.term(f"g{r.randrange(7)}", seeded.HOST)]}
         elif 0.15 <= x < 0.2:
             spec = {}
-        cpu, memory = r.choice(["500m", "1", "2"]), r.choice(["512Mi", "1Gi", "2Gi"])
-        for k in range(size):
-            labels = {"app": app, **({"k": str(k)} if x > 0.95 else {})}
-            pods.append(b.pod(f"{app}-p{k}", group=app, cpu=cpu, memory=memory, labels=labels, spec=spec))
+        pods += seeded.gang_pods(r, app, size, spec, apart=x > 0.95)
         for k in range(r.choice([0, 0, 1, 2])):  # running pods the gang's affinity matches
             on = f"n{r.randrange(count):02d}"
             pods.append(b.pod(f"{app}-r{k}", group=None, node=on, labels={"app": app}, scheduler="x"))

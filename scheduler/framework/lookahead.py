@@ -1,0 +1,84 @@
+"""Scores of a task's candidate rows after 1, 2, … more copies, for ``placement.Placer``. Pure.
+
+``Lookahead`` computes them in chunks, on first need (a lone copy needs none): for the rows a
+gang's copies can go to (``Placer._copies``), or for one row at a time (``next_score``).
+Amounts are whole numbers in float64, so ``idle − n × request`` equals the session's own
+running subtraction after n allocations bit for bit, and so do the scores computed from it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from scheduler.api import snapshot
+
+if TYPE_CHECKING:
+    from scheduler.framework import placement
+
+__all__ = ["Lookahead", "fit_all"]
+
+Vector = npt.NDArray[np.float64]
+
+
+def fit_all(checks: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+    """Rows whose every column holds (``.all(axis=1)`` without its Python-level wrapper)."""
+    result: npt.NDArray[np.bool_] = np.logical_and.reduce(checks, axis=1)
+    return result
+
+
+class Lookahead:
+    """Scores of candidate rows after 1, 2, … more copies of one task, computed in chunks."""
+
+    def __init__(
+        self,
+        placer: placement.Placer,
+        task: snapshot.Task,
+        req: Vector,
+        floor: Vector,
+        rows: npt.NDArray[np.intp],
+        depth: int,
+    ) -> None:
+        self.placer, self.task = placer, task
+        self.req, self.floor = req, floor
+        self.taken = [0] * len(rows)
+        self.rows = rows
+        self.depth = depth
+        self.scores: list[list[float | None]] = []  # filled on first need (a lone copy needs none)
+
+    def second_below(self, bound: float) -> bool:
+        """Every row's score for a second copy is below ``bound`` (or that copy does not fit)."""
+        if not self.scores:
+            self._fill(None, 1, self.depth)
+        return all(line[0] is None or line[0] < bound for line in self.scores)
+
+    def after(self, i: int, wanted: int) -> float | None:
+        """Row ``i`` took one more copy: its score for the next one, None if that does not fit."""
+        self.taken[i] += 1
+        taken = self.taken[i]
+        if not wanted:
+            return None
+        if not self.scores:
+            self._fill(None, 1, self.depth)
+        if taken > len(self.scores[i]):
+            # Past the look-ahead (big gangs on few rows): double it, for this row alone.
+            self._fill(i, taken, min(wanted, 2 * taken))
+        return self.scores[i][taken - 1]
+
+    def _fill(self, which: int | None, start: int, depth: int) -> None:
+        """Scores after ``start`` … ``start + depth - 1`` more copies, for row ``which`` or all."""
+        ssn = self.placer.session
+        chosen = self.rows if which is None else self.rows[which : which + 1]
+        rows = np.repeat(chosen, depth)
+        extra = self.placer.steps(start, depth, len(chosen))
+        taken = self.placer.taken(self.task, self.req, start, depth, len(chosen))
+        fits = fit_all(ssn.nodes.idle.take(rows, axis=0) - taken >= self.floor)
+        # Plain floats, None where the copy does not fit: the merge loop then stays in Python.
+        scores = self.placer.plugins.node_score(self.task, rows, extra).tolist()
+        values: list[float | None] = [s if f else None for s, f in zip(scores, fits.tolist(), strict=True)]
+        if which is None:
+            self.scores = [values[n * depth : (n + 1) * depth] for n in range(len(chosen))]
+        else:
+            self.scores[which] += values
