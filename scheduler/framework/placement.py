@@ -163,6 +163,11 @@ class Placer:
         fits = entry.on_idle > -np.inf
         if self.plugins.domain_score(task, fits if ok is None else fits & ok) is not None:
             return []  # scored by domain too: each copy moves the next one's scores
+        rank = entry.ranking  # the same order, when place_many keeps one for the entry
+        if ok is not None and rank is not None and not rank.stale():
+            keys = rank.take_where(count, ok, limit=4 * count + 64)
+            if keys is not None:
+                return [key & rank.mask for key in keys]
         return apart.best_rows(entry.on_idle, ok, count)
 
     def place_counted(self, tasks: list[snapshot.Task], count: int) -> list[int]:

@@ -84,6 +84,28 @@ class Ranking:
         self.lent = best
         return best
 
+    def take_where(self, count: int, ok: npt.NDArray[np.bool_], limit: int) -> list[int] | None:
+        """``take`` among the rows where ``ok`` holds: the ``count`` best live keys of those, best
+        first; the live keys passed over are lent too. None (nothing lent) when more than
+        ``limit`` had to be passed over: the caller looks another way."""
+        heap, current, mask = self.heap, self.current, self.mask
+        best: list[int] = []
+        passed: list[int] = []
+        pop = heapq.heappop
+        while heap and len(best) < count and len(passed) <= limit:
+            key = pop(heap)
+            row = key & mask
+            if current[row] == key:
+                (best if ok[row] else passed).append(key)
+                current[row] = None  # taken: a duplicate of this key is now stale
+        self.lent = best + passed
+        for key in self.lent:
+            current[key & mask] = key
+        if len(passed) > limit:
+            self.restore(set())
+            return None
+        return best
+
     def restore(self, changed: set[int]) -> None:
         """Put lent keys back, except those of ``changed`` rows (their new keys get pushed)."""
         heap, mask = self.heap, self.mask

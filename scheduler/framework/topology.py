@@ -138,8 +138,11 @@ class Topology:
         sums = count.domains.get(key)
         if sums is None:
             ids, size = self.ids(key)
-            found: Array = np.bincount(ids, weights=count.rows, minlength=size + 1).astype(np.float64)
-            found[size] = 0
+            if key in self._identity:  # a domain per row, in row order: the rows' own counts
+                found: Array = np.append(count.rows, 0.0)
+            else:
+                found = np.bincount(ids, weights=count.rows, minlength=size + 1).astype(np.float64)
+                found[size] = 0
             sums = count.domains[key] = found
         return sums
 

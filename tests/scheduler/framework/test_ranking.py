@@ -56,3 +56,38 @@ def test_random_updates_take_what_a_full_sort_would() -> None:
         fitting = [r for r in range(size) if scores[r] is not None]
         expected = sorted(fitting, key=lambda r: (-(scores[r] or 0.0), r))[:count]
         assert [rank.row(k) for k in rank.take(count)] == expected
+
+
+def _take_where(order: list[int], ok: list[bool], count: int, limit: int) -> list[int] | None:
+    """What ``take_where`` must answer, walking the rows best first."""
+    best: list[int] = []
+    passed = 0
+    for row in order:
+        if len(best) == count or passed > limit:
+            break
+        if ok[row]:
+            best.append(row)
+        else:
+            passed += 1
+    return None if passed > limit else best
+
+
+def test_take_where_takes_the_best_passing_rows_and_lends_the_rest_back() -> None:
+    rng = random.Random(11)
+    gave_up = took = 0
+    for _ in range(300):
+        n = rng.randint(1, 60)
+        scores = np.array([rng.choice([-np.inf, 1.0, 2.0, rng.uniform(0, 10)]) for _ in range(n)])
+        ok = [rng.random() < 0.6 for _ in range(n)]
+        count, limit = rng.randint(1, 12), rng.randint(0, 8)
+        rank = ranking.Ranking(n)
+        rank.rebuild(scores)
+        order = sorted((row for row in range(n) if scores[row] > -np.inf), key=lambda row: (-scores[row], row))
+        keys = rank.take_where(count, np.array(ok), limit)
+        expected = _take_where(order, ok, count, limit)
+        assert (None if keys is None else [rank.row(k) for k in keys]) == expected
+        gave_up += keys is None
+        took += keys is not None
+        rank.restore(set())
+        assert [rank.row(k) for k in rank.take(n)] == order  # nothing lost, nothing doubled
+    assert gave_up > 20 and took > 100
