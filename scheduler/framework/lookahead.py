@@ -1,7 +1,8 @@
 """Scores of a task's candidate rows after 1, 2, … more copies, for ``placement.Placer``. Pure.
 
-``Lookahead`` computes them in chunks, on first need (a lone copy needs none): for the rows a
-gang's copies can go to (``Placer._copies``), or for one row at a time (``next_score``).
+``Lookahead`` computes them in chunks, on first need, for the rows a gang's copies can go to
+(``Placer._copies``, ``Placer.place_counted``); a second copy's score is kept per row with the
+first (``Placer._refresh``), so a gang spread one copy per row needs none of this.
 Amounts are whole numbers in float64, so ``idle − n × request`` equals the session's own
 running subtraction after n allocations bit for bit, and so do the scores computed from it.
 """
@@ -47,12 +48,6 @@ class Lookahead:
         self.rows = rows
         self.depth = depth
         self.scores: list[list[float | None]] = []  # filled on first need (a lone copy needs none)
-
-    def second_below(self, bound: float) -> bool:
-        """Every row's score for a second copy is below ``bound`` (or that copy does not fit)."""
-        if not self.scores:
-            self._fill(None, 1, self.depth)
-        return all(line[0] is None or line[0] < bound for line in self.scores)
 
     def after(self, i: int, wanted: int) -> float | None:
         """Row ``i`` took one more copy: its score for the next one, None if that does not fit."""

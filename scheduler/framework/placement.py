@@ -11,9 +11,9 @@ hundredth identical pod costs one row, not one full scan.
 ``place`` and allocating after each: only the ``count`` best rows can be chosen (an untouched
 row is only picked once every better untouched row has been), so their scores after 1, 2…
 more copies are computed in one vectorised call and the picks are a heap merge over them;
-when no row's second copy would beat the last row's first (a spread gang), the picks are
-simply those rows, best first. The best rows come from a per-shape ``ranking.Ranking``.
-
+when no row's second copy would beat the last row's first (a spread gang: each refresh scores
+a second copy with the first, ``_Entry.second``), the picks are simply those rows, best first.
+The best rows come from a per-shape ``ranking.Ranking``.
 Entries are keyed by what the row-local hooks read (``Plugin.predicate``, ``Plugin.node_score``):
 the request and the node selection (nodeSelector, node affinity, tolerations, the topology
 keys of required pod affinity and hard spread constraints), not the pod terms' selectors, so
@@ -24,7 +24,7 @@ may be pipelined (``place``): the batched path never reads it.
 A topological task (pod affinity, anti-affinity, topology spread: ``Tiers.topological``) keeps
 its entry for what is local to a row; on each ``place`` the domain checks and scores are added
 over every row (a few array operations on the session's per-domain counts), and ``place_many``
-never batches it: each placed copy changes where the next may go. Two kinds of run are known
+never batches it: each placed copy changes where the next may go. Three kinds of run are known
 in advance all the same: one kept a pod per node by its own hostname anti-affinity
 (``place_apart``, see ``apart``), one its own pod affinity holds in one domain
 (``together``, then ``place_many_within`` and ``place_within``, see ``together``), and one
@@ -65,6 +65,9 @@ class _Entry:
     # dimensions the task asks for (a dimension it does not ask for may be overcommitted).
     req: Vector
     floor: Vector
+    # A second copy's score per row over a first (-inf where the two do not fit on idle or the
+    # row fails a predicate): scored with the first in one call, so a spread gang needs no look-ahead.
+    second: Scores
     ranking: ranking.Ranking | None = None  # rows that fit on idle, for place_many; built on first use
     future_due: npt.NDArray[np.bool_] | None = None  # rows refreshed since on_future last was
 
@@ -129,14 +132,13 @@ class Placer:
         score, then row): an untouched row is only picked once every better untouched row has
         been, so only these can be; their scores after more copies merge in one heap."""
         rows = np.fromiter(order, dtype=np.intp, count=len(order))
-        ahead = lookahead.Lookahead(
-            self, task, entry.req, entry.floor, rows, max(1, min(count, 4 * count // len(order) + 1))
-        )
         scores = entry.on_idle[rows].tolist()
-        if len(order) == count and count > 1 and ahead.second_below(scores[-1]):
+        if len(order) == count and count > 1 and bool((entry.second.take(rows) < scores[-1]).all()):
             # No row's second copy scores as high as the last row's first: one copy per row,
             # best first (what the merge below would pick, without its loop).
             return order
+        depth = max(1, min(count, 4 * count // len(order) + 1))
+        ahead = lookahead.Lookahead(self, task, entry.req, entry.floor, rows, depth)
         # order is by (-score, row), so with the index appended it is already a heap.
         heap = [(-score, row, i) for i, (score, row) in enumerate(zip(scores, order, strict=True))]
         picks: list[int] = []
@@ -293,7 +295,8 @@ class Placer:
             req = self.session.vector(task.request)
             floor = np.where(req > 0, req, -np.inf)
             empty = np.empty(size)
-            entry = _Entry(empty, empty.copy(), empty.copy(), np.empty(size, dtype=bool), len(changed), req, floor)
+            ok = np.empty(size, dtype=bool)
+            entry = _Entry(empty, empty.copy(), empty.copy(), ok, len(changed), req, floor, empty.copy())
             self._cache[key] = entry
             self._refresh(task, entry, self.rows)
             return entry
@@ -310,21 +313,27 @@ class Placer:
         return entry
 
     def _refresh(self, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp]) -> None:
-        ssn = self.session
+        ssn, n = self.session, len(rows)
         checks = self.plugins.predicate(task, rows)
-        on_idle = lookahead.fit_all(ssn.nodes.idle.take(rows, axis=0) >= entry.floor)
+        idle = ssn.nodes.idle.take(rows, axis=0)
+        # A first copy and a second (``Lookahead``'s operations, ``extra`` 0 then 1) in one go.
+        fits = lookahead.fit_all(np.concatenate((idle, idle - entry.req)) >= entry.floor)
+        on_idle, second = fits[:n], fits[n:]
         if checks or not self._all_ready:
             ok = self.ready[rows]
             for _, mask in checks:
                 ok &= mask
             on_idle &= ok
+            second &= ok
             entry.ok[rows] = ok
         else:
             entry.ok[rows] = True
         # Scored even where nothing fits (those rows are masked below). A row can fit on idle
         # but not on future idle (its room is pipelined to another gang): it keeps its score.
-        score = self.plugins.node_score(task, rows)
+        scores = self.plugins.node_score(task, np.concatenate((rows, rows)), self._firsts(n))
+        score = scores[:n]
         entry.score[rows] = score
+        entry.second[rows] = np.where(second, scores[n:], -np.inf)
         fresh = np.where(on_idle, score, -np.inf)
         entry.on_idle[rows] = fresh
         if entry.future_due is None:
@@ -337,6 +346,14 @@ class Placer:
             else:
                 keys = rank.keys(fresh, rows)
                 rank.update(rows.tolist(), [k if f else None for k, f in zip(keys, on_idle.tolist(), strict=True)])
+
+    def _firsts(self, n: int) -> npt.NDArray[np.float64]:
+        """n zeros then n ones: the copies already on each of ``rows`` twice over (cached)."""
+        key = (-1, 2, n)
+        found = self._steps.get(key)
+        if found is None:
+            found = self._steps[key] = np.repeat(np.array([0.0, 1.0]), n)
+        return found
 
     def steps(self, start: int, depth: int, times: int) -> npt.NDArray[np.float64]:
         """start, …, start + depth - 1, repeated ``times`` times (cached: the same few recur)."""
