@@ -330,10 +330,10 @@ class Placer:
             entry.ok[rows] = True
         # Scored even where nothing fits (those rows are masked below). A row can fit on idle
         # but not on future idle (its room is pipelined to another gang): it keeps its score.
-        scores = self.plugins.node_score(task, np.concatenate((rows, rows)), self._firsts(n))
-        score = scores[:n]
+        scores = self.plugins.node_score(task, np.repeat(rows, 2), self.steps(0, 2, n))
+        score = scores[0::2]
         entry.score[rows] = score
-        entry.second[rows] = np.where(second, scores[n:], -np.inf)
+        entry.second[rows] = np.where(second, scores[1::2], -np.inf)
         fresh = np.where(on_idle, score, -np.inf)
         entry.on_idle[rows] = fresh
         if entry.future_due is None:
@@ -346,14 +346,6 @@ class Placer:
             else:
                 keys = rank.keys(fresh, rows)
                 rank.update(rows.tolist(), [k if f else None for k, f in zip(keys, on_idle.tolist(), strict=True)])
-
-    def _firsts(self, n: int) -> npt.NDArray[np.float64]:
-        """n zeros then n ones: the copies already on each of ``rows`` twice over (cached)."""
-        key = (-1, 2, n)
-        found = self._steps.get(key)
-        if found is None:
-            found = self._steps[key] = np.repeat(np.array([0.0, 1.0]), n)
-        return found
 
     def steps(self, start: int, depth: int, times: int) -> npt.NDArray[np.float64]:
         """start, …, start + depth - 1, repeated ``times`` times (cached: the same few recur)."""
