@@ -28,6 +28,8 @@ when one plugin's keys are shared across queues (``shared_queue_order``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from scheduler.api import snapshot
@@ -225,6 +227,12 @@ def _allocate_topological(
                 i += len(rows)
                 allowed -= len(rows)
                 continue
+        elif fast and not retry and allowed > 0:  # the long way's choices, the entry read once
+            placed = placer.place_each(run[i : i + min(allowed, len(run) - i)], _allocating(stmt))
+            i += placed
+            allowed -= placed
+            if placed:
+                continue
         task = run[i]
         i += 1
         inside = placer.place_within(task, held) if held is not None else None
@@ -247,6 +255,13 @@ def _allocate_topological(
         else:
             stmt.pipeline(task.key, row)
             allowed, held, retry = 0, None, False  # the count was for allocations in a row
+
+
+def _allocating(stmt: statement.Statement) -> Callable[[snapshot.Task, int], None]:
+    def allocate(task: snapshot.Task, row: int) -> None:
+        stmt.allocate(task.key, row)
+
+    return allocate
 
 
 def _topological(plugins: tiers.Tiers, run: list[snapshot.Task]) -> bool:

@@ -36,6 +36,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import heapq
+from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -82,8 +83,7 @@ class Placer:
         self._cache: dict[int, _Entry] = {}  # by ``_local`` key
         self._local: dict[int, int] = {}  # Task.shape → its entry's key
         self._locals: dict[tuple[object, ...], int] = {}
-        self._steps: dict[tuple[int, int, int], npt.NDArray[np.float64]] = {}
-        self._taken: dict[tuple[int, int, int, int], npt.NDArray[np.float64]] = {}
+        self.copies = lookahead.Copies()
 
     def place(self, task: snapshot.Task, *, pipeline: bool = True) -> tuple[str, int] | None:
         """(ALLOCATE or PIPELINE, node row) for the best node, or None if none fits."""
@@ -202,6 +202,28 @@ class Placer:
             return lookahead.Lookahead(self, task, entry.req, entry.floor, rows, depth)
 
         return counted.place(scores, ids, size, rule, count, ahead)
+
+    def place_each(self, tasks: list[snapshot.Task], allocate: Callable[[snapshot.Task, int], None]) -> int:
+        """``place`` on idle then ``allocate`` for each of ``tasks`` (one run, alike in namespace and
+        labels), the entry read once: only the rows the run takes change, rescored as they go.
+        Stops at the first copy no idle row takes; how many it placed."""
+        task = tasks[0]
+        if any(t.namespace != task.namespace or t.labels != task.labels for t in tasks):
+            return 0
+        entry = self._entry(task)
+        scores = entry.on_idle.copy()
+        taken: set[int] = set()
+        for n, copy in enumerate(tasks):
+            row = self._best(task, scores, self._domain_ok(task))
+            if row is None:
+                return n
+            allocate(copy, row)
+            if row not in taken:  # the row as the entry last saw it, plus this copy
+                taken.add(row)
+                scores[row] = entry.second[row]
+            else:  # the session holds every copy placed so far: score the row as it is now
+                scores[row] = lookahead.score_now(self, task, entry.req, entry.floor, row)
+        return len(tasks)
 
     def together(self, tasks: list[snapshot.Task]) -> npt.NDArray[np.bool_] | None:
         """The rows the run's next copies may take (``place_within``) when its required pod
@@ -330,7 +352,7 @@ class Placer:
             entry.ok[rows] = True
         # Scored even where nothing fits (those rows are masked below). A row can fit on idle
         # but not on future idle (its room is pipelined to another gang): it keeps its score.
-        scores = self.plugins.node_score(task, np.repeat(rows, 2), self.steps(0, 2, n))
+        scores = self.plugins.node_score(task, np.repeat(rows, 2), self.copies.steps(0, 2, n))
         score = scores[0::2]
         entry.score[rows] = score
         entry.second[rows] = np.where(second, scores[1::2], -np.inf)
@@ -346,22 +368,6 @@ class Placer:
             else:
                 keys = rank.keys(fresh, rows)
                 rank.update(rows.tolist(), [k if f else None for k, f in zip(keys, on_idle.tolist(), strict=True)])
-
-    def steps(self, start: int, depth: int, times: int) -> npt.NDArray[np.float64]:
-        """start, …, start + depth - 1, repeated ``times`` times (cached: the same few recur)."""
-        key = (start, depth, times)
-        steps = self._steps.get(key)
-        if steps is None:
-            steps = self._steps[key] = np.tile(np.arange(start, start + depth, dtype=np.float64), times)
-        return steps
-
-    def taken(self, task: snapshot.Task, req: Vector, start: int, depth: int, times: int) -> npt.NDArray[np.float64]:
-        """``steps(start, depth, times)[:, None] * req``: what the extra copies take (cached)."""
-        key = (task.shape, start, depth, times)
-        taken = self._taken.get(key)
-        if taken is None:
-            taken = self._taken[key] = self.steps(start, depth, times)[:, None] * req
-        return taken
 
     def _future(self, entry: _Entry) -> None:
         """Bring ``on_future`` up to date for the rows refreshed since it last was.

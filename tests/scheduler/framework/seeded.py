@@ -88,6 +88,14 @@ def gang_pods(r: random.Random, app: str, size: int, spec: dict[str, Any], apart
 Batch = Callable[[placement.Placer, list[snapshot.Task]], list[int] | None]
 
 
+def check_batch(workload: Workload, seeds: range, batch: Batch, refused: int) -> None:
+    """``batched_against_one_by_one`` with over 300 copies batched and over ``refused`` runs left
+    to the long way (both ways taken), and each seed's plan the same with the fast paths off."""
+    batched, left = batched_against_one_by_one(workload, seeds, batch)
+    assert batched > 300 and left > refused
+    assert plans_bound(workload, seeds) > 300
+
+
 def batched_against_one_by_one(workload: Workload, seeds: range, batch: Batch) -> tuple[int, int]:
     """For each topological run of each seed, in one open session: ``batch(placer, run)`` must give
     the rows ``place`` + allocate one at a time give and stop only where no idle node takes the

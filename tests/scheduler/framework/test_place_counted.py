@@ -88,9 +88,7 @@ def _counted(placer: placement.Placer, run: list[snapshot.Task]) -> list[int] | 
 
 @pytest.mark.parametrize("seeds", CHUNKS)
 def test_batch_equals_one_at_a_time_and_cycle_plans_equal_without_it(seeds: range) -> None:
-    batched, refused = seeded.batched_against_one_by_one(_workload, seeds, _counted)
-    assert batched > 300 and refused > 20  # both ways taken
-    assert seeded.plans_bound(_workload, seeds) > 300
+    seeded.check_batch(_workload, seeds, _counted, refused=20)
 
 
 def test_rule_is_refused_past_the_domain_bound() -> None:
