@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import numpy.typing as npt
 
 from scheduler.api import snapshot
 from scheduler.framework import placement, session, statement, tiers
@@ -194,7 +195,9 @@ def _allocate_topological(
     its own required pod affinity holds in one domain takes the best rows there by node score
     alone (``Placer.together``), as the domain checks and scores would choose: as many as the
     queue lets through in one step (``Placer.place_many_within``), then one by one
-    (``place_within``).
+    (``place_within``); a run whose one domain check is hard spread on its own pods goes in one
+    batch (``Placer.place_counted``); any other run within what the queue lets through goes the
+    long way with the placement entry read once (``Placer.place_each``).
 
     On the fast paths the queue is asked once how many allocations in a row it lets through
     (``Tiers.allocatable_count``): that many allocations pass ``allocatable`` without asking
@@ -211,10 +214,12 @@ def _allocate_topological(
         if owed:
             allowed = 0  # held Spark capacity is checked task by task (``blocked``)
     # Rows a run held in one domain by its own pod affinity goes to (``Placer.together``): looked
-    # for before the first copy and once more after the first allocation.
+    # for once, after the first allocation (the long way picks the first copy's row as
+    # ``place_within`` would, so looking before it saves nothing: a domain the run's pods
+    # already hold is found as well after it).
     fast = ssn.config.fast_paths and bool(run)
-    held = placer.together(run) if fast else None
-    retry = fast and held is None
+    held: npt.NDArray[np.bool_] | None = None
+    retry = fast
     i = 0
     while i < len(run):
         if held is not None and allowed > 0:  # the next copies in one step, as the loop below places them
