@@ -78,6 +78,7 @@ class Topology:
         self._held: dict[tuple[str, podspec.PodTerm], Count] = {}
         self._held_by_label: dict[tuple[str, str], list[tuple[str, podspec.PodTerm]]] = {}
         self._held_unindexed: list[tuple[str, podspec.PodTerm]] = []
+        self._held_rows: dict[tuple[str, podspec.PodTerm], list[int]] = {}  # holders not yet counted
         # What a task matches depends on its namespace and labels only: memos by those, so a
         # gang's pods (labelled alike) look up once.
         self._memo: dict[tuple[object, ...], list[tuple[_Key, Count]]] = {}  # → the counts it is in
@@ -85,12 +86,18 @@ class Topology:
         self._held_memo: dict[tuple[object, ...], Mapping[str, list[tuple[podspec.PodTerm, Count]]]] = {}
         self._placed: dict[str, int] = {}  # tasks placed this cycle → row
         self._evicted: set[str] = set()
+        self._zeros: Array = np.zeros(len(snap.nodes))
+        self._zeros.flags.writeable = False
         self._pods_by_label: dict[tuple[str, str], list[int]] = {}
         self._indexed: set[str] = set()  # label keys ``_pods_by_label`` covers
         if not self.active:
             return
         tasks = snap.tasks
-        holders = [(row, placement) for row, placement in snap.placed_terms]
+        # The rows of the pods holding each placement's terms, by placement object: pods alike
+        # share one (``podfacts``), so each placement's terms are looked up once.
+        holders: dict[int, tuple[podspec.Placement, list[int]]] = {}
+        for row, placement in snap.placed_terms:
+            holders.setdefault(id(placement), (placement, []))[1].append(row)
         shapes: set[int] = set()  # equal shape, equal placement: registered once (a gang's pods alike)
         for key in cols.constrained:
             task = tasks[key]
@@ -98,12 +105,12 @@ class Topology:
                 continue
             shapes.add(task.shape)
             self._register_own(task.placement)
-            holders.append((-1, task.placement))  # pending: holds its terms once placed
-        for row, placement in holders:
+            holders.setdefault(id(task.placement), (task.placement, []))  # pending: holds its terms once placed
+        for placement, rows in holders.values():
             for role, term in _held_terms(placement):
-                count = self._held_count(role, term)
-                if row >= 0:
-                    count.rows[row] += 1
+                self._held_count(role, term)  # registered; counted on first read (most never are)
+                if rows:
+                    self._held_rows.setdefault((role, term), []).extend(rows)
 
     # --- domains ------------------------------------------------------------------------
     def ids(self, key: str) -> tuple[Ids, int]:
@@ -156,7 +163,7 @@ class Topology:
             for task_key, row in self._placed.items():  # registered late: this cycle's pods too
                 task = self.snapshot.tasks[task_key]
                 if _matches(key, task) and not (live and task_key in self._evicted):
-                    found.rows[row] += 1
+                    self._writable(found)[row] += 1
             self._memo.clear()
         return found
 
@@ -172,7 +179,7 @@ class Topology:
                 candidates += self._held_unindexed
                 for role, term in dict.fromkeys(candidates):
                     if term.pods.matches(task.namespace, task.labels):
-                        matched.setdefault(role, []).append((term, self._held[(role, term)]))
+                        matched.setdefault(role, []).append((term, self._held_count(role, term)))
             # Shared when empty: most tasks match no term, and keeping nothing for them spares the GC.
             found = self._held_memo[memo] = matched or _NO_HELD
         return found
@@ -216,7 +223,7 @@ class Topology:
             return
         at = np.array(rows, dtype=np.intp)
         for count in counts:
-            np.add.at(count.rows, at, delta)
+            np.add.at(self._writable(count), at, delta)
             for key, sums in count.domains.items():
                 ids, size = self._ids[key]
                 np.add.at(sums, ids[at], delta)
@@ -251,7 +258,7 @@ class Topology:
             self.count((spread.pods,), live=True)
 
     def _new_count(self, key: _Key) -> Count:
-        count = Count(np.zeros(len(self.snapshot.nodes)))
+        count = Count(self._zeros)
         self._counts[key] = count
         labels = _index_labels(key.selectors[0])
         if labels is None:
@@ -266,7 +273,7 @@ class Topology:
         for i in candidates:
             row, namespace, pod_labels, deleting = placed[i]
             if not (key.live and deleting) and all(s.matches(namespace, pod_labels) for s in key.selectors):
-                count.rows[row] += 1
+                self._writable(count)[row] += 1
         return count
 
     def _pod_index(self, keys: Iterable[str]) -> dict[tuple[str, str], list[int]]:
@@ -283,9 +290,15 @@ class Topology:
         return index
 
     def _held_count(self, role: str, term: podspec.PodTerm) -> Count:
+        """The pods holding ``term`` in ``role`` per row and domain: registered on first sight,
+        the snapshot's holders counted on first read."""
         count = self._held.get((role, term))
+        rows = self._held_rows.pop((role, term), None) if self._held_rows else None
+        if rows:
+            assert count is not None
+            np.add.at(self._writable(count), np.array(rows, dtype=np.intp), 1)
         if count is None:
-            count = self._held[(role, term)] = Count(np.zeros(len(self.snapshot.nodes)))
+            count = self._held[(role, term)] = Count(self._zeros)
             labels = _index_labels(term.pods)
             if labels is None:
                 self._held_unindexed.append((role, term))
@@ -313,8 +326,15 @@ class Topology:
             own = self._own[task.shape] = [self._held_count(role, term) for role, term in _held_terms(task.placement)]
         return own
 
+    def _writable(self, count: Count) -> Array:
+        """``count.rows``, an array of its own from its first change on (every count starts on
+        one shared read-only array of zeros: most never change, and a write to it would raise)."""
+        if count.rows is self._zeros:
+            count.rows = np.zeros(len(self._zeros))
+        return count.rows
+
     def _bump(self, count: Count, row: int, delta: int) -> None:
-        count.rows[row] += delta
+        self._writable(count)[row] += delta
         for key, sums in count.domains.items():
             ids, size = self._ids[key]
             domain = ids[row]
