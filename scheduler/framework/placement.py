@@ -191,10 +191,7 @@ class Placer:
             return []
         static, rule = found
         entry = self._entry(task)
-        ok = None
-        for mask in static:
-            ok = mask if ok is None else ok & mask
-        scores = entry.on_idle if ok is None else np.where(ok, entry.on_idle, -np.inf)
+        scores = np.where(np.logical_and.reduce(static), entry.on_idle, -np.inf) if static else entry.on_idle
         ids, size = self.session.topology.ids(rule.key)
 
         def ahead(rows: npt.NDArray[np.intp]) -> lookahead.Lookahead:
@@ -289,7 +286,9 @@ class Placer:
         if not fits.any():
             return None
         extra = self.plugins.domain_score(task, fits)
-        total = np.where(fits, scores if extra is None else scores + extra, -np.inf)
+        total = scores if extra is None else scores + extra  # -inf stays -inf where nothing fits
+        if ok is not None:
+            total = np.where(fits, total, -np.inf)
         return int(total.argmax())
 
     def _key(self, task: snapshot.Task) -> int:
