@@ -219,7 +219,7 @@ def _allocate_topological(
     # already hold is found as well after it).
     fast = ssn.config.fast_paths and bool(run)
     held: npt.NDArray[np.bool_] | None = None
-    retry = fast
+    retry = each = fast
     i = 0
     while i < len(run):
         if held is not None and allowed > 0:  # the next copies in one step, as the loop below places them
@@ -232,10 +232,12 @@ def _allocate_topological(
                 i += len(rows)
                 allowed -= len(rows)
                 continue
-        elif fast and not retry and allowed > 0:  # the long way's choices, the entry read once
-            placed = placer.place_each(run[i : i + min(allowed, len(run) - i)], _allocating(stmt))
+        elif each and not retry and allowed > 0:  # the long way's choices, the entry read once
+            wanted = min(allowed, len(run) - i)
+            placed = placer.place_each(run[i : i + wanted], _allocating(stmt))
             i += placed
             allowed -= placed
+            each = placed == wanted  # stopped short: no idle row takes the next copy (the long way goes on)
             if placed:
                 continue
         task = run[i]

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 
 from scheduler.actions import allocate
+from scheduler.api import snapshot
+from scheduler.framework import placement
 from tests.builders import scheduler as b
 from tests.support import scenarios
 
@@ -211,3 +213,32 @@ def test_runs_of_lone_tasks_equal_job_by_job(chunk: int, lone_run: int, monkeypa
     for (data, conf), expected in zip(cases, fast, strict=True):
         assert scenarios.schedule(data, conf, fast_paths=False) == expected
     assert not calls  # the reference path never takes a run
+
+
+def test_a_topological_run_goes_the_long_way_once_no_idle_row_takes_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``place_each`` takes the copies that fit and is not asked again for the ones left: each
+    of those would be one more look at every row for nothing (the long way refuses them)."""
+    term = {"weight": 10, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "g"}}, "topologyKey": "zone"}}
+    spec = {"affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [term]}}}
+    taint = {"key": "t", "value": "x", "effect": "NoSchedule"}
+    data = {
+        # The tainted nodes count in the queue's share (so it lets more through) but take no pod.
+        "nodes": [
+            b.node(f"n{i}", cpu="2", labels={"zone": f"z{i % 2}"}, taints=[taint] if i >= 3 else None) for i in range(6)
+        ],
+        "pods": [b.pod(f"p{k}", group="g", cpu="1", labels={"app": "g"}, spec=spec) for k in range(40)],
+        "podgroups": [b.podgroup("g", min_member=1)],
+        "queues": Q,
+    }
+    calls: list[int] = []
+    real = placement.Placer.place_each
+
+    def counted(self: placement.Placer, tasks: list[snapshot.Task], allocate: Any) -> int:
+        calls.append(placed := real(self, tasks, allocate))
+        return placed
+
+    monkeypatch.setattr(placement.Placer, "place_each", counted)
+    result = scenarios.schedule(data)
+    assert len(result.binds()) == 6  # three nodes of two cpus
+    assert calls == [5]  # the first copy went the long way, then one call for the rest
+    assert scenarios.schedule(data, fast_paths=False) == result
