@@ -28,8 +28,6 @@ when one plugin's keys are shared across queues (``shared_queue_order``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import numpy.typing as npt
 
@@ -222,8 +220,8 @@ def _allocate_topological(
     retry = each = fast
     i = 0
     while i < len(run):
+        wanted = min(allowed, len(run) - i)
         if held is not None and allowed > 0:  # the next copies in one step, as the loop below places them
-            wanted = min(allowed, len(run) - i)
             rows = placer.place_many_within(run[i], held, wanted)
             if len(rows) < wanted:
                 held = None  # no row of the domain fits another copy: the rest go the long way
@@ -233,8 +231,7 @@ def _allocate_topological(
                 allowed -= len(rows)
                 continue
         elif each and not retry and allowed > 0:  # the long way's choices, the entry read once
-            wanted = min(allowed, len(run) - i)
-            placed = placer.place_each(run[i : i + wanted], _allocating(stmt))
+            placed = placer.place_each(run[i : i + wanted], lambda task, row: stmt.allocate(task.key, row))
             i += placed
             allowed -= placed
             each = placed == wanted  # stopped short: no idle row takes the next copy (the long way goes on)
@@ -262,13 +259,6 @@ def _allocate_topological(
         else:
             stmt.pipeline(task.key, row)
             allowed, held, retry = 0, None, False  # the count was for allocations in a row
-
-
-def _allocating(stmt: statement.Statement) -> Callable[[snapshot.Task, int], None]:
-    def allocate(task: snapshot.Task, row: int) -> None:
-        stmt.allocate(task.key, row)
-
-    return allocate
 
 
 def _topological(plugins: tiers.Tiers, run: list[snapshot.Task]) -> bool:

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from scheduler.api import podspec, snapshot
 from scheduler.framework import topology
 
-__all__ = ["best_rows", "eligible", "own_terms", "top_rows"]
+__all__ = ["alike", "best_rows", "eligible", "own_terms", "top_rows"]
 
 _TERMS = ("affinity", "anti_affinity", "preferred_affinity", "preferred_anti_affinity", "spread")
 
@@ -50,10 +50,15 @@ def own_terms(tasks: list[snapshot.Task], kind: str) -> tuple[podspec.PodTerm, .
     terms: tuple[podspec.PodTerm, ...] = getattr(p, kind)
     if not terms or any(getattr(p, other) for other in _TERMS if other != kind):
         return None
-    namespace, labels = first.namespace, first.labels
-    if any(t.namespace != namespace or t.labels != labels for t in tasks[1:]):
+    if not alike(tasks):
         return None
-    return terms if all(t.pods.matches(namespace, labels) for t in terms) else None
+    return terms if all(t.pods.matches(first.namespace, first.labels) for t in terms) else None
+
+
+def alike(tasks: list[snapshot.Task]) -> bool:
+    """Whether the run's tasks share namespace and labels (then every term matches all or none)."""
+    first = tasks[0]
+    return all(t.namespace == first.namespace and t.labels == first.labels for t in tasks[1:])
 
 
 def best_rows(scores: Scores, ok: Mask | None, count: int) -> list[int]:

@@ -75,9 +75,9 @@ def place(scores: Scores, ids: Ids, size: int, rule: Rule, count: int, ahead: Ca
     rows: list[int] = []
     for d in range(size):
         best = apart.top_rows(scores, (fits & (ids == d)).nonzero()[0], count)
-        values = scores.take(best).tolist() if len(best) else []
-        heaps.append([(-v, r, len(rows) + n) for n, (v, r) in enumerate(zip(values, best.tolist(), strict=True))])
-        rows += best.tolist()
+        values, picked = scores.take(best).tolist(), best.tolist()
+        heaps.append([(-v, r, len(rows) + n) for n, (v, r) in enumerate(zip(values, picked, strict=True))])
+        rows += picked
     more = ahead(np.array(rows, dtype=np.intp))
     picks: list[int] = []
     while len(picks) < count:

@@ -57,7 +57,8 @@ class Copies:
 
 
 class Lookahead:
-    """Scores of candidate rows after 1, 2, … more copies of one task, computed in chunks."""
+    """Scores of candidate rows after 1, 2, … more copies of one task, computed in chunks: the
+    first reaches as deep as ``wanted`` copies spread over the rows would (4 × that share + 1)."""
 
     def __init__(
         self,
@@ -66,13 +67,13 @@ class Lookahead:
         req: Vector,
         floor: Vector,
         rows: npt.NDArray[np.intp],
-        depth: int,
+        wanted: int,
     ) -> None:
         self.placer, self.task = placer, task
         self.req, self.floor = req, floor
         self.taken = [0] * len(rows)
         self.rows = rows
-        self.depth = depth
+        self.depth = max(1, min(wanted, 4 * wanted // max(1, len(rows)) + 1))
         self.scores: list[list[float | None]] = []  # filled on first need (a lone copy needs none)
 
     def after(self, i: int, wanted: int) -> float | None:

@@ -137,8 +137,7 @@ class Placer:
             # No row's second copy scores as high as the last row's first: one copy per row,
             # best first (what the merge below would pick, without its loop).
             return order
-        depth = max(1, min(count, 4 * count // len(order) + 1))
-        ahead = lookahead.Lookahead(self, task, entry.req, entry.floor, rows, depth)
+        ahead = lookahead.Lookahead(self, task, entry.req, entry.floor, rows, count)
         # order is by (-score, row), so with the index appended it is already a heap.
         heap = [(-score, row, i) for i, (score, row) in enumerate(zip(scores, order, strict=True))]
         picks: list[int] = []
@@ -180,11 +179,7 @@ class Placer:
         Empty when the run does not qualify; stops at the first copy no idle node can take.
         """
         task = tasks[0]
-        if (
-            count <= 0
-            or not len(self.rows)
-            or any(t.namespace != task.namespace or t.labels != task.labels for t in tasks)
-        ):
+        if count <= 0 or not len(self.rows) or not apart.alike(tasks):
             return []
         found = self.plugins.domain_rule(task)
         if found is None:
@@ -195,8 +190,7 @@ class Placer:
         ids, size = self.session.topology.ids(rule.key)
 
         def ahead(rows: npt.NDArray[np.intp]) -> lookahead.Lookahead:
-            depth = max(1, min(count, 4 * count // max(1, len(rows)) + 1))
-            return lookahead.Lookahead(self, task, entry.req, entry.floor, rows, depth)
+            return lookahead.Lookahead(self, task, entry.req, entry.floor, rows, count)
 
         return counted.place(scores, ids, size, rule, count, ahead)
 
@@ -205,7 +199,7 @@ class Placer:
         labels), the entry read once: only the rows the run takes change, rescored as they go.
         Stops at the first copy no idle row takes; how many it placed."""
         task = tasks[0]
-        if any(t.namespace != task.namespace or t.labels != task.labels for t in tasks):
+        if not apart.alike(tasks):
             return 0
         entry = self._entry(task)
         scores = entry.on_idle.copy()

@@ -293,10 +293,6 @@ class Topology:
         """The pods holding ``term`` in ``role`` per row and domain: registered on first sight,
         the snapshot's holders counted on first read."""
         count = self._held.get((role, term))
-        rows = self._held_rows.pop((role, term), None) if self._held_rows else None
-        if rows:
-            assert count is not None
-            np.add.at(self._writable(count), np.array(rows, dtype=np.intp), 1)
         if count is None:
             count = self._held[(role, term)] = Count(self._zeros)
             labels = _index_labels(term.pods)
@@ -306,6 +302,9 @@ class Topology:
                 for label in labels:
                     self._held_by_label.setdefault(label, []).append((role, term))
             self._held_memo.clear()
+        rows = self._held_rows.pop((role, term), None) if self._held_rows else None
+        if rows:
+            np.add.at(self._writable(count), np.array(rows, dtype=np.intp), 1)
         return count
 
     def _of(self, task: snapshot.Task) -> list[tuple[_Key, Count]]:
