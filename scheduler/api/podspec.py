@@ -34,7 +34,7 @@ __all__ = [
 
 HOSTNAME = "kubernetes.io/hostname"
 NAMESPACE_NAME = "kubernetes.io/metadata.name"  # the label every namespace has: its name
-BLOCKING = ("NoSchedule", "NoExecute")  # taint effects that keep a pod off a node
+BLOCKING: tuple[str, ...] = ("NoSchedule", "NoExecute")  # taint effects that keep a pod off a node
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
 PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 

@@ -39,9 +39,13 @@ class TaskStatus(enum.Enum):
 
 
 # Statuses whose pod holds node resources.
-OCCUPYING = frozenset({TaskStatus.BOUND, TaskStatus.RUNNING, TaskStatus.RELEASING, TaskStatus.ALLOCATED})
+OCCUPYING: frozenset[TaskStatus] = frozenset(
+    {TaskStatus.BOUND, TaskStatus.RUNNING, TaskStatus.RELEASING, TaskStatus.ALLOCATED}
+)
 # Statuses gang counts as ready (Volcano: Bound, Binding, Running, Allocated, Succeeded).
-READY = frozenset({TaskStatus.BOUND, TaskStatus.RUNNING, TaskStatus.ALLOCATED, TaskStatus.SUCCEEDED})
+READY: frozenset[TaskStatus] = frozenset(
+    {TaskStatus.BOUND, TaskStatus.RUNNING, TaskStatus.ALLOCATED, TaskStatus.SUCCEEDED}
+)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

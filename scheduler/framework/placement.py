@@ -66,6 +66,7 @@ class _Entry:
     # dimensions the task asks for (a dimension it does not ask for may be overcommitted).
     req: Vector
     floor: Vector
+    floors: npt.NDArray[np.float64]  # the floor for a first copy and for a second: (2, dims)
     # A second copy's score per row over a first (-inf where the two do not fit on idle or the
     # row fails a predicate): scored with the first in one call, so a spread gang needs no look-ahead.
     second: Scores
@@ -311,7 +312,8 @@ class Placer:
             floor = np.where(req > 0, req, -np.inf)
             empty = np.empty(size)
             ok = np.empty(size, dtype=bool)
-            entry = _Entry(empty, empty.copy(), empty.copy(), ok, len(changed), req, floor, empty.copy())
+            floors = np.stack((floor, floor + req))  # whole numbers: idle - req ≥ floor is idle ≥ floor + req
+            entry = _Entry(empty, empty.copy(), empty.copy(), ok, len(changed), req, floor, floors, empty.copy())
             self._cache[key] = entry
             self._refresh(task, entry, self.rows)
             return entry
@@ -330,10 +332,9 @@ class Placer:
     def _refresh(self, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp]) -> None:
         ssn, n = self.session, len(rows)
         checks = self.plugins.predicate(task, rows)
-        idle = ssn.nodes.idle.take(rows, axis=0)
-        # A first copy and a second (``Lookahead``'s operations, ``extra`` 0 then 1) in one go.
-        fits = lookahead.fit_all(np.concatenate((idle, idle - entry.req)) >= entry.floor)
-        on_idle, second = fits[:n], fits[n:]
+        # A first copy and a second (``Lookahead``'s checks, ``extra`` 0 then 1) in one go.
+        fits = np.logical_and.reduce(ssn.nodes.idle.take(rows, axis=0)[:, None, :] >= entry.floors, axis=2)
+        on_idle, second = fits[:, 0], fits[:, 1]
         if checks or not self._all_ready:
             ok = self.ready[rows]
             for _, mask in checks:

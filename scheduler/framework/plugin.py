@@ -61,7 +61,9 @@ Invalid = plan.Invalid  # why a job cannot be scheduled at all (gang's JobValid)
 
 
 class Plugin:
-    name = ""
+    # A class variable, not an instance default: ``registry`` reads it off the class (and a
+    # compiled build, mypyc, makes unannotated class attributes per-instance slots).
+    name: ClassVar[str] = ""
     shared_queue_order = False
     interleaves = False
     # Volcano switches (``config.ENABLE_KEYS``) this plugin does not carry out when on, with why:

@@ -72,6 +72,7 @@ class Topology:
         self.active = bool(cols.constrained or snap.placed_terms)
         self._ids: dict[str, tuple[Ids, int]] = {}
         self._identity: set[str] = set()  # keys whose domains are the rows themselves
+        self._present: dict[str, npt.NDArray[np.bool_]] = {}  # key → its domains that hold a row
         self._counts: dict[_Key, Count] = {}
         self._by_label: dict[tuple[str, str], list[tuple[_Key, Count]]] = {}
         self._unindexed: list[tuple[_Key, Count]] = []
@@ -129,6 +130,20 @@ class Topology:
                 self._identity.add(key)  # one domain per row, in row order (the hostname)
         return found
 
+    def present(self, key: str, rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
+        """Which domains of ``key`` (size + 1 entries, the last: rows without the label) hold one
+        of ``rows``; when that is every row, the domains that hold any row, worked out once."""
+        ids, size = self.ids(key)
+        if not rows.all():
+            found = np.zeros(size + 1, dtype=bool)
+            found[ids[rows]] = True
+            return found
+        every = self._present.get(key)
+        if every is None:
+            every = self._present[key] = np.bincount(ids, minlength=size + 1) > 0
+            every.flags.writeable = False
+        return every
+
     def identity(self, key: str) -> bool:
         """Whether each row is a domain of ``key`` of its own, in row order (the hostname, as a rule)."""
         self.ids(key)
@@ -169,6 +184,8 @@ class Topology:
 
     def held(self, task: snapshot.Task) -> Mapping[str, list[tuple[podspec.PodTerm, Count]]]:
         """Role → the terms some pod holds in that role that match ``task``, with their holders."""
+        if not (self._held_unindexed or any(label in self._held_by_label for label in task.labels.items())):
+            return _NO_HELD  # no term any pod holds is indexed under one of its labels: none matches
         memo = (task.namespace, *task.labels.items())
         found = self._held_memo.get(memo)
         if found is None:
@@ -308,6 +325,8 @@ class Topology:
         return count
 
     def _of(self, task: snapshot.Task) -> list[tuple[_Key, Count]]:
+        if not (self._unindexed or any(label in self._by_label for label in task.labels.items())):
+            return _NO_COUNTS  # no count is indexed under one of its labels: it is in none
         memo = (task.namespace, *task.labels.items())
         found = self._memo.get(memo)
         if found is None:

@@ -89,10 +89,7 @@ class InterPod:
                 # One key with domains wider than a node: each row's raw score is its domain's,
                 # so the extremes over the feasible rows are those over the domains they are in,
                 # and the scaling is done per domain, then spread over the rows (same values).
-                ids, size = self.topo.ids(key)
-                present = np.zeros(size + 1, dtype=bool)
-                present[ids[feasible]] = True
-                scaled = _scaled(sums, sums[present], weight)
+                scaled = _scaled(sums, sums[self.topo.present(key, feasible)], weight)
                 return np.zeros(self.rows) if scaled is None else self.topo.per_row(scaled, key)
         raw = self._weighted(by_key)
         scaled = _scaled(raw, raw[feasible], weight)

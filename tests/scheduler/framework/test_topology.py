@@ -122,3 +122,32 @@ def test_add_many_counts_as_adding_one_by_one() -> None:
     batch.add_many(rows[1:], tasks[1:], -1)
     assert count.rows.tolist() == [0, 1, 0] and batch.domain(count, ZONE).tolist() == [1, 0]
     assert batch.count(_selector("w")).rows.tolist() == [0, 1, 0]  # asked for late: p0 is still placed
+
+
+def test_present_domains_of_some_rows_and_of_every_row() -> None:
+    topo = _topology([b.pod("p0", labels={"app": "w"}, spec=SPREAD)])
+    assert topo.present(ZONE, np.array([True, True, True])).tolist() == [True, True]  # x: the extra domain
+    assert topo.present(ZONE, np.array([True, False, False])).tolist() == [True, False]
+    assert topo.present(ZONE, np.array([False, False, False])).tolist() == [False, False]
+    assert topo.present(ZONE, np.ones(3, dtype=bool)) is topo.present(ZONE, np.ones(3, dtype=bool))  # worked out once
+
+
+def test_tasks_under_no_indexed_label_match_only_unindexed_terms() -> None:
+    exists = {"labelSelector": {"matchExpressions": [{"key": "app", "operator": "Exists"}]}, "topologyKey": ZONE}
+    guard = {"affinity": {"podAntiAffinity": {podspec.REQUIRED: [exists]}}}
+    topo = _topology(
+        [
+            b.pod("guard", group=None, node="a2", labels={"app": "g"}, scheduler="default-scheduler", spec=guard),
+            b.pod("web", labels={"app": "web"}),
+            b.pod("bare", labels={"tier": "x"}),
+        ]
+    )
+    tasks = topo.snapshot.tasks
+    ((found, holders),) = topo.held(tasks["ns/web"])[topology.REQUIRED_ANTI]  # an Exists term: not indexed
+    assert found.topology_key == ZONE and holders.rows.tolist() == [0, 1, 0]
+    assert not topo.held(tasks["ns/bare"])
+    selector = podspec.PodSelector(podspec.Namespaces(frozenset({"ns"})), podspec.matches(exists["labelSelector"]))
+    every = topo.count((selector,))
+    topo.add(0, tasks["ns/web"])
+    topo.add(2, tasks["ns/bare"])  # no app label: in no count
+    assert every.rows.tolist() == [1, 1, 0]
