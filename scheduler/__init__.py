@@ -14,6 +14,7 @@ Laid out like Volcano's ``pkg/scheduler``, bottom to top:
   actions; ``on_commit``, a sink, is also handed each committed statement's Allocates as it
   commits (they are final), so the shell can bind them while the cycle goes on;
 - ``tools``: ``explain`` and ``simulate``, built on the same core;
+- ``build``: whether the hot path runs compiled (mypyc, the image) or interpreted;
 - ``io``: the I/O shell (cache, binder, status writers, leader election, metrics, the loop).
 
 A ``Plan`` holds ordered operations (``Allocate`` = bind, ``Pipeline`` = nominate, wait for
@@ -23,4 +24,4 @@ PodScheduled condition) for every pod of ours that was not bound, with the reaso
 ``io`` reads a clock, the environment, randomness or globals, or performs I/O.
 """
 
-__all__ = ["actions", "api", "configure", "cycle", "errors", "framework", "io", "plugins", "tools"]
+__all__ = ["actions", "api", "build", "configure", "cycle", "errors", "framework", "io", "plugins", "tools"]

@@ -11,6 +11,7 @@ top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tag="${1:-localhost/volcano-bridge:dev}"
 suite="${VBRIDGE_IMAGE_SUITE:-bookworm}"  # Debian 12: Python 3.11, as requires-python says
 base="localhost/debian-python:$suite"
+build_base="localhost/debian-python-build:$suite"  # base + a C compiler and headers: the compiled core
 cache="$top/.cache/image"
 mkdir -p "$cache"
 
@@ -28,16 +29,22 @@ printf '[containers]\ndefault_ulimits = []\n' >"$conf"
 export CONTAINERS_CONF="$conf"
 store=(--storage-driver=vfs)
 
-if ! podman "${store[@]}" image exists "$base"; then
-  tar="$cache/debian-python-$suite.tar"
+debian_image() {  # NAME PACKAGES: an image of the suite with those packages, cached as a tarball
+  local name="$1" packages="$2" tar part
+  if podman "${store[@]}" image exists "$name"; then
+    return
+  fi
+  tar="$cache/${name##*/}.tar"; tar="${tar/:/-}"
   if [ ! -s "$tar" ]; then
-    echo "base image: mmdebstrap $suite with python3 (about a minute)" >&2
-    part="$cache/partial-$suite.tar"  # the .tar ending tells mmdebstrap to write a tarball
-    mmdebstrap --quiet --variant=apt --include=python3,python3-venv,ca-certificates "$suite" "$part" >&2
+    echo "$name: mmdebstrap $suite with $packages (a minute or two)" >&2
+    part="$tar.partial.tar"  # the .tar ending tells mmdebstrap to write a tarball
+    mmdebstrap --quiet --variant=apt --include="$packages" "$suite" "$part" >&2
     mv "$part" "$tar"
   fi
-  podman "${store[@]}" import "$tar" "$base" >&2
-fi
+  podman "${store[@]}" import "$tar" "$name" >&2
+}
+debian_image "$base" python3,python3-venv,ca-certificates
+debian_image "$build_base" python3,python3-venv,python3-dev,gcc,libc6-dev,ca-certificates
 
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' "$top/pyproject.toml" | head -1)
 echo "building $tag from $base (version $version)" >&2
@@ -46,6 +53,6 @@ if [ -s "$hostca" ]; then  # the host's CA bundle, for a proxy between us and th
   ca=(--volume "$hostca:/run/host-ca.crt:ro" --build-arg PIP_CERT=/run/host-ca.crt)
 fi
 buildah "${store[@]}" bud --quiet --isolation chroot --layers=false "${ca[@]}" \
-  --build-arg "BASE=$base" --build-arg "VERSION=$version" -t "$tag" "$top" >&2
+  --build-arg "BASE=$base" --build-arg "BUILD_BASE=$build_base" --build-arg "VERSION=$version" -t "$tag" "$top" >&2
 podman "${store[@]}" image prune --force >/dev/null  # the tag's previous build (vfs keeps whole copies)
 echo "$tag"

@@ -24,6 +24,7 @@ from prometheus_client import exposition, registry
 from prometheus_client import metrics_core as families
 
 from bridge import probes
+from scheduler import build
 from scheduler.api import plan
 
 __all__ = ["BUCKETS", "CONTENT_TYPE", "Metrics", "serve"]
@@ -123,6 +124,11 @@ class _Collector(registry.Collector):
             "vbridge_scheduler_status_writes", "Status, condition and event requests made", value=m.writes
         )
         yield families.GaugeMetricFamily("vbridge_scheduler_leader", "1 while this instance may bind", value=m.leader)
+        info = families.GaugeMetricFamily(
+            "vbridge_scheduler_build_info", "1, labelled with the core's build (scheduler.build)", labels=["core"]
+        )
+        info.add_metric([build.core()], 1)
+        yield info
 
     def _queues(self) -> Iterator[families.Metric]:
         from scheduler.api import resources  # numpy: loaded with the core, after start-up's lists

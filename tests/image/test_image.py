@@ -52,14 +52,7 @@ def test_holds_runtime_dependencies_only(image: str) -> None:
         "print(json.dumps({m: u.find_spec(m) is not None for m in "
         "('pytest', 'kubernetes', 'hypothesis', 'mypy', 'pip', 'aiohttp', 'uvicorn', 'prometheus_client')}))"
     )
-    out = subprocess.run(
-        podman.run_argv(image, "-c", probe, extra=("--entrypoint=python3",)),
-        capture_output=True,
-        text=True,
-        env=podman.env(),
-    )
-    assert out.returncode == 0, out.stderr
-    found = json.loads(out.stdout)
+    found = json.loads(_python(image, probe))
     assert found == {
         "pytest": False,
         "kubernetes": False,
@@ -77,6 +70,23 @@ def test_holds_runtime_dependencies_only(image: str) -> None:
         env=podman.env(),
     )
     assert compilers.stdout.strip() == ""
+
+
+def test_runs_the_compiled_core(image: str) -> None:
+    # The wheel's hot path is mypyc's C extensions (the Dockerfile's build stage).
+    assert _python(image, "from scheduler import build; print(build.core())").strip() == "compiled"
+
+
+def _python(image: str, probe: str) -> str:
+    """What ``python3 -c probe`` prints in the image."""
+    out = subprocess.run(
+        podman.run_argv(image, "-c", probe, extra=("--entrypoint=python3",)),
+        capture_output=True,
+        text=True,
+        env=podman.env(),
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout
 
 
 def _inline_kubeconfig(lc: cluster.LocalCluster, folder: pathlib.Path) -> pathlib.Path:

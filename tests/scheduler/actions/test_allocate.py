@@ -191,6 +191,7 @@ def test_same_inputs_same_plan() -> None:
     assert scenario.run() == scenario.run()
 
 
+@pytest.mark.interpreted
 @pytest.mark.parametrize("lone_run", [3, allocate.LONE_RUN])
 @pytest.mark.parametrize("chunk", range(4))
 def test_runs_of_lone_tasks_equal_job_by_job(chunk: int, lone_run: int, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -215,6 +216,7 @@ def test_runs_of_lone_tasks_equal_job_by_job(chunk: int, lone_run: int, monkeypa
     assert not calls  # the reference path never takes a run
 
 
+@pytest.mark.interpreted
 def test_a_topological_run_goes_the_long_way_once_no_idle_row_takes_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
     """``place_each`` takes the copies that fit and is not asked again for the ones left: each
     of those would be one more look at every row for nothing (the long way refuses them)."""

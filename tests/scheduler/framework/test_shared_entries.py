@@ -53,6 +53,7 @@ def _workload(gangs: int) -> dict[str, Any]:
     return {"nodes": nodes, "pods": pods, "podgroups": groups, "queues": [b.queue()]}
 
 
+@pytest.mark.interpreted
 def test_selectors_alone_share_an_entry() -> None:
     snap = building.build(**_workload(10))
     placer = placement.Placer.__new__(placement.Placer)
@@ -67,6 +68,7 @@ def test_selectors_alone_share_an_entry() -> None:
     assert len({task.shape for task in snap.tasks.values()}) == 10  # a shape per gang: its own selectors
 
 
+@pytest.mark.interpreted
 @pytest.mark.parametrize("gangs", [5, 10, 20])
 def test_shared_entries_change_no_plan(gangs: int, monkeypatch: pytest.MonkeyPatch) -> None:
     data = _workload(gangs)

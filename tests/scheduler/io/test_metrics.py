@@ -7,6 +7,7 @@ import contextlib
 
 from prometheus_client import parser
 
+from scheduler import build
 from scheduler.api import plan
 from scheduler.io import metrics
 
@@ -36,6 +37,7 @@ def test_exposition_has_volcanos_names_and_values() -> None:
     assert samples[("volcano_total_preemption_attempts", ())] == 0
     assert samples[("vbridge_scheduler_cycles_total", ())] == 1
     assert samples[("vbridge_scheduler_status_writes_total", ())] == 2
+    assert samples[("vbridge_scheduler_build_info", (("core", build.core()),))] == 1
     text = m.render()
     assert "# TYPE volcano_e2e_scheduling_latency_milliseconds histogram" in text
     assert "# TYPE volcano_schedule_attempts_total counter" in text
