@@ -85,7 +85,10 @@ class Topology:
         self._memo: dict[tuple[object, ...], list[tuple[_Key, Count]]] = {}  # → the counts it is in
         self._own: dict[int, list[Count]] = {}  # Task.shape → the held counts of its own terms
         self._held_memo: dict[tuple[object, ...], Mapping[str, list[tuple[podspec.PodTerm, Count]]]] = {}
-        self._placed: dict[str, int] = {}  # tasks placed this cycle → row
+        # This cycle's placements and their rollbacks, in order (rows, tasks alike in labels, +1 or
+        # -1): what a count registered late replays. A list, not a map of placed tasks: one append
+        # per gang, and the replay nets each rolled-back placement out.
+        self._moves: list[tuple[list[int], list[snapshot.Task], int]] = []
         self._evicted: set[str] = set()
         self._zeros: Array = np.zeros(len(snap.nodes))
         self._zeros.flags.writeable = False
@@ -175,10 +178,12 @@ class Topology:
         found = self._counts.get(key)
         if found is None:
             found = self._new_count(key)
-            for task_key, row in self._placed.items():  # registered late: this cycle's pods too
-                task = self.snapshot.tasks[task_key]
-                if _matches(key, task) and not (live and task_key in self._evicted):
-                    self._writable(found)[row] += 1
+            for rows, tasks, delta in self._moves:  # registered late: this cycle's pods too
+                if not _matches(key, tasks[0]):  # tasks of a move are labelled alike
+                    continue
+                for task, row in zip(tasks, rows, strict=True):
+                    if not (live and task.key in self._evicted):
+                        self._writable(found)[row] += delta
             self._memo.clear()
         return found
 
@@ -205,10 +210,7 @@ class Topology:
     def add(self, row: int, task: snapshot.Task, delta: int = 1) -> None:
         if not self.active:
             return
-        if delta > 0:
-            self._placed[task.key] = row
-        else:
-            del self._placed[task.key]
+        self._moves.append(([row], [task], delta))
         for _, count in self._of(task):
             self._bump(count, row, delta)
         if task.placement.pod_terms:
@@ -227,12 +229,7 @@ class Topology:
             for task, row in zip(tasks, rows, strict=True):  # labelled apart: each matches its own counts
                 self.add(row, task, delta)
             return
-        keys = [task.key for task in tasks]
-        if delta > 0:
-            self._placed.update(zip(keys, rows, strict=True))
-        else:
-            for key in keys:
-                del self._placed[key]
+        self._moves.append((rows, tasks, delta))
         counts = [count for _, count in self._of(first)]
         if first.placement.pod_terms:
             counts += self._own_counts(first)

@@ -65,7 +65,7 @@ class Spreading:
         self.topo = ssn.topology
         self.nodes = ssn.snapshot.nodes
         self._domains: dict[tuple[object, ...], _Domains] = {}
-        self._keyed: dict[tuple[str, ...], Mask] = {}
+        self._keyed: dict[tuple[str, ...], tuple[Mask, bool]] = {}
         self._selected: dict[tuple[object, ...], Mask] = {}
         self._tolerated: dict[tuple[podspec.Toleration, ...], Mask] = {}
 
@@ -74,14 +74,18 @@ class Spreading:
 
     def keyed(self, placement: podspec.Placement, *, hard: bool) -> Mask:
         """Rows with every topology key of the placement's hard (or soft) constraints."""
+        return self._keyed_every(placement, hard=hard)[0]
+
+    def _keyed_every(self, placement: podspec.Placement, *, hard: bool) -> tuple[Mask, bool]:
+        """``keyed``, and whether that is every row (as a rule: then there is nothing to mask)."""
         keys = tuple(sorted({c.topology_key for c in placement.spread if c.hard is hard}))
         found = self._keyed.get(keys)
         if found is None:
-            found = np.ones(len(self.nodes), dtype=bool)
+            mask = np.ones(len(self.nodes), dtype=bool)
             for key in keys:
                 ids, size = self.topo.ids(key)
-                found &= ids != size
-            self._keyed[keys] = found
+                mask &= ids != size
+            found = self._keyed[keys] = (mask, bool(mask.all()))
         return found
 
     def checks(self, task: snapshot.Task) -> list[tuple[str, Mask]]:
@@ -117,16 +121,18 @@ class Spreading:
         constraints = [c for c in placement.spread if not c.hard]
         if not constraints:
             return None
-        keyed = self.keyed(placement, hard=False)
-        scored = feasible & keyed
+        keyed, every = self._keyed_every(placement, hard=False)
+        scored = feasible if every else feasible & keyed
         if not scored.any():
             return np.zeros(len(self.nodes))
         (c, *others) = constraints
-        if not others and c.topology_key == podspec.HOSTNAME and _counts(c):
-            out = self._host_only(c, scored)
-        else:
-            out = self._scaled(self._raw(placement, constraints, scored), scored)
-        if not keyed.all():
+        host = not others and c.topology_key == podspec.HOSTNAME and _counts(c)
+        if host and every:
+            return self._host_only(c, scored, weight)  # weighted on its few distinct values
+        out = (
+            self._host_only(c, scored, 1.0) if host else self._scaled(self._raw(placement, constraints, scored), scored)
+        )
+        if not every:
             out *= keyed  # nodes without every key are not scored (0)
         if weight != 1:
             out *= weight
@@ -161,16 +167,18 @@ class Spreading:
         raw /= high
         return np.floor(raw, out=raw)
 
-    def _host_only(self, c: podspec.Spread, scored: Mask) -> Scores:
-        """``_scaled(_raw(...))`` for one constraint on the hostname, worked out on the rows with a
-        counted pod plus one standing for all the others (their raw scores are alike), then
-        spread over the rows: the same operations on the same values."""
+    def _host_only(self, c: podspec.Spread, scored: Mask, weight: float) -> Scores:
+        """``_scaled(_raw(...)) × weight`` for one constraint on the hostname, worked out on the
+        rows with a counted pod plus one standing for all the others (their raw scores are
+        alike), then spread over the rows: the same operations on the same values."""
         counts = self._count(c).rows
         busy = (counts != 0).nonzero()[0]  # faster than flatnonzero on floats
         domains, busy_scored = int(np.count_nonzero(scored)), scored[busy]
         raw = _rounded(_on_hosts(np.concatenate(([0.0], counts[busy])), domains, c))
         idle_scored = domains > int(np.count_nonzero(busy_scored))  # some scored row has no counted pod
         scaled = self._scaled(raw, np.concatenate(([idle_scored], busy_scored)))
+        if weight != 1:
+            scaled *= weight
         out = np.full(len(counts), scaled[0])
         out[busy] = scaled[1:]
         return out

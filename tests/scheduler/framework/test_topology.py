@@ -151,3 +151,21 @@ def test_tasks_under_no_indexed_label_match_only_unindexed_terms() -> None:
     topo.add(0, tasks["ns/web"])
     topo.add(2, tasks["ns/bare"])  # no app label: in no count
     assert every.rows.tolist() == [1, 1, 0]
+
+
+def test_a_count_asked_for_late_nets_out_rolled_back_placements() -> None:
+    topo = _topology(
+        [
+            b.pod("p0", labels={"app": "w"}, spec=SPREAD),
+            b.pod("p1", labels={"app": "v"}),
+            b.pod("p2", labels={"app": "v"}),
+        ]
+    )
+    tasks = topo.snapshot.tasks
+    p1, p2 = tasks["ns/p1"], tasks["ns/p2"]
+    topo.add_many([0, 0], [p1, p2])
+    topo.add_many([0, 0], [p1, p2], -1)  # the statement discarded
+    topo.add(2, p1)
+    topo.add_many([1], [p2])
+    assert topo.count(_selector("v")).rows.tolist() == [0, 1, 1]
+    assert topo.count(_selector("w")).rows.tolist() == [0, 0, 0]
