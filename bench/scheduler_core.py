@@ -239,16 +239,15 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 def _each_core(core: str, argv: list[str]) -> int:
     """This bench again per build asked for, in a process of its own: the interpreted one from the
-    source, the compiled one with ``tools/compile-core.sh``'s tree first on the path."""
-    rest = [a for i, a in enumerate(argv) if a != "--core" and (i == 0 or argv[i - 1] != "--core")]
-    rest = [a for a in rest if not a.startswith("--core=")]
+    source, the compiled one with ``tools/compile-core.sh``'s tree first on the path. The same
+    arguments, then ``--core here`` (argparse keeps an option's last value)."""
     for each in (build.INTERPRETED, build.COMPILED) if core == "both" else (core,):
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         if each == build.COMPILED:
             tree = subprocess.run([ROOT / "tools" / "compile-core.sh"], check=True, capture_output=True, text=True)
             env["PYTHONPATH"] = tree.stdout.strip()
         sys.stdout.flush()
-        done = subprocess.run([sys.executable, __file__, *rest, "--core", _HERE], env=env, check=False)
+        done = subprocess.run([sys.executable, __file__, *argv, "--core", _HERE], env=env, check=False)
         if done.returncode:
             return done.returncode
     return 0

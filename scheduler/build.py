@@ -9,9 +9,7 @@ scheduler exports which one it runs as ``vbridge_scheduler_build_info{core=...}`
 from __future__ import annotations
 
 import importlib.machinery
-import pathlib
-
-from scheduler.framework import placement
+import importlib.util
 
 __all__ = ["COMPILED", "INTERPRETED", "core"]
 
@@ -20,6 +18,11 @@ INTERPRETED = "interpreted"
 
 
 def core() -> str:
-    """COMPILED when the placement module, the first of the hot path, was loaded from a C extension."""
-    path = pathlib.Path(placement.__file__ or "")
-    return COMPILED if path.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else INTERPRETED
+    """COMPILED when the placement module, the first of the hot path, comes from a C extension.
+
+    Its spec is what import loads (or loaded), found without importing it: the metrics server
+    asks this and must not load the core (numpy) at start-up.
+    """
+    spec = importlib.util.find_spec("scheduler.framework.placement")
+    origin = spec.origin if spec is not None and spec.origin else ""
+    return COMPILED if origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else INTERPRETED

@@ -64,14 +64,20 @@ class _Entry:
     # The request over every dimension, and the floor a row's free amounts must reach: the
     # request where asked, -inf elsewhere, so ``(free >= floor).all(axis=1)`` checks only the
     # dimensions the task asks for (a dimension it does not ask for may be overcommitted).
+    # ``floors`` holds it for a first copy and, above it by the request, for a second (2 × dims).
     req: Vector
-    floor: Vector
-    floors: npt.NDArray[np.float64]  # the floor for a first copy and for a second: (2, dims)
+    floors: npt.NDArray[np.float64]
     # A second copy's score per row over a first (-inf where the two do not fit on idle or the
     # row fails a predicate): scored with the first in one call, so a spread gang needs no look-ahead.
     second: Scores
     ranking: ranking.Ranking | None = None  # rows that fit on idle, for place_many; built on first use
     future_due: npt.NDArray[np.bool_] | None = None  # rows refreshed since on_future last was
+
+    @property
+    def floor(self) -> Vector:
+        """The floor for one copy."""
+        floor: Vector = self.floors[0]
+        return floor
 
 
 class Placer:
@@ -313,7 +319,7 @@ class Placer:
             empty = np.empty(size)
             ok = np.empty(size, dtype=bool)
             floors = np.stack((floor, floor + req))  # whole numbers: idle - req ≥ floor is idle ≥ floor + req
-            entry = _Entry(empty, empty.copy(), empty.copy(), ok, len(changed), req, floor, floors, empty.copy())
+            entry = _Entry(empty, empty.copy(), empty.copy(), ok, len(changed), req, floors, empty.copy())
             self._cache[key] = entry
             self._refresh(task, entry, self.rows)
             return entry

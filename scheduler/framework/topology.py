@@ -189,7 +189,7 @@ class Topology:
 
     def held(self, task: snapshot.Task) -> Mapping[str, list[tuple[podspec.PodTerm, Count]]]:
         """Role → the terms some pod holds in that role that match ``task``, with their holders."""
-        if not (self._held_unindexed or any(label in self._held_by_label for label in task.labels.items())):
+        if not (self._held_unindexed or _indexed(task, self._held_by_label)):
             return _NO_HELD  # no term any pod holds is indexed under one of its labels: none matches
         memo = (task.namespace, *task.labels.items())
         found = self._held_memo.get(memo)
@@ -322,7 +322,7 @@ class Topology:
         return count
 
     def _of(self, task: snapshot.Task) -> list[tuple[_Key, Count]]:
-        if not (self._unindexed or any(label in self._by_label for label in task.labels.items())):
+        if not (self._unindexed or _indexed(task, self._by_label)):
             return _NO_COUNTS  # no count is indexed under one of its labels: it is in none
         memo = (task.namespace, *task.labels.items())
         found = self._memo.get(memo)
@@ -355,6 +355,11 @@ class Topology:
             domain = ids[row]
             if domain != size:
                 sums[domain] += delta
+
+
+def _indexed(task: snapshot.Task, by_label: Mapping[tuple[str, str], object]) -> bool:
+    """Whether some label of the task is a key of ``by_label`` (a selector index)."""
+    return any(label in by_label for label in task.labels.items())
 
 
 def _matches(key: _Key, task: snapshot.Task) -> bool:

@@ -126,16 +126,14 @@ class Spreading:
         if not scored.any():
             return np.zeros(len(self.nodes))
         (c, *others) = constraints
-        host = not others and c.topology_key == podspec.HOSTNAME and _counts(c)
-        if host and every:
-            return self._host_only(c, scored, weight)  # weighted on its few distinct values
-        out = (
-            self._host_only(c, scored, 1.0) if host else self._scaled(self._raw(placement, constraints, scored), scored)
-        )
-        if not every:
+        if not others and c.topology_key == podspec.HOSTNAME and _counts(c):
+            out = self._host_only(c, scored, weight)  # weighted on its few distinct values
+        else:
+            out = self._scaled(self._raw(placement, constraints, scored), scored)
+            if weight != 1:
+                out *= weight
+        if not every:  # × 1 or × 0 after × weight: the same values as before it
             out *= keyed  # nodes without every key are not scored (0)
-        if weight != 1:
-            out *= weight
         return out
 
     def _raw(self, placement: podspec.Placement, constraints: list[podspec.Spread], scored: Mask) -> Scores:

@@ -11,6 +11,8 @@ import importlib
 import importlib.machinery
 import os
 import pathlib
+import subprocess
+import sys
 import tomllib
 
 from scheduler import build
@@ -41,3 +43,10 @@ def test_the_core_runs_the_build_this_pass_means() -> None:
         name = pathlib.Path(module.__file__ or "").name
         compiled = name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
         assert compiled == (expected == build.COMPILED), (path, name)
+
+
+def test_asking_which_build_loads_no_core() -> None:
+    # The metrics module imports it at start-up, before the core (and numpy) is loaded.
+    probe = "import sys; from scheduler.io import metrics; metrics.build.core(); print('numpy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"
