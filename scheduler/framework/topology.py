@@ -17,8 +17,10 @@ calls ``add``, ``drop``, ``evict`` and ``unevict`` from its ``apply_*``/``undo_*
 statement's earlier placements count for its later members and a discard takes them back.
 Evicted pods are terminating: topology spread stops counting them, pod affinity does not (as
 kube-scheduler). Everything is built at session open from the terms the snapshot's pods hold
-(``Snapshot.placed_terms``, ``Tally.constrained``); a selector asked for later is counted
-then, from the snapshot and this cycle's placements. ``active`` is false when no pod has any
+(``Snapshot.placed_terms``) and the pending pods' own terms (``Tally.constrained``); a selector
+asked for later (a placed pod's own, as a rule) is counted then, from the snapshot and this
+cycle's placements. A key whose domains are the rows themselves (the hostname) reads the rows'
+own counts (``Count.padded``): no second array to keep. ``active`` is false when no pod has any
 such term: then every call returns at once and nothing is kept.
 """
 
@@ -53,8 +55,12 @@ _NO_COUNTS: list[tuple[_Key, Count]] = []  # shared, never changed
 
 @dataclasses.dataclass(slots=True)
 class Count:
-    """Pods per node row (``rows``) and per domain of each key in ``domains`` (arrays of size + 1)."""
+    """Pods per node row (``rows``) and per domain of each key in ``domains`` (arrays of size + 1).
 
+    ``rows`` is a view of ``padded``, one entry longer and its last always 0: the domains of a
+    key whose domains are the rows themselves (the hostname), kept with no copy to update."""
+
+    padded: Array
     rows: Array
     domains: dict[str, Array] = dataclasses.field(default_factory=dict)
 
@@ -90,7 +96,7 @@ class Topology:
         # per gang, and the replay nets each rolled-back placement out.
         self._moves: list[tuple[list[int], list[snapshot.Task], int]] = []
         self._evicted: set[str] = set()
-        self._zeros: Array = np.zeros(len(snap.nodes))
+        self._zeros: Array = np.zeros(len(snap.nodes) + 1)  # padded: see ``Count``
         self._zeros.flags.writeable = False
         self._pods_by_label: dict[tuple[str, str], list[int]] = {}
         self._indexed: set[str] = set()  # label keys ``_pods_by_label`` covers
@@ -105,8 +111,8 @@ class Topology:
         shapes: set[int] = set()  # equal shape, equal placement: registered once (a gang's pods alike)
         for key in cols.constrained:
             task = tasks[key]
-            if task.shape in shapes:
-                continue
+            if task.shape in shapes or task.status is not snapshot.TaskStatus.PENDING:
+                continue  # a placed pod's own counts are read only if it is placed again: counted then
             shapes.add(task.shape)
             self._register_own(task.placement)
             holders.setdefault(id(task.placement), (task.placement, []))  # pending: holds its terms once placed
@@ -164,11 +170,11 @@ class Topology:
         if sums is None:
             ids, size = self.ids(key)
             if key in self._identity:  # a domain per row, in row order: the rows' own counts
-                found: Array = np.append(count.rows, 0.0)
-            else:
-                found = np.bincount(ids, weights=count.rows, minlength=size + 1).astype(np.float64)
-                found[size] = 0
-            sums = count.domains[key] = found
+                self._writable(count)  # its own array now: the one returned stays current
+                return count.padded
+            sums = np.bincount(ids, weights=count.rows, minlength=size + 1).astype(np.float64)
+            sums[size] = 0
+            count.domains[key] = sums
         return sums
 
     # --- counts -------------------------------------------------------------------------
@@ -272,7 +278,7 @@ class Topology:
             self.count((spread.pods,), live=True)
 
     def _new_count(self, key: _Key) -> Count:
-        count = Count(self._zeros)
+        count = self._new()
         self._counts[key] = count
         labels = _index_labels(key.selectors[0])
         if labels is None:
@@ -308,7 +314,7 @@ class Topology:
         the snapshot's holders counted on first read."""
         count = self._held.get((role, term))
         if count is None:
-            count = self._held[(role, term)] = Count(self._zeros)
+            count = self._held[(role, term)] = self._new()
             labels = _index_labels(term.pods)
             if labels is None:
                 self._held_unindexed.append((role, term))
@@ -341,11 +347,15 @@ class Topology:
             own = self._own[task.shape] = [self._held_count(role, term) for role, term in _held_terms(task.placement)]
         return own
 
+    def _new(self) -> Count:
+        return Count(self._zeros, self._zeros[:-1])
+
     def _writable(self, count: Count) -> Array:
         """``count.rows``, an array of its own from its first change on (every count starts on
         one shared read-only array of zeros: most never change, and a write to it would raise)."""
-        if count.rows is self._zeros:
-            count.rows = np.zeros(len(self._zeros))
+        if count.padded is self._zeros:
+            count.padded = np.zeros(len(self._zeros))
+            count.rows = count.padded[:-1]
         return count.rows
 
     def _bump(self, count: Count, row: int, delta: int) -> None:

@@ -9,6 +9,7 @@ from scheduler.framework import topology
 from tests.builders import scheduler as b
 
 ZONE = "topology.kubernetes.io/zone"
+HOST = "kubernetes.io/hostname"
 SPREAD = {
     "topologySpreadConstraints": [
         {"maxSkew": 1, "topologyKey": ZONE, "labelSelector": {"matchLabels": {"app": "w"}}},
@@ -169,3 +170,16 @@ def test_a_count_asked_for_late_nets_out_rolled_back_placements() -> None:
     topo.add_many([1], [p2])
     assert topo.count(_selector("v")).rows.tolist() == [0, 1, 1]
     assert topo.count(_selector("w")).rows.tolist() == [0, 0, 0]
+
+
+def test_a_key_of_one_domain_per_row_reads_the_rows_themselves() -> None:
+    term = {"labelSelector": {"matchLabels": {"app": "w"}}, "topologyKey": HOST}
+    anti = {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
+    topo = _topology([b.pod("p0", labels={"app": "w"}, spec=anti), b.pod("p1", labels={"app": "w"})])
+    assert topo.identity(HOST)
+    count = topo.count(_selector("w"))
+    sums = topo.domain(count, HOST)
+    assert sums.tolist() == [0, 0, 0, 0]  # a row each, then the one for rows without the label
+    topo.add(1, topo.snapshot.tasks["ns/p1"])
+    assert sums.tolist() == [0, 1, 0, 0] and topo.domain(count, HOST) is sums  # kept current, not copied
+    assert HOST not in count.domains  # nothing else to update on a change
