@@ -28,6 +28,7 @@ from typing import Any
 
 from scheduler import build, configure, cycle
 from scheduler.api import building
+from scheduler.io import loop
 from vbridge.commands import scheduler as command
 
 NOW = datetime.datetime(2025, 1, 1, 1, tzinfo=datetime.UTC)
@@ -137,14 +138,12 @@ def run(
     conf = configure.default()
     best = best_cpu = float("inf")
     plan = None
-    full = _FullCollections()
     for _ in range(3):  # best of three: the cycle is deterministic, noise is the machine's
-        # Each cycle starts from a collected heap: a full collection walks every object in the
-        # process (here the workload's API dicts too, ~0.6 s at the scale size), and whether one
-        # falls inside a cycle depends on what ran before it, not on the cycle.
+        # As ``vbridge scheduler`` runs a cycle (``scheduler.io.loop``): from a collected heap, with
+        # the cyclic collector paused inside it (what the cycle leaves is collected after it).
         plan = None
         gc.collect()
-        with full:
+        with loop.collector_paused():
             started, cpu = time.perf_counter(), time.process_time()
             plan = cycle.schedule(snap, conf, NOW)
             best = min(best, time.perf_counter() - started)
@@ -163,31 +162,7 @@ def run(
     # On a shared machine wall time includes waiting for a core; CPU time is the cycle's own cost.
     if best_cpu < best * 0.9:
         print(f"  (wall clock {best / best_cpu:.1f}× the CPU time: the machine is busy)")
-    if full.count:
-        print(f"  ({full.count} full garbage collection(s) inside timed cycles, {full.seconds:.2f} s in all)")
     return rate, best, best_cpu
-
-
-class _FullCollections:
-    """Counts full (generation 2) garbage collections while inside ``with``."""
-
-    def __init__(self) -> None:
-        self.count, self.seconds, self._started = 0, 0.0, 0.0
-
-    def __enter__(self) -> None:
-        gc.callbacks.append(self._callback)
-
-    def __exit__(self, *exc: object) -> None:
-        gc.callbacks.remove(self._callback)
-
-    def _callback(self, phase: str, info: dict[str, int]) -> None:
-        if info["generation"] != 2:
-            return
-        if phase == "start":
-            self._started = time.perf_counter()
-        else:
-            self.count += 1
-            self.seconds += time.perf_counter() - self._started
 
 
 def main(argv: list[str] | None = None) -> int:

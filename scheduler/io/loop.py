@@ -59,7 +59,7 @@ class CycleReport:
 
 
 @contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """No cyclic garbage collection inside the block; as it was after it."""
     enabled = gc.isenabled()
     gc.disable()
@@ -151,7 +151,7 @@ class Scheduler:
         # answer does): each full collection would rescan all listed so far, ~0.2 s at 5,000
         # pods. Then everything listed is long-lived: frozen out of the collector's scans (its
         # JSON dicts form no cycles, so refcounting still frees them when replaced).
-        with _collector_paused():
+        with collector_paused():
             await self.cache.synced.wait()
             await core
             gc.freeze()
@@ -164,7 +164,7 @@ class Scheduler:
                 # cycle's worth is collected after it. A full collection landing inside a cycle
                 # cost ~0.6 s at 100k pods (bench/scheduler_core), and young ones ~0.2 s of CPU
                 # over 5,000 binds, taken from the apiserver on a small machine.
-                with _collector_paused():
+                with collector_paused():
                     try:
                         await self.run_once()
                     except errors.BridgeError as exc:
