@@ -323,15 +323,16 @@ class Placer:
             self._cache[key] = entry
             self._refresh(task, entry, self.rows)
             return entry
-        fresh: set[int] = set(changed[entry.seen :]) if entry.seen < len(changed) else set()
-        if entry.ranking is not None:
-            entry.ranking.restore(fresh)  # before the refresh: it gives the changed rows their keys
-        if fresh:
+        fresh: set[int] = set()
+        if entry.seen < len(changed):
+            fresh = set(changed[entry.seen :])
             entry.seen = len(changed)
             if len(fresh) * 8 < len(self.rows):
                 self._refresh(task, entry, np.fromiter(fresh, dtype=np.intp, count=len(fresh)))
             else:
                 self._refresh(task, entry, self.rows)
+        if entry.ranking is not None:
+            entry.ranking.restore(fresh)
         return entry
 
     def _refresh(self, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp]) -> None:

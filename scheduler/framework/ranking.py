@@ -2,12 +2,9 @@
 
 Each row that fits has one int key ordered exactly as the pair (-score, row): comparing ints
 is several times cheaper than comparing tuples, and a gang's placement pops a few dozen keys
-from a heap of every node. ``current`` says which key is a row's live one. When a row's score
-gets better its new key is pushed; when it gets worse (as a rule: a placement took room there)
-nothing is pushed: the row's older, better key still in the heap stands for it, and when that
-key surfaces it is replaced by the live one in one step (``heapreplace``), so a row changed many
-times between surfacings is pushed once. Keys of rows that no longer fit are dropped when they
-surface. Invariant: every row with a live key has a key no worse than it in the heap, or is lent.
+from a heap of every node. When a row's score changes its new key is pushed and the old one
+left behind; ``current`` says which key is a row's live one, and stale keys are dropped when
+they surface.
 """
 
 from __future__ import annotations
@@ -65,40 +62,23 @@ class Ranking:
         return key & self.mask
 
     def update(self, rows: Iterable[int], keys: Iterable[int | None]) -> None:
-        """New live keys for ``rows`` (None: the row no longer fits); only a better one (or one
-        for a row without a live key) is pushed now. After ``restore``: no row may be lent."""
+        """New live keys for ``rows`` (None: the row no longer fits), pushed onto the heap."""
         current, heap, push = self.current, self.heap, heapq.heappush
         for row, key in zip(rows, keys, strict=True):
-            old = current[row]
             current[row] = key
-            if key is not None and (old is None or key < old):
+            if key is not None:
                 push(heap, key)
-
-    def _surface(self) -> int | None:
-        """The heap's best live key, popped (None: the heap is empty); keys that stand for a
-        worse live key are replaced by it on the way, stale ones dropped."""
-        heap, current, mask = self.heap, self.current, self.mask
-        while heap:
-            key = heap[0]
-            live = current[key & mask]
-            if live == key:
-                return heapq.heappop(heap)
-            if live is not None and live > key:
-                heapq.heapreplace(heap, live)  # the row got worse since this key was pushed
-            else:
-                heapq.heappop(heap)  # stale: the row no longer fits, or its better key is in
-        return None
 
     def take(self, count: int) -> list[int]:
         """Pop the ``count`` best live keys, best first; they are lent until ``restore``."""
-        current, mask = self.current, self.mask
+        heap, current, mask = self.heap, self.current, self.mask
         best: list[int] = []
-        while len(best) < count:
-            key = self._surface()
-            if key is None:
-                break
-            best.append(key)
-            current[key & mask] = None  # taken: a duplicate of this key is now stale
+        pop = heapq.heappop
+        while heap and len(best) < count:
+            key = pop(heap)
+            if current[key & mask] == key:
+                best.append(key)
+                current[key & mask] = None  # taken: a duplicate of this key is now stale
         for key in best:
             current[key & mask] = key
         self.lent = best
@@ -108,16 +88,16 @@ class Ranking:
         """``take`` among the rows where ``ok`` holds: the ``count`` best live keys of those, best
         first; the live keys passed over are lent too. None (nothing lent) when more than
         ``limit`` had to be passed over: the caller looks another way."""
-        current, mask = self.current, self.mask
+        heap, current, mask = self.heap, self.current, self.mask
         best: list[int] = []
         passed: list[int] = []
-        while len(best) < count and len(passed) <= limit:
-            key = self._surface()
-            if key is None:
-                break
+        pop = heapq.heappop
+        while heap and len(best) < count and len(passed) <= limit:
+            key = pop(heap)
             row = key & mask
-            (best if ok[row] else passed).append(key)
-            current[row] = None  # taken: a duplicate of this key is now stale
+            if current[row] == key:
+                (best if ok[row] else passed).append(key)
+                current[row] = None  # taken: a duplicate of this key is now stale
         self.lent = best + passed
         for key in self.lent:
             current[key & mask] = key
@@ -127,13 +107,9 @@ class Ranking:
         return best
 
     def restore(self, changed: set[int]) -> None:
-        """Put lent keys back, except those of ``changed`` rows: those have no key now, and
-        ``update`` gives them their new one (so call this before it)."""
-        heap, mask, current = self.heap, self.mask, self.current
+        """Put lent keys back, except those of ``changed`` rows (their new keys get pushed)."""
+        heap, mask = self.heap, self.mask
         for key in self.lent:
-            row = key & mask
-            if row not in changed:
+            if key & mask not in changed:
                 heapq.heappush(heap, key)
-            else:
-                current[row] = None
         self.lent = []
