@@ -270,8 +270,7 @@ def _topological(plugins: tiers.Tiers, run: list[snapshot.Task]) -> bool:
     if len(run) == 1 or not plugins.session.topology.active:
         return False  # nothing to match: no task is
     namespace, labels = first.namespace, first.labels
-    others = [t for t in run if t.labels != labels or t.namespace != namespace]  # as a rule none
-    return any(plugins.topological(t) for t in others)
+    return any(plugins.topological(t) for t in run if t.labels != labels or t.namespace != namespace)
 
 
 def _lone_task(ssn: session.Session, job: str) -> snapshot.Task | None:
