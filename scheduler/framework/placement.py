@@ -288,7 +288,7 @@ class Placer:
             return None
         extra = self.plugins.domain_score(task, fits)
         total = scores if extra is None else scores + extra  # -inf stays -inf where nothing fits
-        if ok is not None:
+        if ok is not None and not ok.all():  # rows the domain checks refuse (-inf where nothing fits already)
             total = np.where(fits, total, -np.inf)
         return int(total.argmax())
 

@@ -78,7 +78,7 @@ class Topology:
         self.active = bool(cols.constrained or snap.placed_terms)
         self._ids: dict[str, tuple[Ids, int]] = {}
         self._identity: set[str] = set()  # keys whose domains are the rows themselves
-        self._present: dict[str, npt.NDArray[np.bool_]] = {}  # key → its domains that hold a row
+        self._sizes: dict[str, npt.NDArray[np.intp]] = {}  # key → rows per domain
         self._counts: dict[_Key, Count] = {}
         self._by_label: dict[tuple[str, str], list[tuple[_Key, Count]]] = {}
         self._unindexed: list[tuple[_Key, Count]] = []
@@ -103,8 +103,7 @@ class Topology:
         if not self.active:
             return
         tasks = snap.tasks
-        # The rows of the pods holding each placement's terms, by placement object: pods alike
-        # share one (``podfacts``), so each placement's terms are looked up once.
+        # Rows of the pods holding each placement's terms, by placement object (alike pods share one).
         holders: dict[int, tuple[podspec.Placement, list[int]]] = {}
         for row, placement in snap.placed_terms:
             holders.setdefault(id(placement), (placement, []))[1].append(row)
@@ -141,17 +140,17 @@ class Topology:
 
     def present(self, key: str, rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
         """Which domains of ``key`` (size + 1 entries, the last: rows without the label) hold one
-        of ``rows``; when that is every row, the domains that hold any row, worked out once."""
+        of ``rows``; when most rows are, worked out from the few that are not."""
         ids, size = self.ids(key)
-        if not rows.all():
-            found = np.zeros(size + 1, dtype=bool)
-            found[ids[rows]] = True
-            return found
-        every = self._present.get(key)
-        if every is None:
-            every = self._present[key] = np.bincount(ids, minlength=size + 1) > 0
-            every.flags.writeable = False
-        return every
+        sizes = self._sizes.get(key)
+        if sizes is None:
+            sizes = self._sizes[key] = np.bincount(ids, minlength=size + 1)
+        left = len(rows) - int(np.count_nonzero(rows))
+        if left * 2 < len(rows):  # most rows: the domains not all of whose rows are left out
+            return np.bincount(ids[np.flatnonzero(~rows)], minlength=size + 1) < sizes if left else sizes > 0
+        found = np.zeros(size + 1, dtype=bool)
+        found[ids[rows]] = True
+        return found
 
     def identity(self, key: str) -> bool:
         """Whether each row is a domain of ``key`` of its own, in row order (the hostname, as a rule)."""
@@ -172,8 +171,10 @@ class Topology:
             if key in self._identity:  # a domain per row, in row order: the rows' own counts
                 self._writable(count)  # its own array now: the one returned stays current
                 return count.padded
-            sums = np.bincount(ids, weights=count.rows, minlength=size + 1).astype(np.float64)
-            sums[size] = 0
+            sums = np.zeros(size + 1)  # all there is when nothing was counted yet (a gang's own pods)
+            if count.padded is not self._zeros:
+                sums[:] = np.bincount(ids, weights=count.rows, minlength=size + 1)
+                sums[size] = 0
             count.domains[key] = sums
         return sums
 
@@ -310,8 +311,7 @@ class Topology:
         return index
 
     def _held_count(self, role: str, term: podspec.PodTerm) -> Count:
-        """The pods holding ``term`` in ``role`` per row and domain: registered on first sight,
-        the snapshot's holders counted on first read."""
+        """Pods holding ``term`` in ``role``: registered on first sight, counted on first read."""
         count = self._held.get((role, term))
         if count is None:
             count = self._held[(role, term)] = self._new()

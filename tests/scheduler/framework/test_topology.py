@@ -130,7 +130,21 @@ def test_present_domains_of_some_rows_and_of_every_row() -> None:
     assert topo.present(ZONE, np.array([True, True, True])).tolist() == [True, True]  # x: the extra domain
     assert topo.present(ZONE, np.array([True, False, False])).tolist() == [True, False]
     assert topo.present(ZONE, np.array([False, False, False])).tolist() == [False, False]
-    assert topo.present(ZONE, np.ones(3, dtype=bool)) is topo.present(ZONE, np.ones(3, dtype=bool))  # worked out once
+    assert topo.present(ZONE, np.array([True, True, False])).tolist() == [True, False]  # from the row left out
+    assert topo.present(ZONE, np.array([True, False, True])).tolist() == [True, True]
+
+
+def test_present_domains_as_looking_at_every_row() -> None:
+    rng = np.random.default_rng(5)
+    zones = ["a", "b", "c", None, "a", "c", "c", None, "b"]
+    nodes = [b.node(f"n{i}", labels={ZONE: z} if z else {}) for i, z in enumerate(zones)]
+    pods = [b.pod("p0", labels={"app": "w"}, spec=SPREAD)]
+    topo = topology.Topology(building.build(nodes=nodes, pods=pods, podgroups=[b.podgroup("pg")], queues=[b.queue()]))
+    ids, size = topo.ids(ZONE)
+    for _ in range(200):
+        rows = rng.random(len(zones)) < rng.choice([0.2, 0.5, 0.9, 1.0])
+        expected = [bool(rows[ids == d].any()) for d in range(size + 1)]
+        assert topo.present(ZONE, rows).tolist() == expected
 
 
 def test_tasks_under_no_indexed_label_match_only_unindexed_terms() -> None:
