@@ -4,6 +4,7 @@
 - ``session``: one cycle's mutable state over a snapshot; changed only through ``statement``;
 - ``state``: the session's named parts (node rows, counts, allocations, holds, what was
   committed, diagnostics), each with its own contract;
+- ``domains``: each node row's domain of a topology key (the values of that node label);
 - ``topology``: pods per node row and topology domain that pod affinity and topology spread
   count, kept current as the session places pods;
 - ``statement``: all-or-nothing groups of allocations, pipelines and evictions;
@@ -28,6 +29,7 @@ __all__ = [
     "apart",
     "config",
     "counted",
+    "domains",
     "feasibility",
     "lookahead",
     "placement",

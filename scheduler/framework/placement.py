@@ -194,12 +194,11 @@ class Placer:
         static, rule = found
         entry = self._entry(task)
         scores = np.where(np.logical_and.reduce(static), entry.on_idle, -np.inf) if static else entry.on_idle
-        ids, size = self.session.topology.ids(rule.key)
 
         def ahead(rows: npt.NDArray[np.intp]) -> lookahead.Lookahead:
             return lookahead.Lookahead(self, task, entry.req, entry.floor, rows, count)
 
-        return counted.place(scores, ids, size, rule, count, ahead)
+        return counted.place(scores, self.session.topology.rows_of(rule.key), rule, count, ahead)
 
     def place_each(self, tasks: list[snapshot.Task], allocate: Callable[[snapshot.Task, int], None]) -> int:
         """``place`` on idle then ``allocate`` for each of ``tasks`` (one run, alike in namespace and

@@ -29,12 +29,12 @@ from __future__ import annotations
 import dataclasses
 import types
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import podspec, snapshot
+from scheduler.framework import domains
 
 __all__ = ["PREFERRED_AFFINITY", "PREFERRED_ANTI", "REQUIRED_AFFINITY", "REQUIRED_ANTI", "Count", "Topology"]
 
@@ -71,14 +71,12 @@ class _Key:
     live: bool  # terminating pods left out (topology spread)
 
 
-class Topology:
+class Topology(domains.Domains):
     def __init__(self, snap: snapshot.Snapshot) -> None:
+        super().__init__(snap.nodes)
         self.snapshot = snap
         cols = snap.columns
         self.active = bool(cols.constrained or snap.placed_terms)
-        self._ids: dict[str, tuple[Ids, int]] = {}
-        self._identity: set[str] = set()  # keys whose domains are the rows themselves
-        self._sizes: dict[str, npt.NDArray[np.intp]] = {}  # key → rows per domain
         self._counts: dict[_Key, Count] = {}
         self._by_label: dict[tuple[str, str], list[tuple[_Key, Count]]] = {}
         self._unindexed: list[tuple[_Key, Count]] = []
@@ -121,48 +119,7 @@ class Topology:
                 if rows:
                     self._held_rows.setdefault((role, term), []).extend(rows)
 
-    # --- domains ------------------------------------------------------------------------
-    def ids(self, key: str) -> tuple[Ids, int]:
-        """(each row's domain of ``key``, the number of domains); rows without the label get that number."""
-        found = self._ids.get(key)
-        if found is None:
-            values: dict[str, int] = {}
-            raw = [node.labels.get(key) for node in self.snapshot.nodes]
-            for value in raw:
-                if value is not None and value not in values:
-                    values[value] = len(values)
-            size = len(values)
-            ids = np.array([size if v is None else values[v] for v in raw], dtype=np.intp)
-            found = self._ids[key] = (ids, size)
-            if size == len(raw) and bool((ids == np.arange(size)).all()):
-                self._identity.add(key)  # one domain per row, in row order (the hostname)
-        return found
-
-    def present(self, key: str, rows: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
-        """Which domains of ``key`` (size + 1 entries, the last: rows without the label) hold one
-        of ``rows``; when most rows are, worked out from the few that are not."""
-        ids, size = self.ids(key)
-        sizes = self._sizes.get(key)
-        if sizes is None:
-            sizes = self._sizes[key] = np.bincount(ids, minlength=size + 1)
-        left = len(rows) - int(np.count_nonzero(rows))
-        if left * 2 < len(rows):  # most rows: the domains not all of whose rows are left out
-            return np.bincount(ids[np.flatnonzero(~rows)], minlength=size + 1) < sizes if left else sizes > 0
-        found = np.zeros(size + 1, dtype=bool)
-        found[ids[rows]] = True
-        return found
-
-    def identity(self, key: str) -> bool:
-        """Whether each row is a domain of ``key`` of its own, in row order (the hostname, as a rule)."""
-        self.ids(key)
-        return key in self._identity
-
-    def per_row(self, values: npt.NDArray[Any], key: str) -> npt.NDArray[Any]:
-        """``values`` per domain of ``key`` (size + 1 entries) spread over the rows: each row's own domain's."""
-        if key in self._identity:
-            return values[:-1]
-        return values.take(self.ids(key)[0])
-
+    # --- domain sums (the domains themselves: ``domains.Domains``) --------------------
     def domain(self, count: Count, key: str) -> Array:
         """``count`` per domain of ``key`` (size + 1 entries, the last always 0); kept up to date."""
         sums = count.domains.get(key)
