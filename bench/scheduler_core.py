@@ -4,6 +4,8 @@ Run: ``.venv/bin/python bench/scheduler_core.py``; ``--only throughput|scale`` r
 two, ``--size 0.2`` shrinks nodes and pods alike while iterating (ratios mean something at 1).
 ``--constrained 0.1`` (the default) gives that share of the gangs, pending and running, pod
 affinity, anti-affinity or topology spread (``CONSTRAINTS``, in turn); 0 gives none.
+``--kinds 0123`` (the default) names which of ``CONSTRAINTS`` the constrained pending gangs take,
+in turn: one kind alone (``--kinds 2``) shows what that kind costs.
 Targets (issue text): ≥ 20,000 pod decisions/s at 5,000 nodes with a full scan (no sampling);
 one cycle ≤ 1 s at 10,000 nodes × 100,000 pods; RSS ≤ 1.5 GB. A decision is a pending pod the cycle placed or refused.
 Snapshot building (API dicts → Snapshot) is timed separately: the cache keeps a snapshot
@@ -64,6 +66,7 @@ CONSTRAINTS = (
     },
     lambda app: {"affinity": {"podAffinity": {REQUIRED: [_term(app, ZONE)]}}},
 )
+KINDS = "0123"  # every one of them, in turn
 
 
 def _pod(
@@ -91,10 +94,11 @@ def _pod(
 
 
 def workload(
-    nodes: int, running: int, pending: int, gang: int, constrained: float = 0.0
+    nodes: int, running: int, pending: int, gang: int, constrained: float = 0.0, kinds: str = KINDS
 ) -> dict[str, list[dict[str, Any]]]:
     """``running`` pods spread over the nodes and ``pending`` pods in gangs of ``gang``, 4 queues;
-    a ``constrained`` share of the gangs carry ``CONSTRAINTS`` (running ones: hostname anti-affinity)."""
+    a ``constrained`` share of the gangs carry ``CONSTRAINTS`` (pending ones: those ``kinds``
+    names, in turn; running ones: hostname anti-affinity)."""
 
     def chosen(g: int) -> bool:  # spaced evenly: gang g is the n-th constrained one when the share crosses n
         return int((g + 1) * constrained) > int(g * constrained)
@@ -109,7 +113,7 @@ def workload(
     for g in range(pending // gang):
         shape = SHAPES[g % len(SHAPES)]
         group = f"pend-{g}"
-        extra = CONSTRAINTS[int(g * constrained) % len(CONSTRAINTS)](group) if chosen(g) else None
+        extra = CONSTRAINTS[int(kinds[int(g * constrained) % len(kinds)])](group) if chosen(g) else None
         pods += [_pod(f"p{g}-{k}", group, shape, None, extra) for k in range(gang)]
         groups.append(_group(group, gang, "Inqueue", g % 4))
     queues = [
@@ -128,10 +132,10 @@ def _group(name: str, size: int, phase: str, queue: int) -> dict[str, Any]:
 
 
 def run(
-    label: str, *, nodes: int, running: int, pending: int, gang: int, constrained: float = 0.0
+    label: str, *, nodes: int, running: int, pending: int, gang: int, constrained: float = 0.0, kinds: str = KINDS
 ) -> tuple[float, float, float]:
     """(decisions/s, best cycle wall time, best cycle CPU time)."""
-    data = workload(nodes, running, pending, gang, constrained)
+    data = workload(nodes, running, pending, gang, constrained, kinds)
     started = time.perf_counter()
     snap = building.build(**data)
     built = time.perf_counter() - started
@@ -155,7 +159,7 @@ def run(
     rate = decisions / best
     print(
         f"{label}: {nodes} nodes, {running + pending} pods ({pending} pending in gangs of {gang}, "
-        f"{constrained:.0%} of the gangs with pod affinity or spread); "
+        f"{constrained:.0%} of the gangs with pod affinity or spread, kinds {kinds}); "
         f"build {built:.2f} s; cycle {best:.3f} s (CPU {best_cpu:.3f} s); {placed} bound, {refused} refused; "
         f"{rate:,.0f} decisions/s"
     )
@@ -173,6 +177,11 @@ def main(argv: list[str] | None = None) -> int:
         "--constrained", type=float, default=0.1, help="share of gangs with pod affinity or spread (default 0.1)"
     )
     parser.add_argument(
+        "--kinds",
+        default=KINDS,
+        help=f"which CONSTRAINTS the constrained pending gangs take, in turn (default {KINDS})",
+    )
+    parser.add_argument(
         "--core",
         choices=(build.INTERPRETED, build.COMPILED, "both", _HERE),
         default="both",
@@ -181,6 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 <= args.constrained <= 1:
         parser.error("--constrained must be between 0 and 1")
+    if not args.kinds or any(not k.isdigit() or int(k) >= len(CONSTRAINTS) for k in args.kinds):
+        parser.error(f"--kinds must name CONSTRAINTS by their index, 0 to {len(CONSTRAINTS) - 1}, e.g. {KINDS}")
     if args.core != _HERE:
         return _each_core(args.core, sys.argv[1:] if argv is None else argv)
     print(f"core: {build.core()}")
@@ -192,14 +203,22 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.only != "scale":
         rate, wall, cpu = run(
-            "throughput", nodes=sized(5_000), running=sized(20_000), pending=sized(20_000), gang=10, constrained=share
+            "throughput",
+            nodes=sized(5_000),
+            running=sized(20_000),
+            pending=sized(20_000),
+            gang=10,
+            constrained=share,
+            kinds=args.kinds,
         )
         cpu_rate = rate * wall / cpu
         print(f"decisions/s at {sized(5_000):,} nodes: {rate:,.0f} vs target 20,000 → ratio {rate / 20_000:.2f}")
         print(f"  by CPU time: {cpu_rate:,.0f} → ratio {cpu_rate / 20_000:.2f}")
     if args.only != "throughput":
         nodes, pods = sized(10_000), sized(50_000)
-        _, big, big_cpu = run("scale", nodes=nodes, running=pods, pending=pods, gang=10, constrained=share)
+        _, big, big_cpu = run(
+            "scale", nodes=nodes, running=pods, pending=pods, gang=10, constrained=share, kinds=args.kinds
+        )
         where = f"{nodes:,} nodes × {2 * pods:,} pods"
         print(f"cycle at {where}: {big:.3f} s vs target 1 s → ratio {1 / big:.2f} (>1 is better)")
         print(f"  by CPU time: {big_cpu:.3f} s → ratio {1 / big_cpu:.2f}")

@@ -33,6 +33,10 @@ def test_scheduler_core() -> None:
     out = benchsmoke.run("scheduler_core.py", ["--size", "0.01"], timeout=190)
     benchsmoke.assert_prints(out, rf"decisions/s at .* ratio {NUMBER}", rf"cycle at .* ratio {NUMBER}", r"peak RSS")
     assert [line for line in out.splitlines() if line.startswith("core: ")] == ["core: interpreted", "core: compiled"]
+    one = benchsmoke.run(
+        "scheduler_core.py", ["--size", "0.01", "--only", "scale", "--kinds", "2", "--core", "here"], 60
+    )
+    benchsmoke.assert_prints(one, r"^scale: .*10% of the gangs with pod affinity or spread, kinds 2\)", r"cycle at ")
 
 
 @pytest.mark.integration
