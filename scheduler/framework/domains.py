@@ -48,9 +48,7 @@ class Domains:
         """Which domains of ``key`` (size + 1 entries, the last: rows without the label) hold one
         of ``rows``; when most rows are, worked out from the few that are not."""
         ids, size = self.ids(key)
-        sizes = self._sizes.get(key)
-        if sizes is None:
-            sizes = self._sizes[key] = np.bincount(ids, minlength=size + 1)
+        sizes = self._sizes_of(key)
         left = len(rows) - int(np.count_nonzero(rows))
         if left * 2 < len(rows):  # most rows: the domains not all of whose rows are left out
             return np.bincount(ids[np.flatnonzero(~rows)], minlength=size + 1) < sizes if left else sizes > 0
@@ -64,8 +62,16 @@ class Domains:
         if found is None:
             ids, size = self.ids(key)
             order = np.argsort(ids, kind="stable")
-            found = self._rows_of[key] = np.split(order, np.cumsum(np.bincount(ids, minlength=size + 1))[:-1])[:size]
+            found = self._rows_of[key] = np.split(order, np.cumsum(self._sizes_of(key))[:-1])[:size]
         return found
+
+    def _sizes_of(self, key: str) -> Ids:
+        """How many rows each domain of ``key`` has (size + 1 entries); worked out once."""
+        sizes = self._sizes.get(key)
+        if sizes is None:
+            ids, size = self.ids(key)
+            sizes = self._sizes[key] = np.bincount(ids, minlength=size + 1)
+        return sizes
 
     def identity(self, key: str) -> bool:
         """Whether each row is a domain of ``key`` of its own, in row order (the hostname, as a rule)."""

@@ -38,7 +38,6 @@ from scheduler.framework import domains
 
 __all__ = ["PREFERRED_AFFINITY", "PREFERRED_ANTI", "REQUIRED_AFFINITY", "REQUIRED_ANTI", "Count", "Topology"]
 
-Ids = npt.NDArray[np.intp]
 Array = npt.NDArray[np.float64]
 Selectors = tuple[podspec.PodSelector, ...]  # a pod counts when it matches every one
 
