@@ -209,6 +209,10 @@ def _allocate_topological(
             stmt.allocate_many(run[: len(rows)], rows)
             run = run[len(rows) :]
             allowed -= len(rows)
+        else:
+            placed = placer.place_scored(run, min(allowed, len(run)), lambda task, row: stmt.allocate(task.key, row))
+            run = run[placed:]
+            allowed -= placed
         if owed:
             allowed = 0  # held Spark capacity is checked task by task (``blocked``)
     # Rows a run held in one domain by its own pod affinity goes to (``Placer.together``): looked

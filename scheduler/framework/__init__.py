@@ -16,6 +16,8 @@
 - ``together``: a gang held in one domain by its own pod affinity, placed by node score there;
 - ``counted``: a gang whose one domain check is hard topology spread on its own pods, placed
   in one step under a rule the plugin gives;
+- ``scored``: a gang only domain scores follow (preferred pod affinity, soft spread), placed
+  from a few candidate rows per domain, the plugins' scores split into parts;
 - ``lookahead``: a task's scores on candidate rows after more copies (for the batched paths);
 - ``ranking``: integer ranking keys for nodes and jobs;
 - ``verdicts``: closing a session into its plan's conditions, counts and events.
@@ -35,6 +37,7 @@ __all__ = [
     "placement",
     "plugin",
     "ranking",
+    "scored",
     "session",
     "state",
     "statement",

@@ -58,11 +58,14 @@ class Domains:
 
     def rows_of(self, key: str) -> list[Ids]:
         """The rows of each domain of ``key`` (not of rows without it), ascending; worked out once."""
+        return self.groups(key)[:-1]
+
+    def groups(self, key: str) -> list[Ids]:
+        """``rows_of``, then the rows without ``key`` (size + 1 entries); worked out once."""
         found = self._rows_of.get(key)
         if found is None:
-            ids, size = self.ids(key)
-            order = np.argsort(ids, kind="stable")
-            found = self._rows_of[key] = np.split(order, np.cumsum(self._sizes_of(key))[:-1])[:size]
+            order = np.argsort(self.ids(key)[0], kind="stable")
+            found = self._rows_of[key] = np.split(order, np.cumsum(self._sizes_of(key))[:-1])
         return found
 
     def _sizes_of(self, key: str) -> Ids:

@@ -24,7 +24,9 @@ import numpy.typing as npt
 from scheduler.api import resources, snapshot, tally
 from scheduler.framework import session, tiers
 
-__all__ = ["task_never", "unrunnable"]
+__all__ = ["NOT_READY", "fit_error", "shortage", "task_never", "unrunnable"]
+
+NOT_READY = "node(s) were not ready"
 
 Mask = npt.NDArray[np.bool_]
 S = snapshot.TaskStatus
@@ -113,3 +115,22 @@ def _short(
             return f"needs {dims[col]} {need} but the largest {what} has {resources.human(dims[col], most)}"
     wanted = ", ".join(f"{dims[c]} {resources.human(dims[c], req[c])}" for c in asked.tolist())
     return f"needs {wanted} but no {what} has all of it at once"
+
+
+def fit_error(ssn: session.Session, ready: Mask, checks: list[tuple[str, Mask]], task: snapshot.Task) -> str:
+    """Why no node fits ``task`` (``checks``: every predicate's reason and passes), kube-scheduler
+    style: "0/3 nodes are available: 3 Insufficient cpu."."""
+    counts: collections.Counter[str] = collections.Counter()
+    counts[NOT_READY] = int((~ready).sum())
+    for reason, mask in checks:
+        counts[reason] += int((~mask).sum())
+    req = ssn.vector(task.request)
+    for col in np.flatnonzero(req > 0):
+        counts[shortage(ssn.dims[col])] += int((ssn.nodes.future[:, col] < req[col]).sum())
+    parts = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()) if n)
+    return f"0/{len(ready)} nodes are available: {parts or 'no nodes'}."
+
+
+def shortage(name: str) -> str:
+    """kube-scheduler's reason for a node short of resource ``name``."""
+    return "Too many pods" if name == resources.PODS else f"Insufficient {name}"

@@ -10,6 +10,7 @@ running subtraction after n allocations bit for bit, and so do the scores comput
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,7 +21,7 @@ from scheduler.api import snapshot
 if TYPE_CHECKING:
     from scheduler.framework import placement
 
-__all__ = ["Copies", "Lookahead", "fit_all", "score_now"]
+__all__ = ["Copies", "Lookahead", "fit_all", "rescorer", "score_now"]
 
 Vector = npt.NDArray[np.float64]
 
@@ -113,3 +114,20 @@ def score_now(placer: placement.Placer, task: snapshot.Task, req: Vector, floor:
     ahead._fill(None, 0, 1)
     value = ahead.scores[0][0]
     return -np.inf if value is None else value
+
+
+def rescorer(
+    placer: placement.Placer, task: snapshot.Task, second: Vector, req: Vector, floor: Vector
+) -> Callable[[int], float]:
+    """A row's node score for one more copy of ``task`` once a run placed one there (copies placed
+    one by one, ``Placer.place_each``): ``second`` (the entry's score for a second copy) the first
+    time, then ``score_now`` (the session holds every copy placed so far)."""
+    taken: set[int] = set()
+
+    def rescore(row: int) -> float:
+        if row not in taken:
+            taken.add(row)
+            return float(second[row])
+        return score_now(placer, task, req, floor, row)
+
+    return rescore

@@ -1,11 +1,10 @@
 """Choose a node for a task: vectorised feasibility and scoring over every node (no sampling).
 
-For each distinct (request, placement) the engine keeps two score arrays over all nodes:
-``-inf`` where the task cannot go, its score where it can, once against idle resources
-(→ Allocate) and once against future-idle resources (→ Pipeline). Choosing is an argmax.
-Because plugin node hooks answer per row from that row's state only, after the session
-changes some rows (``Session.changed_rows``) only those rows are recomputed: placing the
-hundredth identical pod costs one row, not one full scan.
+For each distinct (request, placement) the engine keeps two score arrays over all nodes: ``-inf``
+where the task cannot go, its score where it can, against idle resources (→ Allocate) and against
+future-idle ones (→ Pipeline). Choosing is an argmax. Plugin node hooks answer per row from that
+row's state only, so after the session changes some rows (``Session.changed_rows``) only those
+are recomputed: placing the hundredth identical pod costs one row, not one full scan.
 
 ``place_many`` places a gang's identical pods in one step with the same result as calling
 ``place`` and allocating after each: only the ``count`` best rows can be chosen (an untouched
@@ -13,27 +12,24 @@ row is only picked once every better untouched row has been), so their scores af
 more copies are computed in one vectorised call and the picks are a heap merge over them;
 when no row's second copy would beat the last row's first (a spread gang: each refresh scores
 a second copy with the first, ``_Entry.second``), the picks are simply those rows, best first.
-The best rows come from a per-shape ``ranking.Ranking``.
-Entries are keyed by what the row-local hooks read (``Plugin.predicate``, ``Plugin.node_score``):
-the request and the node selection (nodeSelector, node affinity, tolerations, the topology
-keys of required pod affinity and hard spread constraints), not the pod terms' selectors, so
-gangs that differ only in those (each gang's terms name its own pods) share one entry instead
-of a full scan each. ``on_future`` is brought up to date only when a task
-may be pipelined (``place``): the batched path never reads it.
+The best rows come from a per-shape ``ranking.Ranking``. Entries are keyed by what the
+row-local hooks read (``Plugin.predicate``, ``Plugin.node_score``): the request and the node
+selection (nodeSelector, node affinity, tolerations, the topology keys of required pod affinity
+and hard spread constraints), not the pod terms' selectors, so gangs that differ only in those
+share one entry. ``on_future`` is brought up to date only when a task may be pipelined.
 
 A topological task (pod affinity, anti-affinity, topology spread: ``Tiers.topological``) keeps
 its entry for what is local to a row; on each ``place`` the domain checks and scores are added
-over every row (a few array operations on the session's per-domain counts), and ``place_many``
-never batches it: each placed copy changes where the next may go. Three kinds of run are known
-in advance all the same: one kept a pod per node by its own hostname anti-affinity
-(``place_apart``, see ``apart``), one its own pod affinity holds in one domain
-(``together``, then ``place_many_within`` and ``place_within``, see ``together``), and one
-whose one domain check is hard topology spread on its own pods (``place_counted``, see ``counted``).
+over every row, and ``place_many`` never batches it: each copy changes where the next may go.
+Four kinds of run are placed in one step all the same, with ``place``'s choices: one kept a pod
+per node by its own hostname anti-affinity (``place_apart``, see ``apart``), one its own pod
+affinity holds in one domain (``together``, ``place_many_within``), one whose one domain check is
+hard spread on its own pods (``place_counted``, see ``counted``), and one that domain scores
+alone follow (``place_scored``, see ``scored``).
 """
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import heapq
 from collections.abc import Callable
@@ -41,14 +37,13 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.api import resources, snapshot
-from scheduler.framework import apart, counted, lookahead, ranking, session, tiers, together
+from scheduler.api import snapshot
+from scheduler.framework import apart, counted, feasibility, lookahead, ranking, scored, session, tiers, together
 
 __all__ = ["ALLOCATE", "PIPELINE", "Placer"]
 
 ALLOCATE = "allocate"
 PIPELINE = "pipeline"
-NOT_READY = "node(s) were not ready"
 
 Scores = npt.NDArray[np.float64]
 Vector = npt.NDArray[np.float64]
@@ -209,18 +204,31 @@ class Placer:
             return 0
         entry = self._entry(task)
         scores = entry.on_idle.copy()
-        taken: set[int] = set()
+        rescore = lookahead.rescorer(self, task, entry.second, entry.req, entry.floor)
         for n, copy in enumerate(tasks):
             row = self._best(task, scores, self._domain_ok(task))
             if row is None:
                 return n
             allocate(copy, row)
-            if row not in taken:  # the row as the entry last saw it, plus this copy
-                taken.add(row)
-                scores[row] = entry.second[row]
-            else:  # the session holds every copy placed so far: score the row as it is now
-                scores[row] = lookahead.score_now(self, task, entry.req, entry.floor, row)
+            scores[row] = rescore(row)
         return len(tasks)
+
+    def place_scored(
+        self, tasks: list[snapshot.Task], count: int, allocate: Callable[[snapshot.Task, int], None]
+    ) -> int:
+        """``place_each`` for up to ``count`` of ``tasks`` when the run's domain hooks split into
+        parts (``Tiers.domain_split``), from a few candidate rows: see ``scored``. How many it
+        placed (0: the run does not qualify); the long way goes on from there."""
+        task = tasks[0]
+        if count <= 0 or not len(self.rows) or not apart.alike(tasks):
+            return 0
+        parts = self.plugins.domain_split(task)
+        if parts is None:
+            return 0
+        entry = self._entry(task)
+        rescore = lookahead.rescorer(self, task, entry.second, entry.req, entry.floor)
+        topo = self.session.topology
+        return scored.place(entry.on_idle.copy(), parts, topo, count, lambda n, row: allocate(tasks[n], row), rescore)
 
     def together(self, tasks: list[snapshot.Task]) -> npt.NDArray[np.bool_] | None:
         """The rows the run's next copies may take (``place_within``) when its required pod
@@ -382,16 +390,5 @@ class Placer:
         entry.on_future[rows] = np.where(fits, entry.score[rows], -np.inf)
 
     def explain(self, task: snapshot.Task) -> str:
-        """Why no node fits, kube-scheduler style: "0/3 nodes are available: 3 Insufficient cpu."."""
-        ssn = self.session
-        counts: collections.Counter[str] = collections.Counter()
-        counts[NOT_READY] = int((~self.ready).sum())
-        for reason, mask in self.checks(task):
-            counts[reason] += int((~mask).sum())
-        req = ssn.vector(task.request)
-        for col in np.flatnonzero(req > 0):
-            name = ssn.dims[col]
-            label = "Too many pods" if name == resources.PODS else f"Insufficient {name}"
-            counts[label] += int((ssn.nodes.future[:, col] < req[col]).sum())
-        parts = ", ".join(f"{n} {reason}" for reason, n in sorted(counts.items()) if n)
-        return f"0/{len(self.rows)} nodes are available: {parts or 'no nodes'}."
+        """Why no node fits, kube-scheduler style (``feasibility.fit_error``)."""
+        return feasibility.fit_error(self.session, self.ready, self.checks(task), task)

@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import plan, snapshot
-from scheduler.framework import config, counted
+from scheduler.framework import config, counted, scored
 
 if TYPE_CHECKING:
     from scheduler.framework import session
@@ -130,6 +130,14 @@ class Plugin:
         """This plugin's ``domain_predicate`` split into masks that copies of ``task`` placed one
         after another do not change and one ``counted.Rule`` that follows them, when it can be
         (then a run of such copies is placed in one step, see ``framework.counted``); else None."""
+        return None
+
+    def domain_split(self, task: snapshot.Task) -> list[scored.Part] | None:
+        """This plugin's ``domain_score`` for copies of ``task`` placed one after another, as
+        ``scored.Part``s in the order it sums them (none: it has no domain score for the task),
+        when it can be split so and the plugin has no ``domain_predicate`` for the task (then a
+        run of such copies is placed from a few candidate rows, see ``framework.scored``); else
+        None, the default."""
         return None
 
     def domain_score(self, task: snapshot.Task, feasible: Mask) -> Scores | None:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from scheduler.api import snapshot
-from scheduler.framework import config, counted, session
+from scheduler.framework import config, counted, scored, session
 from scheduler.framework import plugin as base
 
 __all__ = ["SWITCHES", "Registry", "Tiers"]
@@ -215,6 +215,17 @@ class Tiers:
         domain check or score), else None."""
         plugins = self._domain_plugins(task)
         return plugins[0].domain_rule(task) if len(plugins) == 1 else None
+
+    def domain_split(self, task: snapshot.Task) -> list[scored.Part] | None:
+        """Every domain plugin's ``domain_split``, in the order ``domain_score`` sums them, when
+        each can split its own and the parts read one topology key at most; else None."""
+        parts: list[scored.Part] = []
+        for plugin in self._domain_plugins(task):
+            split = plugin.domain_split(task)
+            if split is None:
+                return None
+            parts += split
+        return parts if len({p.key for p in parts} - {None}) <= 1 else None
 
     def domain_score(self, task: snapshot.Task, feasible: base.Mask) -> base.Scores | None:
         total: base.Scores | None = None

@@ -24,11 +24,13 @@ nodes ((s - min) / (max - min), truncated) and multiplied by nodeorder's ``podaf
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import snapshot
-from scheduler.framework import session, topology
+from scheduler.framework import scored, session, topology
 
 __all__ = ["AFFINITY", "ANTI_AFFINITY", "EXISTING_ANTI_AFFINITY", "InterPod"]
 
@@ -75,12 +77,7 @@ class InterPod:
         return out
 
     def score(self, task: snapshot.Task, feasible: Mask, weight: float) -> Scores | None:
-        held = self.topo.held(task)
-        parts = list(self._counted(task, "preferred"))
-        parts += [(t.topology_key, c, float(HARD_WEIGHT)) for t, c in held.get(topology.REQUIRED_AFFINITY, ())]
-        parts += [(t.topology_key, c, float(t.weight)) for t, c in held.get(topology.PREFERRED_AFFINITY, ())]
-        parts += [(t.topology_key, c, -float(t.weight)) for t, c in held.get(topology.PREFERRED_ANTI, ())]
-        by_key = self._by_key(parts)
+        by_key = self._by_key(self._scoring(task))
         if not by_key:
             return None
         if len(by_key) == 1:
@@ -94,6 +91,27 @@ class InterPod:
         raw = self._weighted(by_key)
         scaled = _scaled(raw, raw[feasible], weight)
         return np.zeros(self.rows) if scaled is None else scaled
+
+    def split(self, task: snapshot.Task, weight: float) -> scored.Part | None:
+        """``score`` for copies of ``task`` placed one after another (``framework.scored``), when
+        every term it reads, the copies' own included, is on one key wider than a node; else None."""
+        p = task.placement
+        terms = (*p.affinity, *p.anti_affinity, *p.preferred_affinity, *p.preferred_anti_affinity)
+        keys = {t.topology_key for t in terms}
+        held = self.topo.held(task)
+        keys |= {t.topology_key for role in (topology.REQUIRED_AFFINITY, *_PREFERRED) for t, _ in held.get(role, ())}
+        if len(keys) != 1 or self.topo.identity(next(iter(keys))):
+            return None
+        return _Split(self, task, keys.pop(), weight)
+
+    def _scoring(self, task: snapshot.Task) -> Counted:
+        """What ``score`` sums: the task's preferred terms, and the terms placed pods hold that match it."""
+        held = self.topo.held(task)
+        parts = list(self._counted(task, "preferred"))
+        parts += [(t.topology_key, c, float(HARD_WEIGHT)) for t, c in held.get(topology.REQUIRED_AFFINITY, ())]
+        parts += [(t.topology_key, c, float(t.weight)) for t, c in held.get(topology.PREFERRED_AFFINITY, ())]
+        parts += [(t.topology_key, c, -float(t.weight)) for t, c in held.get(topology.PREFERRED_ANTI, ())]
+        return parts
 
     def _counted(self, task: snapshot.Task, which: str) -> Counted:
         found = self._own.get((task.shape, which))
@@ -156,6 +174,42 @@ class InterPod:
             ok = here if ok is None else ok & here
         assert ok is not None
         return ok
+
+
+class _Split:
+    """``InterPod.score`` on one key wider than a node, at some rows (``scored.Part``): the same
+    per-domain sums and scaling, the extremes over the domains the view says hold a feasible row."""
+
+    def __init__(self, interpod: InterPod, task: snapshot.Task, key: str, weight: float) -> None:
+        self.key = key
+        self._interpod, self._task, self._weight = interpod, task, weight
+
+    def special(self) -> list[int]:
+        return []
+
+    def values(self, view: scored.View) -> scored.Value:
+        sums = self._interpod._by_key(self._interpod._scoring(self._task)).get(self.key)
+        if sums is None:
+            return scored.Value(None, 0.0, {})
+        raw = sums.tolist()
+        feasible = [value for value, here in zip(raw, view.present(), strict=True) if here]
+        return scored.Value(_scaled_values(raw, feasible, self._weight), 0.0, {})
+
+    def add(self, row: int) -> None:
+        pass  # the session's counts have the copy
+
+
+def _scaled_values(raw: list[float], feasible: list[float], weight: float) -> list[float] | None:
+    """``_scaled`` one value at a time, for a few domains: the same operations in its order (so
+    the same floats, but for the sign of a zero)."""
+    if not feasible:
+        return None
+    low, high = min(feasible), max(feasible)
+    if high <= low:
+        return None
+    span = high - low
+    scaled = [float(math.trunc((value - low) / span * 100.0)) for value in raw]
+    return scaled if weight == 1 else [value * weight for value in scaled]
 
 
 def _scaled(raw: Scores, feasible: Scores, weight: float) -> Scores | None:

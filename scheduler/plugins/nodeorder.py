@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import resources, snapshot
-from scheduler.framework import config, session
+from scheduler.framework import config, scored, session
 from scheduler.framework import plugin as base
 from scheduler.plugins import interpod, spread
 
@@ -89,6 +89,14 @@ class NodeOrder(base.Plugin):
             if part is not None:
                 total = part if total is None else total + part
         return total
+
+    def domain_split(self, task: snapshot.Task) -> list[scored.Part] | None:
+        parts: list[scored.Part | None] = []
+        if self.pod_affinity and self._interpod.topological(task, scores=True):
+            parts.append(self._interpod.split(task, self.pod_affinity))
+        if self.spread and self._spreading.topological(task, hard=False):
+            parts.append(self._spreading.split(task, self.spread))
+        return None if None in parts else [p for p in parts if p is not None]
 
     def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
         cpu, mem = self._fractions(task, rows, extra)

@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import podspec, snapshot
-from scheduler.framework import counted, session, topology
+from scheduler.framework import counted, scored, session, topology
 
 __all__ = ["MISSING", "SKEW", "Spreading"]
 
@@ -165,21 +165,35 @@ class Spreading:
         raw /= high
         return np.floor(raw, out=raw)
 
+    def split(self, task: snapshot.Task, weight: float) -> scored.Part | None:
+        """``score`` for copies of ``task`` placed one after another (``framework.scored``), when
+        it is one constraint on the hostname, every row has, that counts pods; else None."""
+        constraints = [c for c in task.placement.spread if not c.hard]
+        if len(constraints) != 1 or not self._keyed_every(task.placement, hard=False)[1]:
+            return None
+        (c,) = constraints
+        return _HostSplit(c, self._count(c), weight) if c.topology_key == podspec.HOSTNAME and _counts(c) else None
+
     def _host_only(self, c: podspec.Spread, scored: Mask, weight: float) -> Scores:
         """``_scaled(_raw(...)) × weight`` for one constraint on the hostname, worked out on the
         rows with a counted pod plus one standing for all the others (their raw scores are
         alike), then spread over the rows: the same operations on the same values."""
         counts = self._count(c).rows
         busy = (counts != 0).nonzero()[0]  # faster than flatnonzero on floats
-        domains, busy_scored = int(np.count_nonzero(scored)), scored[busy]
-        raw = _rounded(_on_hosts(np.concatenate(([0.0], counts[busy])), domains, c))
+        scaled = self._on_busy(c, counts.take(busy), int(np.count_nonzero(scored)), scored[busy], weight)
+        out = np.full(len(counts), scaled[0])
+        out[busy] = scaled[1:]
+        return out
+
+    def _on_busy(self, c: podspec.Spread, counts: Scores, domains: int, busy_scored: Mask, weight: float) -> Scores:
+        """``_host_only``'s values: for the rows without a counted pod, then for those with
+        (``counts``, ``busy_scored``), ``domains`` rows scored."""
+        raw = _rounded(_on_hosts(np.concatenate(([0.0], counts)), domains, c))
         idle_scored = domains > int(np.count_nonzero(busy_scored))  # some scored row has no counted pod
         scaled = self._scaled(raw, np.concatenate(([idle_scored], busy_scored)))
         if weight != 1:
             scaled *= weight
-        out = np.full(len(counts), scaled[0])
-        out[busy] = scaled[1:]
-        return out
+        return scaled
 
     def _count(self, c: podspec.Spread) -> topology.Count:
         return self.topo.count((c.pods,), live=True)
@@ -241,6 +255,33 @@ class _Rule:
             self._sums[self._ids[row]] += 1
 
 
+class _HostSplit:
+    """``Spreading.score`` for one hostname constraint every row has, at some rows
+    (``scored.Part``): the rows with a counted pod are the special ones."""
+
+    key = None
+
+    def __init__(self, c: podspec.Spread, count: topology.Count, weight: float) -> None:
+        self._c, self._count, self._weight = c, count, weight
+        self._busy: list[int] = []  # rows with a counted pod, from ``special`` on
+
+    def special(self) -> list[int]:
+        self._busy = (self._count.rows != 0).nonzero()[0].tolist()
+        return self._busy
+
+    def values(self, view: scored.View) -> scored.Value:
+        if not view.total:
+            return scored.Value(None, 0.0, {})
+        busy = self._busy
+        counts = self._count.rows.take(busy).tolist() if busy else []
+        flat, *each = _on_busy_values(self._c, counts, view.total, [view.fits(row) for row in busy], self._weight)
+        return scored.Value(None, flat, dict(zip(busy, each, strict=True)))
+
+    def add(self, row: int) -> None:
+        if self._count.rows[row] != 0 and row not in self._busy:
+            self._busy.append(row)
+
+
 def _allowed(c: podspec.Spread, domains: _Domains, sums: Scores, size: int, own: bool) -> Mask:
     """Per domain (``sums``: its matching pods, size + 1 entries): whether one more pod there (one
     the selector matches when ``own``) keeps the skew within ``maxSkew``."""
@@ -262,6 +303,24 @@ def _on_hosts(counts: Scores, domains: int, c: podspec.Spread) -> Scores:
     part = counts * math.log(domains + 2)
     part += c.max_skew - 1
     return part
+
+
+def _on_busy_values(
+    c: podspec.Spread, counts: list[float], domains: int, busy_scored: list[bool], weight: float
+) -> list[float]:
+    """``Spreading._on_busy`` one value at a time, for a few rows: the same operations in its
+    order (``_on_hosts``, ``_rounded``, ``Spreading._scaled``), so the same floats."""
+    log, skew = math.log(domains + 2), c.max_skew - 1
+    raw = [float(math.floor(count * log + skew + 0.5)) for count in (0.0, *counts)]
+    scored_ = [domains > sum(busy_scored), *busy_scored]
+    low = min((value for value, s in zip(raw, scored_, strict=True) if s), default=math.inf)
+    high = max((value for value, s in zip(raw, scored_, strict=True) if s), default=0.0)
+    if high <= 0.0:
+        scaled = [100.0] * len(raw)
+    else:
+        top = 100.0 * (high + low)
+        scaled = [float(math.floor((value * -100.0 + top) / high)) for value in raw]
+    return scaled if weight == 1 else [value * weight for value in scaled]
 
 
 def _rounded(total: Scores) -> Scores:

@@ -221,7 +221,7 @@ def _shapes(
     for keys in groups.values():
         task = ssn.task(keys[0])
         counts: collections.Counter[str] = collections.Counter()
-        counts[placement.NOT_READY] = int((~placer.ready).sum())
+        counts[feasibility.NOT_READY] = int((~placer.ready).sum())
         ok = placer.ready.copy()
         for reason, mask in placer.checks(task):  # pod affinity and topology spread included
             counts[reason] += int((~mask).sum())
@@ -229,8 +229,7 @@ def _shapes(
         req = ssn.vector(task.request)
         for col in np.flatnonzero(req > 0):
             short = ssn.nodes.idle[:, col] < req[col]
-            label = "Too many pods" if ssn.dims[col] == resources.PODS else f"Insufficient {ssn.dims[col]}"
-            counts[label] += int(short.sum())
+            counts[feasibility.shortage(ssn.dims[col])] += int(short.sum())
             ok &= ~short
         failures = tuple(sorted(((r, n) for r, n in counts.items() if n), key=lambda x: (-x[1], x[0])))
         never = feasibility.task_never(ssn, plugins, task) if ssn.snapshot.nodes else None

@@ -219,19 +219,8 @@ def test_runs_of_lone_tasks_equal_job_by_job(chunk: int, lone_run: int, monkeypa
 @pytest.mark.interpreted
 def test_a_topological_run_goes_the_long_way_once_no_idle_row_takes_a_copy(monkeypatch: pytest.MonkeyPatch) -> None:
     """``place_each`` takes the copies that fit and is not asked again for the ones left: each
-    of those would be one more look at every row for nothing (the long way refuses them)."""
-    term = {"weight": 10, "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": "g"}}, "topologyKey": "zone"}}
-    spec = {"affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [term]}}}
-    taint = {"key": "t", "value": "x", "effect": "NoSchedule"}
-    data = {
-        # The tainted nodes count in the queue's share (so it lets more through) but take no pod.
-        "nodes": [
-            b.node(f"n{i}", cpu="2", labels={"zone": f"z{i % 2}"}, taints=[taint] if i >= 3 else None) for i in range(6)
-        ],
-        "pods": [b.pod(f"p{k}", group="g", cpu="1", labels={"app": "g"}, spec=spec) for k in range(40)],
-        "podgroups": [b.podgroup("g", min_member=1)],
-        "queues": Q,
-    }
+    of those would be one more look at every row for nothing (the long way refuses them). The
+    run's preferred terms are on two keys, so its scores do not split (``place_scored`` refuses it)."""
     calls: list[int] = []
     real = placement.Placer.place_each
 
@@ -240,7 +229,48 @@ def test_a_topological_run_goes_the_long_way_once_no_idle_row_takes_a_copy(monke
         return placed
 
     monkeypatch.setattr(placement.Placer, "place_each", counted)
+    data = _preferred_zone_run(("zone", "rack"))
     result = scenarios.schedule(data)
     assert len(result.binds()) == 6  # three nodes of two cpus
     assert calls == [5]  # the first copy went the long way, then one call for the rest
     assert scenarios.schedule(data, fast_paths=False) == result
+
+
+@pytest.mark.interpreted
+def test_a_run_only_scored_by_domain_goes_in_one_call_then_the_long_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run whose domain hooks split into parts (one key, scores only) is placed from its first
+    copy by ``place_scored``, and what no idle row takes goes the long way, ``place_each`` unasked."""
+    calls: dict[str, list[int]] = {"place_scored": [], "place_each": []}
+    for name in calls:
+        real = getattr(placement.Placer, name)
+
+        def counted(self: placement.Placer, *args: Any, real: Any = real, name: str = name) -> int:
+            calls[name].append(placed := real(self, *args))
+            return placed
+
+        monkeypatch.setattr(placement.Placer, name, counted)
+    data = _preferred_zone_run(("zone",))
+    result = scenarios.schedule(data)
+    assert len(result.binds()) == 6
+    assert calls == {"place_scored": [6], "place_each": []}
+    assert scenarios.schedule(data, fast_paths=False) == result
+
+
+def _preferred_zone_run(keys: tuple[str, ...]) -> dict[str, Any]:
+    """40 copies of a gang preferring its own pods' domains of ``keys``, on 6 nodes of which 3 take pods."""
+    selector = {"matchLabels": {"app": "g"}}
+    terms = [{"weight": 10, "podAffinityTerm": {"labelSelector": selector, "topologyKey": key}} for key in keys]
+    spec = {"affinity": {"podAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": terms}}}
+    taint = {"key": "t", "value": "x", "effect": "NoSchedule"}
+    return {
+        # The tainted nodes count in the queue's share (so it lets more through) but take no pod.
+        "nodes": [
+            b.node(
+                f"n{i}", cpu="2", labels={"zone": f"z{i % 2}", "rack": f"r{i % 3}"}, taints=[taint] if i >= 3 else None
+            )
+            for i in range(6)
+        ],
+        "pods": [b.pod(f"p{k}", group="g", cpu="1", labels={"app": "g"}, spec=spec) for k in range(40)],
+        "podgroups": [b.podgroup("g", min_member=1)],
+        "queues": Q,
+    }

@@ -15,7 +15,7 @@ import pytest
 
 from scheduler import configure
 from scheduler.api import building
-from scheduler.framework import session
+from scheduler.framework import scored, session
 from scheduler.plugins import interpod
 from tests.builders import scheduler as b
 from tests.support import scenarios
@@ -268,3 +268,13 @@ def test_preferred_scores_equal_a_count_over_every_row(seed: int) -> None:
     want = np.zeros(len(nodes)) if high <= low else np.trunc((raw - low) / (high - low) * 100.0) * weight
     assert got is not None
     assert got.tolist() == want.tolist()
+    if seed % 2 and not ssn.topology.identity(ZONE):  # one key wider than a node: split, same values
+        split = interpod.InterPod(ssn).split(task, weight)
+        assert split is not None and split.key == ZONE and split.special() == []
+        present = ssn.topology.present(ZONE, feasible).tolist()
+        value = split.values(scored.View(np.where(feasible, 0.0, -np.inf), present))
+        ids = ssn.topology.ids(ZONE)[0]
+        at_rows = [0.0] * len(nodes) if value.domains is None else [value.domains[d] for d in ids]
+        assert at_rows == want.tolist()
+    else:  # two keys, or a zone per node: not split
+        assert interpod.InterPod(ssn).split(task, weight) is None

@@ -16,7 +16,7 @@ import pytest
 
 from scheduler import configure
 from scheduler.api import building
-from scheduler.framework import session
+from scheduler.framework import scored, session
 from scheduler.plugins import spread as spread_plugin
 from tests.builders import scheduler as b
 from tests.support import scenarios
@@ -263,3 +263,10 @@ def test_hostname_score_equals_kube_schedulers_formula(seed: int) -> None:
         high = max(0, *(r for r, f in zip(raw, feasible, strict=True) if f))
         want = [float((high + low - r) * 100 // high) if high else 100.0 for r in raw]
         assert spreading.score(snap.tasks["ns/pg-0"], feasible, 1.0).tolist() == want
+        # Split (``framework.scored``): a flat value, and its own for each row with a counted pod.
+        split = spreading.split(snap.tasks["ns/pg-0"], 2.0)
+        assert split is not None and split.key is None
+        busy = split.special()
+        assert busy == [row for row, c in enumerate(counted) if c]
+        value = split.values(scored.View(np.where(feasible, 0.0, -np.inf), [True]))
+        assert [value.rows.get(row, value.flat) for row in range(len(nodes))] == [2.0 * w for w in want]
