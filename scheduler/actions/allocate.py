@@ -274,7 +274,11 @@ def _topological(plugins: tiers.Tiers, run: list[snapshot.Task]) -> bool:
     if len(run) == 1 or not plugins.session.topology.active:
         return False  # nothing to match: no task is
     namespace, labels = first.namespace, first.labels
-    return any(plugins.topological(t) for t in run if t.labels != labels or t.namespace != namespace)
+    return any(
+        plugins.topological(t)
+        for t in run
+        if not (t.labels is labels or t.labels == labels) or t.namespace != namespace
+    )
 
 
 def _lone_task(ssn: session.Session, job: str) -> snapshot.Task | None:

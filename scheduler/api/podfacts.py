@@ -94,6 +94,9 @@ class Memo:
         # What the placement and the request are read from (``_look_key``) → (request, placement,
         # shape): pods written alike (every pod of a job, mostly) are parsed once.
         self.looks: dict[tuple[Any, ...], tuple[resources.Resource, podspec.Placement, int]] = {}
+        # Pods labelled alike share one labels mapping (a gang's pods, as a rule): the scheduler
+        # compares a run's labels often, and ``is`` answers before ``==`` has to look.
+        self.labels: dict[tuple[tuple[str, str], ...], Mapping[str, str]] = {}
         self._pods: _ByObject[Facts] = _ByObject()
         self._nodes: _ByObject[snapshot.Node] = _ByObject()
 
@@ -102,6 +105,8 @@ class Memo:
         forget = signature != self.signature or len(self.looks) > LOOKS
         if forget:
             self.shapes, self.requests, self.looks, self.signature = {}, {}, {}, signature
+        if forget or len(self.labels) > LOOKS:  # sharing only: nothing else hangs on it
+            self.labels = {}
         self._pods.turn(forget=forget)
         self._nodes.turn()
 
@@ -133,6 +138,8 @@ def derive(pod: Obj, *, native: bool, memo: Memo) -> Facts:
     meta, spec, status = pod.get("metadata") or {}, pod.get("spec") or {}, pod.get("status") or {}
     namespace = meta.get("namespace", "")
     labels = meta.get("labels") or {}
+    if labels:
+        labels = memo.labels.setdefault(tuple(labels.items()), labels)
     group = (meta.get("annotations") or {}).get(keys.GROUP_NAME)
     if native and not group:
         group = (spec.get("schedulingGroup") or {}).get("podGroupName")

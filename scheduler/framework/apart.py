@@ -58,7 +58,8 @@ def own_terms(tasks: list[snapshot.Task], kind: str) -> tuple[podspec.PodTerm, .
 def alike(tasks: list[snapshot.Task]) -> bool:
     """Whether the run's tasks share namespace and labels (then every term matches all or none)."""
     first = tasks[0]
-    return all(t.namespace == first.namespace and t.labels == first.labels for t in tasks[1:])
+    labels = first.labels
+    return all(t.namespace == first.namespace and (t.labels is labels or t.labels == labels) for t in tasks[1:])
 
 
 def best_rows(scores: Scores, ok: Mask | None, count: int) -> list[int]:

@@ -188,7 +188,7 @@ class Topology(domains.Domains):
             return
         first = tasks[0]
         namespace, labels = first.namespace, first.labels
-        if any(t.labels != labels or t.namespace != namespace for t in tasks):
+        if any(not (t.labels is labels or t.labels == labels) or t.namespace != namespace for t in tasks):
             for task, row in zip(tasks, rows, strict=True):  # labelled apart: each matches its own counts
                 self.add(row, task, delta)
             return

@@ -94,3 +94,15 @@ def test_changed_priority_classes_start_the_memo_again() -> None:
     low = building.build(**inputs, priorityclasses=[b.priority_class("hi", 1)], memo=memo)
     high = building.build(**inputs, priorityclasses=[b.priority_class("hi", 9)], memo=memo)
     assert (low.tasks["ns/p"].priority, high.tasks["ns/p"].priority) == (1, 9)
+
+
+def test_pods_labelled_alike_share_one_labels_mapping() -> None:
+    """A gang's pods (labelled alike) get one labels mapping, so comparing them is ``is``; pods
+    labelled otherwise keep their own, equal to what their objects say."""
+    pods = [b.pod(f"p{k}", labels={"app": "g", "tier": "x"}) for k in range(3)]
+    pods.append(b.pod("q", labels={"app": "h"}))
+    inputs = {"nodes": [b.node("n1")], "pods": pods, "podgroups": [b.podgroup("pg")], "queues": [b.queue()]}
+    snap = building.build(**inputs)
+    first, *rest = (snap.tasks[f"ns/p{k}"].labels for k in range(3))
+    assert all(labels is first for labels in rest)
+    assert first == {"app": "g", "tier": "x"} and snap.tasks["ns/q"].labels == {"app": "h"}
