@@ -225,7 +225,7 @@ class _Run:
         if self.last + extra < best:
             return True
         if self._below is None:
-            self._below = float(np.max(self.x, where=self.x < self.last, initial=-np.inf))
+            self._below = float(np.where(self.x < self.last, self.x, -np.inf).max())
         return self._below + extra < best
 
     def take(self, row: int) -> None:

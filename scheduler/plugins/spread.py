@@ -156,8 +156,8 @@ class Spreading:
     @staticmethod
     def _scaled(raw: Scores, scored: Mask) -> Scores:
         """NormalizeScore over the scored rows, in place."""
-        low = float(raw.min(where=scored, initial=np.inf))
-        high = max(float(raw.max(where=scored, initial=0.0)), 0.0)
+        low = float(np.where(scored, raw, np.inf).min())  # ``min(where=…)`` costs several times more
+        high = max(float(np.where(scored, raw, 0.0).max()), 0.0)
         if not high:
             return np.full(len(raw), 100.0)
         raw *= -100.0  # 100 × (max + min − s) / max in Go's int64 division: exact here, whole numbers
