@@ -53,6 +53,8 @@ class InterPod:
         self.topo = ssn.topology
         self.rows = len(ssn.snapshot.nodes)
         self._own: dict[tuple[int, str], Counted] = {}
+        self._zeros = np.zeros(self.rows)  # no score anywhere: shared, never written
+        self._zeros.flags.writeable = False
 
     def topological(self, task: snapshot.Task, *, scores: bool) -> bool:
         """Whether ``checks`` (``scores`` false) or ``score`` (true) has anything to say on ``task``."""
@@ -86,11 +88,13 @@ class InterPod:
                 # One key with domains wider than a node: each row's raw score is its domain's,
                 # so the extremes over the feasible rows are those over the domains they are in,
                 # and the scaling is done per domain, then spread over the rows (same values).
-                scaled = _scaled(sums, sums[self.topo.present(key, feasible)], weight)
-                return np.zeros(self.rows) if scaled is None else self.topo.per_row(scaled, key)
+                # Every domain alike (nothing counted yet, as a rule): no extremes to look for.
+                alike = sums.max() <= sums.min()
+                scaled = None if alike else _scaled(sums, sums[self.topo.present(key, feasible)], weight)
+                return self._zeros if scaled is None else self.topo.per_row(scaled, key)
         raw = self._weighted(by_key)
         scaled = _scaled(raw, raw[feasible], weight)
-        return np.zeros(self.rows) if scaled is None else scaled
+        return self._zeros if scaled is None else scaled
 
     def split(self, task: snapshot.Task, weight: float) -> scored.Part | None:
         """``score`` for copies of ``task`` placed one after another (``framework.scored``), when
