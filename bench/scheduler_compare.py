@@ -9,7 +9,6 @@ What it measures, its anchor and its flags: bench/README.md.
 from __future__ import annotations
 
 import argparse
-import gc
 import pathlib
 import signal
 import time
@@ -79,9 +78,9 @@ def main() -> None:
     works = [all_work[w] for w in args.workloads.split(",") if w]
 
     t_all = time.perf_counter()
-    # The tracker and the ceiling's binds run in this process: the same collector settings as
-    # `vbridge scheduler`, so neither is slowed by full collections ours does not make.
-    gc.set_threshold(*command.GC_THRESHOLDS)
+    # The tracker and the ceiling's binds run in this process: the same collector and allocator
+    # settings as `vbridge scheduler`, so neither is slowed by work ours does not do.
+    command.tune_process()
     bins = binaries.ensure()
     vdir, why = (None, "not requested")
     if "volcano" in chosen:

@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         return _each_core(args.core, sys.argv[1:] if argv is None else argv)
     print(f"core: {build.core()}")
     share = args.constrained
-    gc.set_threshold(*command.GC_THRESHOLDS)  # as ``vbridge scheduler`` runs its cycles
+    command.tune_process()  # the collector and the allocator, as ``vbridge scheduler`` runs its cycles
 
     def sized(n: int) -> int:
         return max(10, round(n * args.size / 10) * 10)
