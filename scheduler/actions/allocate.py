@@ -303,8 +303,8 @@ def _allocate_lone_tasks(
     own statement, committed as ``allocate_job`` would. The same plan, job by job: the placements
     are ``place``'s in order, and the queue's allocatable cap is what the turns would see one by
     one. The run stops where a turn would differ: the queue overused, or a job not ready after
-    its allocation; rows placed for jobs not reached are handed back (the placer re-lends rows
-    that did not change). Not with Spark holds.
+    its allocation; rows placed for jobs not reached are simply not allocated (the placer's
+    rankings read the rows as they are). Not with Spark holds.
     """
     if ssn.holds.owed:
         return 0

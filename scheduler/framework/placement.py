@@ -115,9 +115,8 @@ class Placer:
             return []
         entry = self._entry(task)
         rank = entry.ranking
-        if rank is None or rank.stale():
-            rank = entry.ranking = ranking.Ranking(len(self.rows))
-            rank.rebuild(entry.on_idle)
+        if rank is None:
+            rank = entry.ranking = ranking.Ranking(len(self.rows), entry.on_idle)
         mask = rank.mask
         best = [key & mask for key in rank.take(count)]
         return self._copies(task, entry, best, count) if best else []
@@ -167,7 +166,7 @@ class Placer:
         if self.plugins.domain_score(task, fits if ok is None else fits & ok) is not None:
             return []  # scored by domain too: each copy moves the next one's scores
         rank = entry.ranking  # the same order, when place_many keeps one for the entry
-        if ok is not None and rank is not None and not rank.stale():
+        if ok is not None and rank is not None:
             keys = rank.take_where(count, ok, limit=4 * count + 64)
             if keys is not None:
                 return [key & rank.mask for key in keys]
@@ -330,7 +329,6 @@ class Placer:
             self._cache[key] = entry
             self._refresh(task, entry, self.rows)
             return entry
-        fresh: set[int] = set()
         if entry.seen < len(changed):
             fresh = set(changed[entry.seen :])
             entry.seen = len(changed)
@@ -338,8 +336,6 @@ class Placer:
                 self._refresh(task, entry, np.fromiter(fresh, dtype=np.intp, count=len(fresh)))
             else:
                 self._refresh(task, entry, self.rows)
-        if entry.ranking is not None:
-            entry.ranking.restore(fresh)
         return entry
 
     def _refresh(self, task: snapshot.Task, entry: _Entry, rows: npt.NDArray[np.intp]) -> None:

@@ -1,35 +1,41 @@
-"""Rows by (score desc, row asc) for one task shape: a heap of int keys, cleaned lazily. Pure.
+"""Rows by (score desc, row asc) for one task shape: the best of them, sorted, kept current. Pure.
 
-Each row that fits has one int key ordered exactly as the pair (-score, row): comparing ints
-is several times cheaper than comparing tuples, and a gang's placement pops a few dozen keys
-from a heap of every node. When a row's score changes its new key is pushed and the old one
-left behind; ``current`` says which key is a row's live one, and stale keys are dropped when
-they surface.
+Each row that fits has one int key ordered exactly as the pair (-score, row): comparing ints is
+several times cheaper than comparing tuples. A ``Ranking`` keeps only the best keys: every
+fitting row whose key is at most ``bound`` is in ``top``, ascending (``bound`` None: every
+fitting row is). A gang's placement reads the first few; when a row's score changes its owner
+says so (``update``) and the row's key leaves ``top`` or moves within it, so nothing stale is
+ever read. Once too few keys are left for what is asked, ``top`` is worked out again from the
+scores (``DEPTH`` of them): rows that take copies mostly fall out of the best, so this happens
+now and then, not on every gang.
 """
 
 from __future__ import annotations
 
-import heapq
+import bisect
 from collections.abc import Iterable
 
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Ranking"]
+__all__ = ["DEPTH", "Ranking"]
 
 Scores = npt.NDArray[np.float64]
 Rows = npt.NDArray[np.intp]
 _MAGNITUDE = np.int64(0x7FFF_FFFF_FFFF_FFFF)
+DEPTH = 1024  # keys ``top`` holds after it is worked out (more when more are asked for)
 
 
 class Ranking:
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, scores: Scores, depth: int = DEPTH) -> None:
         self.shift = max(1, size).bit_length()  # key = (ordered -score << shift) | row
         self.mask = (1 << self.shift) - 1
-        self.heap: list[int] = []
-        self.current: list[int | None] = [None] * size  # live key per row; None: does not fit
-        # Keys ``take`` handed out: back in the heap at the next ``restore`` unless their row changed.
-        self.lent: list[int] = []
+        self._scores = scores  # each row's score (-inf: does not fit), kept current by the owner
+        self.top: list[int] = []
+        self.bound: int | None = None
+        self._inside: dict[int, int] = {}  # row → its key, for the rows in ``top``
+        self.depth = depth
+        self._fill(depth)
 
     def keys(self, scores: Scores, rows: Rows) -> list[int]:
         """One int per (-score, row), ordered as the pairs are: best score first, then low row.
@@ -43,73 +49,56 @@ class Ranking:
         shift = self.shift
         return [(o << shift) | row for o, row in zip(ordered, rows.tolist(), strict=True)]
 
-    def rebuild(self, scores: Scores) -> None:
-        """Start over from every row's score (-inf: does not fit)."""
-        fit = np.flatnonzero(scores > -np.inf)
-        self.heap = self.keys(scores[fit], fit)
-        self.current = [None] * len(scores)
-        current = self.current
-        for key, row in zip(self.heap, fit.tolist(), strict=True):
-            current[row] = key
-        self.lent = []
-        heapq.heapify(self.heap)
-
-    def stale(self) -> bool:
-        """Enough dead keys piled up that a rebuild is cheaper than popping through them."""
-        return len(self.heap) > 2 * len(self.current) + 1024
-
     def row(self, key: int) -> int:
         return key & self.mask
 
     def update(self, rows: Iterable[int], keys: Iterable[int | None]) -> None:
-        """New live keys for ``rows`` (None: the row no longer fits), pushed onto the heap."""
-        current, heap, push = self.current, self.heap, heapq.heappush
+        """New keys for ``rows`` (None: the row no longer fits), their scores already changed."""
+        top, inside, bound = self.top, self._inside, self.bound
         for row, key in zip(rows, keys, strict=True):
-            current[row] = key
-            if key is not None:
-                push(heap, key)
+            old = inside.pop(row, None)
+            if old is not None:
+                del top[bisect.bisect_left(top, old)]
+            if key is not None and (bound is None or key <= bound):
+                bisect.insort(top, key)
+                inside[row] = key
 
     def take(self, count: int) -> list[int]:
-        """Pop the ``count`` best live keys, best first; they are lent until ``restore``."""
-        heap, current, mask = self.heap, self.current, self.mask
-        best: list[int] = []
-        pop = heapq.heappop
-        while heap and len(best) < count:
-            key = pop(heap)
-            if current[key & mask] == key:
-                best.append(key)
-                current[key & mask] = None  # taken: a duplicate of this key is now stale
-        for key in best:
-            current[key & mask] = key
-        self.lent = best
-        return best
+        """The ``count`` best keys, best first (fewer when fewer rows fit)."""
+        if len(self.top) < count and self.bound is not None:
+            self._fill(max(self.depth, 2 * count))
+        return self.top[:count]
 
     def take_where(self, count: int, ok: npt.NDArray[np.bool_], limit: int) -> list[int] | None:
-        """``take`` among the rows where ``ok`` holds: the ``count`` best live keys of those, best
-        first; the live keys passed over are lent too. None (nothing lent) when more than
-        ``limit`` had to be passed over: the caller looks another way."""
-        heap, current, mask = self.heap, self.current, self.mask
+        """The ``count`` best keys of the rows where ``ok`` holds, best first; None when more than
+        ``limit`` rows had to be passed over, or ``top`` ran out first (the caller looks another way)."""
         best: list[int] = []
-        passed: list[int] = []
-        pop = heapq.heappop
-        while heap and len(best) < count and len(passed) <= limit:
-            key = pop(heap)
-            row = key & mask
-            if current[row] == key:
-                (best if ok[row] else passed).append(key)
-                current[row] = None  # taken: a duplicate of this key is now stale
-        self.lent = best + passed
-        for key in self.lent:
-            current[key & mask] = key
-        if len(passed) > limit:
-            self.restore(set())
-            return None
-        return best
+        passed = 0
+        mask = self.mask
+        for key in self.top:
+            if len(best) == count:
+                return best
+            if ok[key & mask]:
+                best.append(key)
+            else:
+                passed += 1
+                if passed > limit:
+                    return None
+        return best if len(best) == count or self.bound is None else None
 
-    def restore(self, changed: set[int]) -> None:
-        """Put lent keys back, except those of ``changed`` rows (their new keys get pushed)."""
-        heap, mask = self.heap, self.mask
-        for key in self.lent:
-            if key & mask not in changed:
-                heapq.heappush(heap, key)
-        self.lent = []
+    def _fill(self, depth: int) -> None:
+        """``top`` worked out again from the scores: the ``depth`` best keys (all when fewer fit)."""
+        scores = self._scores
+        fit = np.flatnonzero(scores > -np.inf)
+        if len(fit) > depth:
+            values = scores.take(fit)
+            cut = len(fit) - depth
+            last = np.partition(values, cut)[cut]
+            above = fit[values > last]
+            rows = np.concatenate((above, fit[values == last][: depth - len(above)]))
+        else:
+            rows = fit
+        self.top = sorted(self.keys(scores.take(rows), rows))
+        self.bound = self.top[-1] if len(fit) > depth else None
+        mask = self.mask
+        self._inside = {key & mask: key for key in self.top}
