@@ -140,9 +140,9 @@ def place(
         placed += 1
         for part in parts:
             part.add(row)
-        if row not in xs:  # special from now on
-            domain_of[row] = runs_of = int(ids[row])
-            runs[runs_of].take(row)
+        if row not in xs:  # a candidate, special from now on
+            domain_of[row] = int(ids[row])
+            runs[domain_of[row]].take(row)
         scores[row] = xs[row] = new = rescore(row)
         if new == -np.inf:  # the row no longer fits: is its domain still held?
             view.total -= 1
