@@ -90,15 +90,20 @@ class Ranking:
         """``top`` worked out again from the scores: the ``depth`` best keys (all when fewer fit)."""
         scores = self._scores
         fit = np.flatnonzero(scores > -np.inf)
+        values = scores.take(fit)
         if len(fit) > depth:
-            values = scores.take(fit)
-            cut = len(fit) - depth
-            last = np.partition(values, cut)[cut]
-            above = fit[values > last]
-            rows = np.concatenate((above, fit[values == last][: depth - len(above)]))
+            best = np.flatnonzero(values == values.max())
+            if len(best) >= depth:  # as many share the best score (alike nodes): the lowest rows, in order
+                rows = fit.take(best[:depth])
+            else:
+                cut = len(fit) - depth
+                last = np.partition(values, cut)[cut]
+                above = fit[values > last]
+                rows = np.concatenate((above, fit[values == last][: depth - len(above)]))
+                rows = rows[np.lexsort((rows, -scores.take(rows)))]
         else:
-            rows = fit
-        self.top = sorted(self.keys(scores.take(rows), rows))
+            rows = fit[np.lexsort((fit, -values))]
+        listed = rows.tolist()
+        self.top = self.keys(scores.take(rows), rows)  # in key order already: by score, then row
         self.bound = self.top[-1] if len(fit) > depth else None
-        mask = self.mask
-        self._inside = {key & mask: key for key in self.top}
+        self._inside = dict(zip(listed, self.top, strict=True))

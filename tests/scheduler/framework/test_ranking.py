@@ -26,6 +26,20 @@ def test_keys_order_as_score_then_row() -> None:
     assert by_key == sorted(range(len(scores)), key=lambda row: (-scores[row], row))
     # Equal scores (0.0 and -0.0 included) differ only by row.
     assert rank.row(keys[0]) == 0 and keys[0] >> rank.shift == keys[1] >> rank.shift
+    # ``top`` worked out from the same scores, a few or all of them, in the same order.
+    order = sorted(range(len(scores)), key=lambda row: (-scores[row], row))
+    for depth in (1, 7, 50, len(scores)):
+        shallow = ranking.Ranking(len(scores), np.array(scores), depth=depth)
+        assert [shallow.row(k) for k in shallow.take(depth)] == order[:depth]
+        assert [shallow.row(k) for k in shallow.take(len(scores))] == order
+
+
+def test_top_of_many_alike_rows_is_their_lowest() -> None:
+    """Most rows share the best score (alike nodes): ``top`` is the lowest of them, in row order."""
+    scores = np.array([3.0] * 100 + [5.0] * 200 + [1.0] * 50)
+    rank = ranking.Ranking(len(scores), scores, depth=64)
+    assert [rank.row(k) for k in rank.take(64)] == list(range(100, 164))
+    assert [rank.row(k) for k in rank.take(250)] == [*range(100, 300), *range(50)]
 
 
 def test_take_reads_the_scores_as_updated() -> None:
