@@ -210,7 +210,7 @@ def _allocate_topological(
             run = run[len(rows) :]
             allowed -= len(rows)
         else:
-            placed = placer.place_scored(run, min(allowed, len(run)), lambda task, row: stmt.allocate(task.key, row))
+            placed = placer.place_scored(run, allowed, lambda task, row: stmt.allocate(task.key, row))
             run = run[placed:]
             allowed -= placed
         if owed:

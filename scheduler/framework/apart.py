@@ -23,7 +23,7 @@ import numpy.typing as npt
 from scheduler.api import podspec, snapshot
 from scheduler.framework import topology
 
-__all__ = ["alike", "best_of", "best_rows", "eligible", "own_terms", "top_rows"]
+__all__ = ["alike", "best_rows", "eligible", "own_terms", "top_rows"]
 
 _TERMS = ("affinity", "anti_affinity", "preferred_affinity", "preferred_anti_affinity", "spread")
 
@@ -65,38 +65,26 @@ def alike(tasks: list[snapshot.Task]) -> bool:
 def best_rows(scores: Scores, ok: Mask | None, count: int) -> list[int]:
     """Up to ``count`` rows where ``scores`` > -inf and ``ok``, by score, then row, ascending:
     what ``count`` argmax picks in turn make when each pick's row drops out."""
-    if ok is None:
-        picked: list[int] = best_of(scores, np.arange(len(scores)), count).tolist()
-        return picked
-    fits = scores > -np.inf
-    fits &= ok
-    picked = top_rows(scores, np.flatnonzero(fits), count).tolist()
+    rows = np.arange(len(scores)) if ok is None else np.flatnonzero(ok)
+    picked: list[int] = top_rows(scores, rows, count).tolist()
     return picked
 
 
-def best_of(scores: Scores, rows: Rows, count: int) -> Rows:
-    """``top_rows`` of those of ``rows`` (ascending) whose score is above -inf."""
-    values = scores.take(rows)
-    if len(values) and count > 0:
-        top = values.max()
-        if top == -np.inf:
-            return rows[:0]
-        at = np.flatnonzero(values == top)
-        if len(at) >= count:  # count rows share the best score (alike nodes): the lowest of them
-            chosen: Rows = rows.take(at[:count])
-            return chosen
-    return top_rows(scores, rows[values > -np.inf], count)
-
-
 def top_rows(scores: Scores, rows: Rows, count: int) -> Rows:
-    """The ``count`` best of ``rows`` (ascending) by score, then row, best first."""
+    """The ``count`` best of ``rows`` (ascending) whose score is above -inf, by score, then row,
+    best first."""
+    values = scores.take(rows)
+    top = values.max() if len(values) and count > 0 else -np.inf
+    if top == -np.inf:
+        return rows[:0]
+    at = np.flatnonzero(values == top)
+    if len(at) >= count:  # count rows share the best score (alike nodes): the lowest of them
+        chosen: Rows = rows.take(at[:count])
+        return chosen
+    fit = values > -np.inf
+    if not fit.all():
+        rows, values = rows[fit], values[fit]
     if len(rows) > count:
-        values = scores[rows]
-        top = values.max()
-        at = np.flatnonzero(values == top)
-        if len(at) >= count:  # count rows share the best score (alike nodes): the lowest of them
-            chosen: Rows = rows.take(at[:count])
-            return chosen
         cut = len(values) - count
         kth = np.partition(values, cut)[cut]  # the count-th best score
         above = rows[values > kth]

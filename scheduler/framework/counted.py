@@ -73,7 +73,7 @@ def place(scores: Scores, domains: list[Ids], rule: Rule, count: int, ahead: Cal
     heaps: list[list[tuple[float, int, int]]] = []
     rows: list[int] = []
     for within in domains:  # each domain's own rows, not every row once per domain
-        best = apart.best_of(scores, within, count)
+        best = apart.top_rows(scores, within, count)
         values, picked = scores.take(best).tolist(), best.tolist()
         heaps.append([(-v, r, len(rows) + n) for n, (v, r) in enumerate(zip(values, picked, strict=True))])
         rows += picked

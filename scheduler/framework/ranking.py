@@ -18,6 +18,8 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
+from scheduler.framework import apart
+
 __all__ = ["DEPTH", "Ranking"]
 
 Scores = npt.NDArray[np.float64]
@@ -89,21 +91,8 @@ class Ranking:
     def _fill(self, depth: int) -> None:
         """``top`` worked out again from the scores: the ``depth`` best keys (all when fewer fit)."""
         scores = self._scores
-        fit = np.flatnonzero(scores > -np.inf)
-        values = scores.take(fit)
-        if len(fit) > depth:
-            best = np.flatnonzero(values == values.max())
-            if len(best) >= depth:  # as many share the best score (alike nodes): the lowest rows, in order
-                rows = fit.take(best[:depth])
-            else:
-                cut = len(fit) - depth
-                last = np.partition(values, cut)[cut]
-                above = fit[values > last]
-                rows = np.concatenate((above, fit[values == last][: depth - len(above)]))
-                rows = rows[np.lexsort((rows, -scores.take(rows)))]
-        else:
-            rows = fit[np.lexsort((fit, -values))]
-        listed = rows.tolist()
+        rows = apart.top_rows(scores, np.arange(len(scores)), depth)
         self.top = self.keys(scores.take(rows), rows)  # in key order already: by score, then row
-        self.bound = self.top[-1] if len(fit) > depth else None
-        self._inside = dict(zip(listed, self.top, strict=True))
+        # Fewer than ``depth`` rows: every row that fits. Exactly ``depth``: maybe more past them.
+        self.bound = self.top[-1] if len(rows) == depth else None
+        self._inside = dict(zip(rows.tolist(), self.top, strict=True))

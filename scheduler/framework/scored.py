@@ -8,8 +8,8 @@ row depends only on the row's domain of one key (the same key for every part, or
 a few *special* rows (those holding the run's own pods, say), on the row itself. Among the rows
 of one domain that are not special, then, every total is the same domain value added to the
 row's node score, so the best totals are those of the best node scores: each domain's ``count``
-best rows by (node score desc, row asc) are the only candidates besides the special rows (at most
-``count`` - 1 of them are taken before the last copy). Each copy is scored on those alone, with
+best rows by (node score desc, row asc: ``apart.top_rows``) are the only candidates besides the
+special rows (at most ``count`` - 1 of them are taken before the last copy). Each copy is scored on those alone, with
 the long way's operations in its order, so the same floats; the best total wins, ties to the
 lower row, as an argmax over every row does. The rows taken become special (each part is told,
 ``Part.add``).
@@ -30,7 +30,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.framework import domains
+from scheduler.framework import apart, domains
 
 __all__ = ["Part", "Value", "View", "place"]
 
@@ -42,10 +42,10 @@ class View:
     """The rows that fit the next copy (the long way's ``feasible``: a node score above -inf), as
     a part reads them: how many, which domains of the run's key hold one, whether a row does."""
 
-    def __init__(self, scores: Scores, present: list[bool]) -> None:
+    def __init__(self, scores: Scores, present: list[bool], total: int) -> None:
         self._scores = scores
         self._present = present  # per domain of the run's key (size + 1 entries; one without a key)
-        self.total = int(np.count_nonzero(scores > -np.inf))
+        self.total = total
 
     def present(self) -> list[bool]:
         """Per domain of the run's key (size + 1 entries, the last: rows without it): whether a
@@ -111,13 +111,17 @@ def place(
     if special:
         open_ = scores.copy()
         open_[special] = -np.inf
-    runs = [_Run(d, group, open_.take(group), count) for d, group in enumerate(groups)]
+    runs = [_Run(d, group, open_, count) for d, group in enumerate(groups)]
     xs = dict(zip(special, scores.take(special).tolist(), strict=True))  # special rows' node scores
     domain_of = dict(zip(special, ids.take(special).tolist(), strict=True))
-    present = [run.open > 0 for run in runs]
-    for row, x in xs.items():
-        present[domain_of[row]] |= x > -np.inf
-    view = View(scores, present)
+
+    def held(d: int) -> bool:
+        """Whether a row of domain ``d`` fits."""
+        return runs[d].open > 0 or any(x > -np.inf for at, x in xs.items() if domain_of[at] == d)
+
+    total = sum(run.open for run in runs) + sum(x > -np.inf for x in xs.values())
+    present = [held(d) for d in range(len(runs))]
+    view = View(scores, present, total)
     placed = 0
     while placed < count:
         values = [part.values(view) for part in parts]
@@ -146,8 +150,7 @@ def place(
         scores[row] = xs[row] = new = rescore(row)
         if new == -np.inf:  # the row no longer fits: is its domain still held?
             view.total -= 1
-            d = domain_of[row]
-            present[d] = runs[d].open > 0 or any(x > -np.inf for at, x in xs.items() if domain_of[at] == d)
+            present[domain_of[row]] = held(domain_of[row])
     return placed
 
 
@@ -166,37 +169,20 @@ class _Run:
     """One domain's candidates that are not special, by (node score desc, row asc), and what
     bounds the domain's other open rows (``x``: the node scores as the run started)."""
 
-    def __init__(self, domain: int, group: Rows, x: Scores, count: int) -> None:
-        self.domain, self.x = domain, x
-        self.scores: list[float] = []
-        self.rows: list[int] = []
-        self.last = -np.inf  # the lowest candidate score
-        self.rest = 0  # open rows past the candidates that score ``last`` (all have higher rows)
-        self.at_last = 0  # untaken candidates that score ``last``
+    def __init__(self, domain: int, group: Rows, scores: Scores, count: int) -> None:
+        self.domain = domain
+        self.x = x = scores.take(group)
+        self.open = int(np.count_nonzero(x > -np.inf))  # rows that fit and are not special
+        best = apart.top_rows(scores, group, count)
+        self.scores: list[float] = scores.take(best).tolist()
+        self.rows: list[int] = best.tolist()
+        self.last = self.scores[-1] if self.scores else -np.inf  # the lowest candidate score
+        self.at_last = self.scores.count(self.last)  # untaken candidates that score ``last``
+        # Open rows past the candidates that score ``last`` (all have higher rows).
+        self.rest = int(np.count_nonzero(x == self.last)) - self.at_last if self.scores else 0
         self._below: float | None = None  # the best score under ``last``, once asked
         self.start = 0  # candidates before it are taken
         self.taken: set[int] = set()
-        self.open = int(np.count_nonzero(x > -np.inf))  # rows that fit and are not special
-        if not self.open:
-            return
-        at = np.flatnonzero(x == x.max())  # as a rule many rows share the best score
-        if len(at) >= count:
-            self.rest = len(at) - count
-        else:  # by score, then row
-            at = np.flatnonzero(x > -np.inf)
-            if len(at) > count:
-                cut = len(at) - count
-                last = np.partition(x.take(at), cut)[cut]
-                above, same = np.flatnonzero(x > last), np.flatnonzero(x == last)
-                self.rest = len(same) - (count - len(above))
-                at = np.concatenate((above, same[: count - len(above)]))
-            else:
-                self._below = -np.inf  # no other row fits
-            at = at[np.lexsort((at, -x.take(at)))]
-        at = at[:count]
-        self.scores, self.rows = x.take(at).tolist(), group.take(at).tolist()
-        self.last = self.scores[-1]
-        self.at_last = self.scores.count(self.last)
 
     def best(self, extra: float) -> tuple[float, int]:
         """(best total, its lowest row) among the untaken candidates; (-inf, -1) with none."""

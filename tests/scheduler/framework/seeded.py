@@ -86,6 +86,22 @@ def gang_pods(r: random.Random, app: str, size: int, spec: dict[str, Any], apart
 
 
 Batch = Callable[[placement.Placer, list[snapshot.Task]], list[int] | None]
+Allocate = Callable[[snapshot.Task, int], None]
+
+
+def placed_rows(ssn: session.Session, place: Callable[[Allocate], int]) -> list[int]:
+    """The rows ``place(allocate)`` allocates as it goes, handed back after (a check allocates them
+    again); it must say how many it placed."""
+    stmt = statement.Statement(ssn)
+    rows: list[int] = []
+
+    def allocate(task: snapshot.Task, row: int) -> None:
+        stmt.allocate(task.key, row)
+        rows.append(row)
+
+    assert place(allocate) == len(rows)
+    stmt.discard()
+    return rows
 
 
 def check_batch(workload: Workload, seeds: range, batch: Batch, refused: int) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from scheduler.api import snapshot
-from scheduler.framework import placement, statement
+from scheduler.framework import placement
 from tests.builders import scheduler as b
 from tests.scheduler.framework import seeded
 
@@ -70,16 +70,7 @@ def _each(placer: placement.Placer, run: list[snapshot.Task]) -> list[int] | Non
     if len({(t.namespace, *t.labels.items()) for t in run}) > 1:
         assert placer.place_each(run, lambda task, row: pytest.fail("a run labelled apart was placed")) == 0
         return None
-    stmt = statement.Statement(placer.session)
-    rows: list[int] = []
-
-    def allocate(task: snapshot.Task, row: int) -> None:
-        stmt.allocate(task.key, row)
-        rows.append(row)
-
-    assert placer.place_each(run, allocate) == len(rows)
-    stmt.discard()
-    return rows
+    return seeded.placed_rows(placer.session, lambda allocate: placer.place_each(run, allocate))
 
 
 @pytest.mark.parametrize("seeds", CHUNKS)

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from scheduler.api import snapshot
-from scheduler.framework import placement, statement
+from scheduler.framework import placement
 from tests.builders import scheduler as b
 from tests.scheduler.framework import seeded
 
@@ -83,19 +83,10 @@ def _workload(seed: int) -> dict[str, Any]:
 def _scored(placer: placement.Placer, run: list[snapshot.Task]) -> list[int] | None:
     """The rows ``place_scored`` takes, handed back (the check allocates them again); None when
     the run does not qualify."""
-    stmt = statement.Statement(placer.session)
-    rows: list[int] = []
-
-    def allocate(task: snapshot.Task, row: int) -> None:
-        stmt.allocate(task.key, row)
-        rows.append(row)
-
-    placed = placer.place_scored(run, len(run), allocate)
-    stmt.discard()
-    assert placed == len(rows)
+    rows = seeded.placed_rows(placer.session, lambda allocate: placer.place_scored(run, len(run), allocate))
     apart = len({(t.namespace, *t.labels.items()) for t in run}) > 1
     if apart or placer.plugins.domain_split(run[0]) is None:
-        assert placed == 0
+        assert rows == []
         return None
     return rows
 

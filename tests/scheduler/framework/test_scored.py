@@ -110,7 +110,7 @@ def _case(seed: int) -> tuple[int, int]:
     assert placed == len(picks)
     expected: list[int] = []
     x, ref, rescore = scores.copy(), parts(), rescorer(scores)
-    view = scored.View(x, [True] * (size + 1))  # the fake parts do not read it
+    view = scored.View(x, [True] * (size + 1), n)  # the fake parts do not read it
     for _ in range(count):
         row = _argmax(x, ids, [part.values(view) for part in ref])
         if row < 0:

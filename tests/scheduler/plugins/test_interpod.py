@@ -272,7 +272,7 @@ def test_preferred_scores_equal_a_count_over_every_row(seed: int) -> None:
         split = interpod.InterPod(ssn).split(task, weight)
         assert split is not None and split.key == ZONE and split.special() == []
         present = ssn.topology.present(ZONE, feasible).tolist()
-        value = split.values(scored.View(np.where(feasible, 0.0, -np.inf), present))
+        value = split.values(scored.View(np.where(feasible, 0.0, -np.inf), present, int(feasible.sum())))
         ids = ssn.topology.ids(ZONE)[0]
         at_rows = [0.0] * len(nodes) if value.domains is None else [value.domains[d] for d in ids]
         assert at_rows == want.tolist()

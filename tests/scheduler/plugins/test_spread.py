@@ -268,5 +268,5 @@ def test_hostname_score_equals_kube_schedulers_formula(seed: int) -> None:
         assert split is not None and split.key is None
         busy = split.special()
         assert busy == [row for row, c in enumerate(counted) if c]
-        value = split.values(scored.View(np.where(feasible, 0.0, -np.inf), [True]))
+        value = split.values(scored.View(np.where(feasible, 0.0, -np.inf), [True], int(feasible.sum())))
         assert [value.rows.get(row, value.flat) for row in range(len(nodes))] == [2.0 * w for w in want]
