@@ -30,6 +30,7 @@ __all__ = [
     "COMMAND_RETRY_MOST",
     "COMMAND_RETRY_SECONDS",
     "CONTROLLERS_LEASE",
+    "CONTROLLERS_USER_AGENT",
     "DEFAULT_QUEUE",
     "DEFAULT_QUEUES",
     "GANG_EVICTION_ALLOW_WHOLE_BUNDLE",
@@ -53,6 +54,7 @@ __all__ = [
     "SCHEDULER_LEASE_SUFFIX",
     "SCHEDULER_NAME",
     "SCHEDULER_PERIOD",
+    "SCHEDULER_USER_AGENT",
     "SERVING_RENEW_BEFORE",
     "SERVING_VALIDITY",
     "SIM_BACKOFF_FIRST",
@@ -65,6 +67,7 @@ __all__ = [
     "STOP_TIMEOUT_SECONDS",
     "SYSTEM_NAMESPACE",
     "TLS_RELOAD_SECONDS",
+    "USER_AGENT",
     "VCJOB_CREATE_IN_FLIGHT",
     "VCJOB_CREATE_RETRY_CLIENT",
     "VCJOB_CREATE_RETRY_FIRST",
@@ -75,6 +78,7 @@ __all__ = [
     "WATCH_SILENCE_SECONDS",
     "WATCH_TIMEOUT_SECONDS",
     "WEBHOOK_TIMEOUT_SECONDS",
+    "WEBHOOK_USER_AGENT",
     "default_queue_objects",
     "pod_namespace",
 ]
@@ -131,6 +135,11 @@ VCJOB_EXPECT_SECONDS = 60.0  # how long a created pod the watch has not shown ye
 # than that plus WATCH_SILENCE_SECONDS is a dead connection (a black hole, a half-open TCP): it is
 # dropped and resumed, instead of waiting for ever for a close that never comes.
 WATCH_TIMEOUT_SECONDS = 60
+# The User-Agent of our clients: each component's own, so an audit log tells them apart.
+USER_AGENT = "vbridge"
+SCHEDULER_USER_AGENT = "vbridge-scheduler"
+CONTROLLERS_USER_AGENT = "vbridge-controllers"
+WEBHOOK_USER_AGENT = "vbridge-webhook"
 WATCH_SILENCE_SECONDS = 15.0
 
 # The webhook server's own limits (webhooks.limits, webhooks.server).

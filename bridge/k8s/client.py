@@ -21,7 +21,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import kubeconfigs
 
 __all__ = ["JSON_PATCH", "MERGE", "STRATEGIC", "TRANSPORT_ERRORS", "Client", "cleanup_closed"]
@@ -99,11 +99,16 @@ class Client:
         connections: int = 16,
         timeout: float = 30.0,
         retries: int = RETRIES,
+        user_agent: str = defaults.USER_AGENT,
     ) -> None:
+        """``user_agent``: who is asking, as the apiserver's audit log and metrics name it (kubectl
+        and client-go send their program's name the same way)."""
         self._retries = retries
         self._server = conn.server.rstrip("/")
         self._ssl = conn.ssl_context() if self._server.startswith("https:") else None
-        self._headers = {"Authorization": f"Bearer {conn.token}"} if conn.token else {}
+        self._headers = {"User-Agent": user_agent}
+        if conn.token:
+            self._headers["Authorization"] = f"Bearer {conn.token}"
         self._connections = connections
         self._timeout = aiohttp.ClientTimeout(total=timeout, sock_connect=5.0)
         self._stream_timeout = aiohttp.ClientTimeout(total=None, sock_connect=5.0, sock_read=None)

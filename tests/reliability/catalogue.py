@@ -1,4 +1,5 @@
-"""Every item of the reliability checklist (R1–R25) and of the security checklist (S1–S13), one row each.
+"""Every item of the reliability checklist (R1–R25, and R26 on from our own issues) and of the
+security checklist (S1–S13, and S14 on), one row each.
 
 A row names the tests that show it: this suite's own (``tests/reliability/``) or tests elsewhere
 that already cover the item. The table printed at the end of a session (``conftest.py``) takes
@@ -238,6 +239,14 @@ ITEMS: tuple[Item, ...] = (
         "every job one terminal state, none lost, no orphan, never below minMember; "
         "p99 admission far below the timeout; RSS flat",
         (R + "test_churn.py::test_r25_churn_with_random_faults_loses_nothing",),
+    ),
+    Item(
+        "R26",
+        "a backlog of many times its queue (VBRIDGE_BACKLOG_PODS replicas, gang of 100, on 4 nodes) while another "
+        "tenant's 2-pod jobs arrive one after another; directly and with 100 ms of latency on our components' link",
+        "each canary bound ≤ 5 s; every cycle ≤ 1 s; scheduler < 0.5 core once its queue is full; no pod created "
+        "> 2 s after the job's deletion; kube-apiserver < 2 GB",
+        (R + "test_backlog.py::test_r26_a_backlog_never_stalls_another_tenant",),
     ),
     Item(
         "S1",

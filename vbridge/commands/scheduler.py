@@ -121,7 +121,11 @@ def tune_process() -> bool:
 async def _run(args: argparse.Namespace, conf: config.SchedulerConfig, conn: kubeconfigs.Connection) -> None:
     # Watches and lists on one client; binds and status writes on another, with a connection for
     # each bind the binder keeps in flight (64), so long watches never hold a bind back.
-    async with client.Client(conn, connections=16) as api, client.Client(conn, connections=64) as writer:
+    agent = defaults.SCHEDULER_USER_AGENT
+    async with (
+        client.Client(conn, connections=16, user_agent=agent) as api,
+        client.Client(conn, connections=64, user_agent=agent) as writer,
+    ):
         lease_name = conf.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX
         elector = leasing.elector(api, args, name=lease_name, owner=owners.from_token(conn.token))
         sched = loop.Scheduler(

@@ -146,7 +146,7 @@ async def _run(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    async with client.Client(conn) as api:
+    async with client.Client(conn, user_agent=defaults.WEBHOOK_USER_AGENT) as api:
         task = asyncio.create_task(bridge(api, settings, templates, reconcile=reconcile, backend=backend).run())
         await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
         task.cancel()
