@@ -48,6 +48,7 @@ class Metrics:
         self.unschedule_jobs = 0
         self.queues: dict[str, plan.QueueVerdict] = {}
         self.cycles = 0
+        self.longest = 0.0  # seconds, of the longest cycle so far
         self.binds_failed = 0
         self.writes = 0
         self.leader = 0
@@ -64,6 +65,7 @@ class Metrics:
 
     def cycle(self, verdicts: plan.Plan, *, seconds: float, bound: int, failed: int, writes: int) -> None:
         self.cycles += 1
+        self.longest = max(self.longest, seconds)
         self.observe_e2e(seconds * 1000.0)
         self.attempts["scheduled"] += bound
         self.attempts["error"] += failed
@@ -120,6 +122,9 @@ class _Collector(registry.Collector):
         )
         yield from self._queues()
         yield families.CounterMetricFamily("vbridge_scheduler_cycles", "Scheduling cycles run", value=m.cycles)
+        yield families.GaugeMetricFamily(
+            "vbridge_scheduler_longest_cycle_seconds", "The longest scheduling cycle so far", value=m.longest
+        )
         yield families.CounterMetricFamily(
             "vbridge_scheduler_status_writes", "Status, condition and event requests made", value=m.writes
         )
