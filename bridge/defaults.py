@@ -41,6 +41,7 @@ __all__ = [
     "LEASE_SECONDS",
     "MAX_CONNECTIONS",
     "MAX_HEADER_BYTES",
+    "MAX_INPUT_BYTES",
     "NATIVE",
     "NATIVE_SCHEDULER_NAME",
     "OFFLOOP_REVIEW_BYTES",
@@ -141,6 +142,10 @@ MAX_CONNECTIONS = 256  # open connections; one more is reset at accept (the apis
 OFFLOOP_REVIEW_BYTES = 64 * 1024  # reviews with a larger body run in a worker thread, not on the event loop
 HEAVY_REVIEWS = 2  # worker threads for those: at most this many large reviews at once, the rest wait
 
+
+# A file or stdin a command reads (bridge.inputs: translate, simulate, the scheduler's --conf): at
+# most this many bytes, the apiserver's own cap on one request body (etcd holds 1.5 MiB an object).
+MAX_INPUT_BYTES = 3 * 1024 * 1024
 
 # Leader election: client-go's defaults (LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s).
 CONTROLLERS_LEASE = "volcano-bridge-controllers"
