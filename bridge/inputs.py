@@ -6,7 +6,8 @@ scheduler's ``--conf``) reads it here, so a hostile or mistaken input is one cle
 
 - :func:`read`: the bytes of a file, or of stdin for ``-`` (only when given explicitly). A file
   must be a regular file: a device (``/dev/zero``), a FIFO, a socket or a directory is refused
-  at once (opened without blocking, so a FIFO with no writer does not hang us). At most
+  at once (opened without blocking, so a FIFO with no writer does not hang us); only a
+  kubeconfig may also be a stream (``--kubeconfig <(…)``, as kubectl allows). At most
   ``limit`` bytes are ever read (``defaults.MAX_INPUT_BYTES``, 3 MiB: the apiserver's own cap
   on one request body, so nothing larger could be applied anyway); a larger input is refused
   on its size, before it is read, or as soon as one byte more than the limit has come.
@@ -53,21 +54,27 @@ def _mib(n: int) -> str:
     return f"{n / 2**20:g} MiB"
 
 
-def read(spec: str, *, limit: int = defaults.MAX_INPUT_BYTES, stdin: BinaryIO | None = None) -> bytes:
-    """The bytes of the regular file ``spec``, or of stdin when ``spec`` is ``-``; at most ``limit``."""
+def read(
+    spec: str, *, limit: int = defaults.MAX_INPUT_BYTES, stdin: BinaryIO | None = None, streams: bool = False
+) -> bytes:
+    """The bytes of the regular file ``spec``, or of stdin when ``spec`` is ``-``; at most ``limit``.
+
+    ``streams``: a FIFO or a character device is read too (bounded all the same), for a file
+    kubectl reads that way, a kubeconfig given as ``--kubeconfig <(…)``."""
     if spec == STDIN:
         stream = stdin if stdin is not None else getattr(sys.stdin, "buffer", None)
         if stream is None:  # a text stream without bytes under it (a test's StringIO)
             return _capped("<stdin>", sys.stdin.read(limit + 1).encode(), limit)
         return _capped("<stdin>", stream.read(limit + 1), limit)
     try:
-        fd = os.open(spec, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(spec, os.O_RDONLY | os.O_CLOEXEC | (0 if streams else os.O_NONBLOCK))
     except OSError as exc:
         raise errors.InputError(spec, f"cannot read: {exc.strerror or exc}") from None
     try:
         info = os.fstat(fd)
         kind = next((what for test, what in _KINDS if test(info.st_mode)), None)
-        if kind is not None or not stat.S_ISREG(info.st_mode):
+        stream = streams and (stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode))
+        if not stream and (kind is not None or not stat.S_ISREG(info.st_mode)):
             hint = "" if kind == "a directory" else "; to read a stream, give - and send it on stdin"
             raise errors.InputError(spec, f"not a regular file ({kind or 'a special file'}){hint}")
         if info.st_size > limit:

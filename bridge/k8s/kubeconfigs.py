@@ -163,7 +163,7 @@ def in_cluster(folder: pathlib.Path = SERVICE_ACCOUNT, env: Mapping[str, str] | 
 
 def _read(path: pathlib.Path) -> dict[str, Any]:
     try:
-        doc = inputs.yaml_document(str(path), inputs.read(str(path)).decode()) or {}
+        doc = inputs.yaml_document(str(path), inputs.read(str(path), streams=True).decode()) or {}
     except errors.InputError as exc:
         raise errors.ConfigError(f"cannot read kubeconfig {path}: {exc.detail}") from exc
     except UnicodeDecodeError as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import pathlib
+import threading
 import time
 from collections.abc import Callable
 
@@ -104,3 +105,16 @@ def test_anything_but_a_regular_file_is_refused_at_once(
 def test_a_missing_file_says_so() -> None:
     with pytest.raises(errors.InputError, match=r"^/nonexistent/x\.yaml: cannot read: No such file or directory$"):
         inputs.read("/nonexistent/x.yaml")
+
+
+def test_a_kubeconfig_may_be_a_stream_read_within_the_same_bound(tmp_path: pathlib.Path) -> None:
+    fifo = tmp_path / "kubeconfig"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(b"apiVersion: v1\n",))  # as --kubeconfig <(cat …)
+    writer.start()
+    try:
+        assert inputs.read(str(fifo), streams=True) == b"apiVersion: v1\n"
+    finally:
+        writer.join(5)
+    with pytest.raises(errors.InputError, match=r"^/dev/zero: too large: over the"):
+        inputs.read("/dev/zero", streams=True)
