@@ -42,6 +42,8 @@ __all__ = [
     "LEASE_SECONDS",
     "MAX_CONNECTIONS",
     "MAX_HEADER_BYTES",
+    "MAX_INPUT_BYTES",
+    "MAX_PENDING_CONNECTIONS",
     "NATIVE",
     "NATIVE_SCHEDULER_NAME",
     "OFFLOOP_REVIEW_BYTES",
@@ -146,10 +148,15 @@ WATCH_SILENCE_SECONDS = 15.0
 HEADER_TIMEOUT_SECONDS = 5.0  # from accept: TLS handshake and request head, else the connection is aborted
 BODY_TIMEOUT_SECONDS = 5.0  # a request body not all read by then is answered 408
 MAX_HEADER_BYTES = 64 * 1024  # a request head larger than this is answered 431
-MAX_CONNECTIONS = 256  # open connections; one more is reset at accept (the apiserver keeps a few)
+MAX_CONNECTIONS = 256  # connections that sent a request; when all are, the longest idle gives way, else 503
+MAX_PENDING_CONNECTIONS = 1024  # connections before their first request head; when full, the oldest is closed
 OFFLOOP_REVIEW_BYTES = 64 * 1024  # reviews with a larger body run in a worker thread, not on the event loop
 HEAVY_REVIEWS = 2  # worker threads for those: at most this many large reviews at once, the rest wait
 
+
+# A file or stdin a command reads (bridge.inputs: translate, simulate, the scheduler's --conf): at
+# most this many bytes, the apiserver's own cap on one request body (etcd holds 1.5 MiB an object).
+MAX_INPUT_BYTES = 3 * 1024 * 1024
 
 # Leader election: client-go's defaults (LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s).
 CONTROLLERS_LEASE = "volcano-bridge-controllers"

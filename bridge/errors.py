@@ -5,7 +5,8 @@ catch one type and the command line can print one clear line instead of a traceb
 
     BridgeError
     ├── ConfigError            bad input from the user: a file, a flag, a manifest
-    │   └── UsageError             a command line that cannot be read (the CLI exits 2 for it, 1 otherwise)
+    │   ├── UsageError             a command line that cannot be read (the CLI exits 2 for it, 1 otherwise)
+    │   └── InputError             a file or stdin that cannot be read: too large, no regular file, not YAML
     ├── InvalidObjectError     an object we are asked to admit or translate cannot be used
     │   ├── QuantityError          a malformed resource quantity or Spark memory string
     │   ├── QueueError             the queue does not exist, is not Open, or is not for this namespace
@@ -26,6 +27,7 @@ __all__ = [
     "BridgeError",
     "ConfigError",
     "ControlPlaneError",
+    "InputError",
     "InvalidObjectError",
     "PortInUseError",
     "QuantityError",
@@ -47,6 +49,15 @@ class ConfigError(BridgeError):
 
 class UsageError(ConfigError):
     """The command line itself is wrong (a malformed argument); ``vbridge`` exits 2, as for argparse's errors."""
+
+
+class InputError(ConfigError):
+    """A user's input cannot be read (``bridge.inputs``): ``where`` is ``FILE[:LINE:COLUMN]``."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        super().__init__(f"{where}: {detail}")
+        self.where = where
+        self.detail = detail
 
 
 class InvalidObjectError(BridgeError):

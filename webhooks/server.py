@@ -4,8 +4,10 @@ Routes: ``POST /mutate/<adapter>`` (AdmissionReview v1), ``GET /healthz``, ``GET
 (ready once the cluster facts are synced). Bodies are capped at 3 MiB on the bytes actually
 read, and a client that stalls mid-body gets 408 after ``read_timeout`` seconds.
 
-Below the app, :mod:`webhooks.limits` caps the open connections, the time to a complete request
-head (TLS handshake included) and its size; :mod:`webhooks.tls` makes the TLS context (1.2+,
+Below the app, :mod:`webhooks.limits` keeps the connections in two pools a silent client cannot
+fill (before the first request head, the oldest gives way to a new one; after it, the longest
+idle does), bounds the time from accept to a complete request head (TLS handshake included) and
+its size; :mod:`webhooks.tls` makes the TLS context (1.2+,
 AEAD only, optionally requiring the apiserver's client certificate) and reloads the certificate
 while serving.
 
@@ -59,12 +61,13 @@ class Settings:
     header_timeout: float = defaults.HEADER_TIMEOUT_SECONDS
     max_header_bytes: int = defaults.MAX_HEADER_BYTES
     max_connections: int = defaults.MAX_CONNECTIONS
+    max_pending: int = defaults.MAX_PENDING_CONNECTIONS
     offloop_bytes: int = defaults.OFFLOOP_REVIEW_BYTES
     heavy_reviews: int = defaults.HEAVY_REVIEWS
 
     @property
     def limits(self) -> limits.Limits:
-        return limits.Limits(self.header_timeout, self.max_header_bytes, self.max_connections)
+        return limits.Limits(self.header_timeout, self.max_header_bytes, self.max_connections, self.max_pending)
 
 
 class App:
@@ -180,13 +183,13 @@ def server(app: App) -> uvicorn.Server:
         context = tls.server_context(s.certfile, s.keyfile, client_ca=s.client_ca)
     elif s.client_ca:
         raise errors.ConfigError("a client CA needs TLS: give the serving certificate and key too")
-    app.gate = limits.Gate(s.limits, context)
+    app.gate = limits.Gate(limits.fit(s.limits), context)
     config = uvicorn.Config(
         app,
         host=s.host,
         port=s.port,
         loop="uvloop",
-        http=limits.protocol_class(app.gate),  # TLS is started there, after the connection cap
+        http=limits.protocol_class(app.gate),  # TLS is started there, once the connection has a place
         log_level="warning",
         access_log=False,
         lifespan="off",

@@ -288,12 +288,15 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "S5",
-        "body cap on bytes read; header and body timeouts (slow-loris); connection cap",
-        "enforced; memory bounded",
+        "body cap on bytes read; header and body timeouts (slow-loris); connection pools: 1,000 silent raw "
+        "connections held (from the apiserver's address, --client-ca on) while jobs are created through it",
+        "enforced; memory bounded; every create mutated (a silent client cannot fill a pool)",
         (
             SRV + "test_body_over_3_mib_is_refused_on_bytes_read",
             LIM + "test_a_partial_head_is_disconnected_after_the_header_timeout",
-            LIM + "test_the_connection_cap_refuses_new_connections_and_keeps_open_ones",
+            LIM + "test_silent_connections_cannot_fill_the_server",
+            LIM + "test_when_every_held_connection_is_in_a_request_a_new_request_is_answered_503",
+            "tests/integration/test_webhook_flood.py::test_a_thousand_silent_connections_do_not_keep_the_apiserver_out",
             R + "test_fuzz.py::test_r6_s5_hostile_bodies_over_tls_get_answers_and_bounded_memory",
         ),
     ),

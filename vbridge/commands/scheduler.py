@@ -20,13 +20,12 @@ import contextlib
 import ctypes
 import gc
 import logging
-import pathlib
 import signal
 from typing import Any
 
 import uvloop
 
-from bridge import defaults, errors
+from bridge import defaults, errors, inputs
 from bridge.k8s import client, kubeconfigs, owners
 from scheduler import configure
 from scheduler.framework import config
@@ -85,10 +84,11 @@ def load_config(
     backend's default."""
     if path is None:
         return configure.parse("", scheduler_name=scheduler_name, backend=backend)
+    data = inputs.read(path)  # bounded, a regular file: an InputError says what of it cannot be read
     try:
-        text = pathlib.Path(path).read_text()
-    except OSError as exc:
-        raise errors.ConfigError(f"cannot read scheduler conf {path}: {exc.strerror}") from exc
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise errors.ConfigError(f"{path}: scheduler conf is not UTF-8 text ({exc.reason})") from None
     return configure.parse(text, scheduler_name=scheduler_name, backend=backend)
 
 
