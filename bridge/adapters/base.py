@@ -101,7 +101,9 @@ class Context:
     reconciler checks only ``queues.refusal`` itself). With ``None`` the queue is resolved by
     precedence but not checked. ``admitted_queue`` is the queue of the object's old version on
     UPDATE: resolving to it again is not checked. ``backend`` is the chosen backend, a parameter
-    like the rest (never read from the environment).
+    like the rest (never read from the environment). ``user`` is the request's ``userInfo`` and
+    ``previous`` the old object on UPDATE, both set by admission for the one request (None
+    elsewhere): a Command records its author from the first and is held to the second.
     """
 
     namespace: str
@@ -115,6 +117,8 @@ class Context:
     # pods join the native PodGroup and carry our queue gate, ``bridge.native.pods``). Resolved
     # already ("auto" never reaches an adapter).
     backend: Literal["volcano", "native"] = "volcano"
+    user: Mapping[str, Any] | None = None
+    previous: Mapping[str, Any] | None = None
 
     @property
     def native(self) -> bool:
