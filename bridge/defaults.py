@@ -32,6 +32,9 @@ __all__ = [
     "CONTROLLERS_LEASE",
     "DEFAULT_QUEUE",
     "DEFAULT_QUEUES",
+    "FACTS_READ_CACHE",
+    "FACTS_READ_KEEP_SECONDS",
+    "FACTS_READ_SECONDS",
     "GANG_EVICTION_ALLOW_WHOLE_BUNDLE",
     "GANG_EVICTION_MAX_DOMAINS",
     "HEADER_TIMEOUT_SECONDS",
@@ -140,6 +143,12 @@ MAX_HEADER_BYTES = 64 * 1024  # a request head larger than this is answered 431
 MAX_CONNECTIONS = 256  # open connections; one more is reset at accept (the apiserver keeps a few)
 OFFLOOP_REVIEW_BYTES = 64 * 1024  # reviews with a larger body run in a worker thread, not on the event loop
 HEAVY_REVIEWS = 2  # worker threads for those: at most this many large reviews at once, the rest wait
+# A queue admission needs that the facts' watch has not shown yet (a parent made milliseconds
+# earlier) is read from the apiserver (bridge.facts), waiting at most this long; the queues read
+# are kept (at most FACTS_READ_CACHE, for FACTS_READ_KEEP_SECONDS) until the watch shows them.
+FACTS_READ_SECONDS = 2.0
+FACTS_READ_CACHE = 1024
+FACTS_READ_KEEP_SECONDS = 10.0
 
 
 # Leader election: client-go's defaults (LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s).

@@ -63,6 +63,10 @@ class Registration:
     # True: ``vbridge.controllers.jobs`` watches the kind and keeps ``podgroup(obj)`` existing
     # (owned by the object) until ``finished(obj)``.
     generic_reconciler: bool = False
+    # True: ``admit`` may need a fact the watches have not shown yet (a queue made a moment ago),
+    # which ``bridge.facts`` then reads from the apiserver: the webhook server runs it in a worker
+    # thread, never on its event loop.
+    reads: bool = False
 
     @property
     def path(self) -> str:
