@@ -70,6 +70,7 @@ def test_out_of_range_template_quantities_are_denied(
     for value in VALUES:
         assert f"volcano-bridge: {field} " in _call(api_client, namespace, build(value))
     sane = build("2")
+    sane["metadata"].pop("namespace", None)
     group, version = sane["apiVersion"].split("/")
     crd = k8s.CustomObjectsApi(api_client)
     made = crd.create_namespaced_custom_object(group, version, namespace, sane["kind"].lower() + "s", sane)
