@@ -146,11 +146,17 @@ def record(user: Any) -> str:
     return json.dumps(body, sort_keys=True, separators=(",", ":"))
 
 
+def _recorded(obj: Mapping[str, Any]) -> Any:
+    """The ``vbridge.io/command-author`` annotation of ``obj`` as it is (None: absent)."""
+    meta = obj.get("metadata")
+    annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
+    return annotations.get(keys.COMMAND_AUTHOR) if isinstance(annotations, Mapping) else None
+
+
 def author(command: Mapping[str, Any]) -> Author:
     """The recorded author of ``command``; ``ForbiddenError`` when there is none (made while our
     webhook was down, or in a namespace it skips) or it cannot be read."""
-    annotations = (command.get("metadata") or {}).get("annotations") or {}
-    raw = annotations.get(keys.COMMAND_AUTHOR) if isinstance(annotations, Mapping) else None
+    raw = _recorded(command)
     try:
         found = _author(json.loads(raw)) if isinstance(raw, str) else None
     except ValueError:
@@ -167,11 +173,7 @@ def unchanged(old: Mapping[str, Any], new: Mapping[str, Any]) -> None:
     """Raise ``ForbiddenError`` when an UPDATE changes a Command's author, action or target: a
     Command is one request, judged for the one who made it."""
 
-    def recorded(obj: Mapping[str, Any]) -> Any:
-        annotations = (obj.get("metadata") or {}).get("annotations") or {}
-        return annotations.get(keys.COMMAND_AUTHOR) if isinstance(annotations, Mapping) else None
-
-    if recorded(old) != recorded(new):
+    if _recorded(old) != _recorded(new):
         raise errors.ForbiddenError(f"{keys.COMMAND_AUTHOR} is written by admission and cannot be changed")
     for field in ("action", "target"):
         if old.get(field) != new.get(field):
