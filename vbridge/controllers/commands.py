@@ -136,8 +136,11 @@ class CommandController:
         meta = command["metadata"]
         log.warning("Command %s/%s refused: %s", meta["namespace"], meta["name"], why)
         await events.emit(self.api, command, reason="CommandRefused", message=why, warning=True)
-        await self._delete(command)
         self.refused += 1
+        try:
+            await self._delete(command)
+        except errors.ApiError as exc:  # refused all the same: nothing was done, the next start refuses it again
+            log.warning("Command %s/%s refused but not deleted: %s", meta["namespace"], meta["name"], exc)
 
     async def _authorize(self, command: Obj, order: bus.Order, target: Obj) -> None:
         """Raise ``ForbiddenError`` unless the Command's recorded author may ``update`` ``target``."""
