@@ -33,6 +33,9 @@ __all__ = [
     "CONTROLLERS_USER_AGENT",
     "DEFAULT_QUEUE",
     "DEFAULT_QUEUES",
+    "FACTS_READ_CACHE",
+    "FACTS_READ_KEEP_SECONDS",
+    "FACTS_READ_SECONDS",
     "GANG_EVICTION_ALLOW_WHOLE_BUNDLE",
     "GANG_EVICTION_MAX_DOMAINS",
     "HEADER_TIMEOUT_SECONDS",
@@ -152,6 +155,12 @@ MAX_CONNECTIONS = 256  # connections that sent a request; when all are, the long
 MAX_PENDING_CONNECTIONS = 1024  # connections before their first request head; when full, the oldest is closed
 OFFLOOP_REVIEW_BYTES = 64 * 1024  # reviews with a larger body run in a worker thread, not on the event loop
 HEAVY_REVIEWS = 2  # worker threads for those: at most this many large reviews at once, the rest wait
+# A queue admission needs that the facts' watch has not shown yet (a parent made milliseconds
+# earlier) is read from the apiserver (bridge.facts), waiting at most this long; the queues read
+# are kept (at most FACTS_READ_CACHE, for FACTS_READ_KEEP_SECONDS) until the watch shows them.
+FACTS_READ_SECONDS = 2.0
+FACTS_READ_CACHE = 1024
+FACTS_READ_KEEP_SECONDS = 10.0
 
 
 # A file or stdin a command reads (bridge.inputs: translate, simulate, the scheduler's --conf): at

@@ -10,6 +10,7 @@ catch one type and the command line can print one clear line instead of a traceb
     ├── InvalidObjectError     an object we are asked to admit or translate cannot be used
     │   ├── QuantityError          a malformed resource quantity or Spark memory string
     │   ├── QueueError             the queue does not exist, is not Open, or is not for this namespace
+    │   ├── ForbiddenError         its author may not do what it asks (a Command on another's target)
     │   └── UnknownPathError       a review sent to a webhook path this server does not serve
     ├── ControlPlaneError      the local control plane could not start or stop
     │   ├── BinaryMissingError     a Go-built binary is not where it should be
@@ -27,6 +28,7 @@ __all__ = [
     "BridgeError",
     "ConfigError",
     "ControlPlaneError",
+    "ForbiddenError",
     "InputError",
     "InvalidObjectError",
     "PortInUseError",
@@ -75,6 +77,12 @@ class QuantityError(InvalidObjectError):
 
 class QueueError(InvalidObjectError):
     """The job's queue does not exist, is not Open, or does not admit the job's namespace."""
+
+    code = 403
+
+
+class ForbiddenError(InvalidObjectError):
+    """The object asks for what its author may not do (a Command on a target they may not change)."""
 
     code = 403
 

@@ -12,7 +12,8 @@ AEAD only, optionally requiring the apiserver's client certificate) and reloads 
 while serving.
 
 A review whose body is over ``offloop_bytes`` (a Volcano Job of thousands of tasks takes
-seconds of CPU) runs in one of ``heavy_reviews`` worker threads, so the event loop keeps
+seconds of CPU), or whose adapter may read the apiserver (``Registration.reads``: a queue's
+parent not yet in the facts), runs in one of ``heavy_reviews`` worker threads, so the event loop keeps
 answering health checks and small reviews meanwhile; the rest wait for a thread. The facts it
 reads are swapped whole by the watch loops, so a thread reads a consistent map.
 """
@@ -90,14 +91,12 @@ class App:
         elif method == "POST" and path.startswith("/mutate/"):
             body = await _read_body(receive, send, self.settings.read_timeout)
             if body is not None:
+                adapter = registry.by_path(path)
                 review = functools.partial(
-                    admission.handle,
-                    body,
-                    registry.by_path(path),
-                    self.facts,
-                    scheduler_name=self.settings.scheduler_name,
+                    admission.handle, body, adapter, self.facts, scheduler_name=self.settings.scheduler_name
                 )
-                if len(body) > self.settings.offloop_bytes:
+                reads = adapter is not None and adapter.registration.reads  # may wait on the apiserver
+                if len(body) > self.settings.offloop_bytes or reads:
                     answer = await asyncio.get_running_loop().run_in_executor(self._heavy(), review)
                 else:
                     answer = review()

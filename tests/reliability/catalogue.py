@@ -23,6 +23,7 @@ CONF = "tests/webhooks/test_configuration.py::"
 VAL = "tests/charts/test_values.py::"
 HELM = "tests/integration/test_helm_install.py::"
 SCHED = "tests/integration/scheduler/"
+BUS = "tests/integration/test_bus_authority.py::"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -314,21 +315,33 @@ ITEMS: tuple[Item, ...] = (
     ),
     Item(
         "S7",
-        "queue authorised from the namespace (allowed-namespaces) at admission; default queue closable",
-        "denied with the queues the namespace may use",
+        "queue authorised from the namespace (allowed-namespaces) at admission; default queue closable, "
+        "and only by who may update it: a namespace editor's bus Command against a queue or another "
+        "namespace's Job, and one with no author recorded by admission",
+        "denied with the queues the namespace may use; the Command refused (Event, deleted), its target "
+        "untouched; the editor's Command on their own Job carried out",
         (
             ADM + "test_queue_denial_is_403_naming_the_queues_to_use",
             "tests/integration/test_webhooks.py::test_dry_run_creates_nothing_and_foreign_queue_is_denied",
+            BUS + "test_an_editors_command_against_a_queue_is_refused",
+            BUS + "test_an_editors_command_against_another_namespaces_job_is_refused",
+            BUS + "test_an_editor_still_aborts_their_own_job",
+            BUS + "test_a_command_without_a_recorded_author_is_refused",
         ),
     ),
     Item(
         "S8",
-        "queue-name and group values validated (exists, Open, leaf); objectSelector labels never grant anything",
-        "denial naming the problem",
+        "queue-name and group values validated (exists, Open, leaf); objectSelector labels never grant anything; "
+        "every template quantity of every kind out of apimachinery's range (1e-999999999, 1e999999999, 1E-30, "
+        "5,000 digits) on CREATE and UPDATE; a 200-deep queue chain POSTed back to back, 10 times",
+        "denial naming the problem (the field path); the chain denied 0 times",
         (
             ADM + "test_queue_denial_is_403_naming_the_queues_to_use",
             "tests/integration/test_vcjob_faults.py::test_root_and_jobs_of_absurd_size_are_denied",
             CONF + "test_pod_webhooks_select_their_labels_and_skip_grouped_pods",
+            "tests/webhooks/test_admission_quantities.py::test_an_out_of_range_value_is_denied_naming_its_field",
+            "tests/integration/test_template_quantities.py::test_out_of_range_template_quantities_are_denied",
+            "tests/integration/test_queue_tree.py::test_a_200_deep_chain_from_one_file_is_never_denied",
         ),
     ),
     Item(
