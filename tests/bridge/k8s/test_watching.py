@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import asyncio
+import collections
+import logging
 import random
 from typing import Any
 
-from bridge.k8s import watching
+import orjson
+import pytest
+
+from bridge.k8s import views, watching
+from scheduler.io import reads
+from tests.support import scriptedapi
 
 
 def obj(name: str, rv: str, namespace: str | None = "ns") -> dict[str, Any]:
@@ -54,3 +62,180 @@ def test_backoff_grows_to_its_cap_and_jitter_stays_below_the_delay() -> None:
     jittered = [backoff.jittered(4.0, rng) for _ in range(200)]
     assert all(2.0 <= j <= 4.0 for j in jittered)
     assert len(set(jittered)) > 100  # spread, so retrying watchers do not arrive together
+
+
+# -- the watch against a scripted server on loopback ------------------------------------------
+
+
+class Seen:
+    """What ``follow`` handed on, with an event per arrival to wait on."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str]] = []
+        self.synced = 0
+        self.arrived = asyncio.Event()
+
+    def handle(self, kind: str, obj: dict[str, Any]) -> None:
+        self.events.append((kind, obj["metadata"]["name"]))
+        self.arrived.set()
+
+    def on_synced(self) -> None:
+        self.synced += 1
+        self.arrived.set()
+
+    async def until(self, events: int, timeout: float = 10.0) -> None:
+        async with asyncio.timeout(timeout):
+            while len(self.events) < events:
+                self.arrived.clear()
+                await self.arrived.wait()
+
+
+def run_follow(
+    lists: list[bytes],
+    watches: list[scriptedapi.Stream],
+    requests: int,
+    view: views.View | None = None,
+    events: int = 0,
+) -> tuple[scriptedapi.ScriptedApi, Seen]:
+    """Follow the scripted collection until the server has answered ``requests`` requests and
+    ``events`` events were handed on; then stop."""
+    seen = Seen()
+
+    async def main() -> scriptedapi.ScriptedApi:
+        async with scriptedapi.serving(lists, watches) as (server, api):
+            task = asyncio.create_task(
+                watching.follow(
+                    api,
+                    scriptedapi.PATH,
+                    seen.handle,
+                    on_synced=seen.on_synced,
+                    view=view,
+                    backoff=watching.Backoff(first=0.01, most=0.05),
+                )
+            )
+            try:
+                await server.wait_for(requests)
+                await seen.until(events)
+            finally:
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+            return server
+
+    return asyncio.run(main()), seen
+
+
+def counts(before: watching.Stats) -> dict[str, int]:
+    """What STATS gained for the scripted path since ``before`` (a copy)."""
+    path = scriptedapi.PATH
+    now = watching.STATS
+    out = {f"list:{r}": now.lists[(path, r)] - before.lists[(path, r)] for r in ("first", "gone", "error")}
+    out |= {f"resume:{r}": now.resumes[(path, r)] - before.resumes[(path, r)] for r in ("end", "dropped")}
+    out["skipped"] = now.skipped[path] - before.skipped[path]
+    return out
+
+
+def snapshot() -> watching.Stats:
+    s = watching.STATS
+    return watching.Stats(collections.Counter(s.lists), collections.Counter(s.resumes), collections.Counter(s.skipped))
+
+
+def test_bookmarks_and_normal_ends_resume_without_a_list() -> None:
+    """The probe's bug: a pod bookmark (``spec.containers: null``) through the pod view."""
+    before = snapshot()
+    streams = [
+        scriptedapi.Stream([scriptedapi.event("ADDED", "b", "11"), scriptedapi.bookmark("20")]),
+        scriptedapi.Stream([scriptedapi.bookmark("30")]),
+        scriptedapi.Stream(
+            [scriptedapi.event("MODIFIED", "a", "31", spec={"containers": []}), scriptedapi.bookmark("40")]
+        ),
+        scriptedapi.Stream([scriptedapi.bookmark("50")]),
+    ]
+    server, seen = run_follow([scriptedapi.listed("10", scriptedapi.thing("a", "5"))], streams, 6, reads.PODS, 3)
+    assert len(server.list_requests) == 1
+    assert server.watch_versions == ["10", "20", "30", "40", "50"]
+    assert seen.events == [("ADDED", "a"), ("ADDED", "b"), ("MODIFIED", "a")]
+    assert seen.synced == 1
+    assert counts(before) == {
+        "list:first": 1,
+        "list:gone": 0,
+        "list:error": 0,
+        "resume:end": 4,
+        "resume:dropped": 0,
+        "skipped": 0,
+    }
+
+
+def test_a_dropped_stream_and_a_server_error_resume_from_the_last_version() -> None:
+    before = snapshot()
+    streams = [
+        scriptedapi.Stream([scriptedapi.event("ADDED", "b", "11")], "drop"),
+        scriptedapi.Stream([], 503),
+        scriptedapi.Stream([scriptedapi.event("DELETED", "a", "12")], "drop"),
+    ]
+    server, seen = run_follow([scriptedapi.listed("10", scriptedapi.thing("a", "5"))], streams, 5, events=3)
+    assert len(server.list_requests) == 1
+    assert server.watch_versions == ["10", "11", "11", "12"]
+    assert seen.events == [("ADDED", "a"), ("ADDED", "b"), ("DELETED", "a")]
+    assert counts(before)["list:first"] == 1 and counts(before)["resume:dropped"] == 2
+    assert counts(before)["list:error"] == 0
+
+
+def test_410_and_a_refused_watch_list_again_and_report_the_difference() -> None:
+    before = snapshot()
+    gone = orjson.dumps({"type": "ERROR", "object": {"kind": "Status", "code": 410, "reason": "Expired"}})
+    lists = [
+        scriptedapi.listed("10", scriptedapi.thing("a", "5"), scriptedapi.thing("b", "6")),
+        scriptedapi.listed("20", scriptedapi.thing("a", "5"), scriptedapi.thing("c", "15")),
+        scriptedapi.listed("30", scriptedapi.thing("c", "25")),
+    ]
+    streams = [scriptedapi.Stream([gone]), scriptedapi.Stream([], 403)]
+    server, seen = run_follow(lists, streams, 6, events=6)
+    assert len(server.list_requests) == 3
+    assert server.watch_versions == ["10", "20", "30"]
+    assert seen.events == [
+        *[("ADDED", "a"), ("ADDED", "b")],  # the first list
+        *[("ADDED", "c"), ("DELETED", "b")],  # after 410: only the difference
+        *[("MODIFIED", "c"), ("DELETED", "a")],  # after 403: likewise
+    ]
+    assert seen.synced == 3
+    assert {k: v for k, v in counts(before).items() if k.startswith("list")} == {
+        "list:first": 1,
+        "list:gone": 1,
+        "list:error": 1,
+    }
+
+
+def test_an_undecodable_object_is_skipped_and_reported_once_the_rest_handed_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    before = snapshot()
+    bad = scriptedapi.thing("bad", "7", spec={"containers": 5})
+    lists = [
+        scriptedapi.listed("10", scriptedapi.thing("a", "5"), bad, scriptedapi.thing("b", "6")),
+        scriptedapi.listed("20", scriptedapi.thing("a", "5"), bad, scriptedapi.thing("b", "6")),
+    ]
+    gone = orjson.dumps({"type": "ERROR", "object": {"code": 410}})
+    streams = [
+        scriptedapi.Stream(
+            [
+                scriptedapi.event("MODIFIED", "worse", "12", spec={"containers": "x"}),
+                scriptedapi.event("ADDED", "c", "13"),
+                b'{"type":"ADDED","object":{"spec":[1,2}}',  # not even JSON: skipped, named by checksum
+                scriptedapi.event("DELETED", "a", "14", spec={"containers": "y"}),  # undecodable, still deleted
+                gone,
+            ]
+        ),
+    ]
+    with caplog.at_level(logging.WARNING, logger="bridge.k8s.watching"):
+        server, seen = run_follow(lists, streams, 4, reads.PODS, events=6)
+    assert seen.events == [
+        *[("ADDED", "a"), ("ADDED", "b")],  # "bad" skipped
+        *[("ADDED", "c"), ("DELETED", "a")],  # "worse", the junk skipped; a's deletion undecodable, handed on
+        *[("ADDED", "a"), ("DELETED", "c")],  # the relist after 410 leaves "bad" out, not reported again
+    ]
+    assert server.watch_versions[:2] == ["10", "20"]
+    skipped = [r.getMessage() for r in caplog.records if r.getMessage().startswith("skipped")]
+    assert len(skipped) == 3, skipped  # "bad" once (not again after the relist), "worse", the junk
+    assert "ns/bad" in skipped[0] and "spec.containers" in skipped[0]
+    assert "MODIFIED ns/worse" in skipped[1]
+    assert counts(before)["skipped"] == 3
