@@ -25,7 +25,8 @@ too deep), in a list page or in a watch event, is skipped, reported once per res
 keeps what it had of that object; its deletion is still reported.
 
 :data:`STATS` counts, per watched path and for the whole process, the lists (by reason: ``first``,
-``gone`` for 410, ``error``), the resumed watches (``end``, ``dropped``) and the skipped objects,
+``gone`` for 410, ``error``), the resumed watches (``end``, ``dropped``), the skipped objects and
+the bookmarks,
 for a metrics exporter to read when scraped (``scheduler.io.metrics``); the kernel keeps plain
 numbers and imports no metrics library.
 """
@@ -59,11 +60,15 @@ log = logging.getLogger(__name__)
 @dataclasses.dataclass
 class Stats:
     """What the watches of this process did: lists by (path, reason), resumed watches by (path,
-    reason), objects skipped by path. Read when scraped; only ever added to."""
+    reason), objects skipped and bookmarks seen by path. Read when scraped; only ever added to."""
 
     lists: collections.Counter[tuple[str, str]] = dataclasses.field(default_factory=collections.Counter)
     resumes: collections.Counter[tuple[str, str]] = dataclasses.field(default_factory=collections.Counter)
     skipped: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+    bookmarks: collections.Counter[str] = dataclasses.field(default_factory=collections.Counter)
+
+    def copy(self) -> Stats:
+        return Stats(self.lists.copy(), self.resumes.copy(), self.skipped.copy(), self.bookmarks.copy())
 
 
 STATS = Stats()
@@ -256,6 +261,7 @@ async def watch(
                     raise errors.ApiError(obj.get("code", 500), obj.get("reason", ""), obj.get("message", ""))
                 pos.rv = _rv(obj) or pos.rv
                 if kind == "BOOKMARK":
+                    STATS.bookmarks[path] += 1
                     continue
                 key = _key(obj)
                 if pos.skipped:

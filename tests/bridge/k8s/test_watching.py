@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import collections
 import logging
 import random
 from typing import Any
@@ -131,12 +130,12 @@ def counts(before: watching.Stats) -> dict[str, int]:
     out = {f"list:{r}": now.lists[(path, r)] - before.lists[(path, r)] for r in ("first", "gone", "error")}
     out |= {f"resume:{r}": now.resumes[(path, r)] - before.resumes[(path, r)] for r in ("end", "dropped")}
     out["skipped"] = now.skipped[path] - before.skipped[path]
+    out["bookmarks"] = now.bookmarks[path] - before.bookmarks[path]
     return out
 
 
 def snapshot() -> watching.Stats:
-    s = watching.STATS
-    return watching.Stats(collections.Counter(s.lists), collections.Counter(s.resumes), collections.Counter(s.skipped))
+    return watching.STATS.copy()
 
 
 def test_bookmarks_and_normal_ends_resume_without_a_list() -> None:
@@ -162,6 +161,7 @@ def test_bookmarks_and_normal_ends_resume_without_a_list() -> None:
         "resume:end": 4,
         "resume:dropped": 0,
         "skipped": 0,
+        "bookmarks": 4,
     }
 
 
