@@ -1,4 +1,4 @@
-"""Every item of the reliability checklist (R1–R25) and of the security checklist (S1–S13), one row each.
+"""Every item of the reliability checklist (R1–R27) and of the security checklist (S1–S13), one row each.
 
 A row names the tests that show it: this suite's own (``tests/reliability/``) or tests elsewhere
 that already cover the item. The table printed at the end of a session (``conftest.py``) takes
@@ -152,6 +152,7 @@ ITEMS: tuple[Item, ...] = (
         "relist; no replayed event (no pod created or bound twice)",
         (
             "tests/bridge/k8s/test_watching.py::test_relist_reports_changed_and_vanished_objects_only",
+            "tests/bridge/k8s/test_watching.py::test_410_and_a_refused_watch_list_again_and_report_the_difference",
             R + "test_process.py::test_r15_r16_apiserver_down_60_s_then_back",
         ),
     ),
@@ -162,6 +163,7 @@ ITEMS: tuple[Item, ...] = (
         (
             R + "test_process.py::test_r15_r16_apiserver_down_60_s_then_back",
             R + "test_process.py::test_etcd_restarted_under_the_components",
+            "tests/bridge/k8s/test_watching.py::test_a_dropped_stream_and_a_server_error_resume_from_the_last_version",
         ),
     ),
     Item(
@@ -238,6 +240,30 @@ ITEMS: tuple[Item, ...] = (
         "every job one terminal state, none lost, no orphan, never below minMember; "
         "p99 admission far below the timeout; RSS flat",
         (R + "test_churn.py::test_r25_churn_with_random_faults_loses_nothing",),
+    ),
+    Item(
+        "R26",
+        "every watcher we run (scheduler cache through its views, facts, reconcilers, node simulator) across "
+        "5 bookmark intervals while pods come and go",
+        "0 relists after the first list, 0 dropped streams, every change seen",
+        (
+            "tests/integration/test_watch_endurance.py::test_every_watcher_crosses_bookmark_intervals_with_no_relist",
+            "tests/bridge/k8s/test_watching.py::test_bookmarks_and_normal_ends_resume_without_a_list",
+        ),
+    ),
+    Item(
+        "R27",
+        "a Volcano Job nested 1,100 deep in kube-system (and objects that do not fit a view) in a list and in "
+        "a watch event",
+        "skipped and reported once each; the others handed on and reconciled",
+        (
+            "tests/integration/test_watch_undecodable.py::"
+            "test_a_follow_skips_a_deep_job_in_its_list_and_in_an_event_and_reports_it_once",
+            "tests/integration/test_watch_undecodable.py::"
+            "test_the_job_controller_reconciles_other_jobs_while_a_deep_job_exists",
+            "tests/bridge/k8s/test_watching.py::"
+            "test_an_undecodable_object_is_skipped_and_reported_once_the_rest_handed_on",
+        ),
     ),
     Item(
         "S1",

@@ -12,7 +12,7 @@ import pytest
 
 from bridge.k8s import views, watching
 from scheduler.io import reads
-from tests.support import scriptedapi
+from tests.support import scriptedapi, watchcounts
 
 
 def obj(name: str, rv: str, namespace: str | None = "ns") -> dict[str, Any]:
@@ -124,14 +124,7 @@ def run_follow(
 
 
 def counts(before: watching.Stats) -> dict[str, int]:
-    """What STATS gained for the scripted path since ``before`` (a copy)."""
-    path = scriptedapi.PATH
-    now = watching.STATS
-    out = {f"list:{r}": now.lists[(path, r)] - before.lists[(path, r)] for r in ("first", "gone", "error")}
-    out |= {f"resume:{r}": now.resumes[(path, r)] - before.resumes[(path, r)] for r in ("end", "dropped")}
-    out["skipped"] = now.skipped[path] - before.skipped[path]
-    out["bookmarks"] = now.bookmarks[path] - before.bookmarks[path]
-    return out
+    return watchcounts.gained(before, scriptedapi.PATH)
 
 
 def snapshot() -> watching.Stats:
