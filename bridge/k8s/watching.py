@@ -250,11 +250,12 @@ async def watch(
                 except views.UNDECODABLE as exc:
                     lost = salvage.skipped(line, exc, event=True)
                     pos.rv = lost.rv or pos.rv
-                    if lost.kind == "DELETED" and pos.known.pop(lost.key, None) is not None:
-                        pos.skipped.pop(lost.key, None)
-                        yield "DELETED", lost.stub()
-                    elif lost.kind != "DELETED":
+                    if lost.kind != "DELETED":
                         _report(pos, path, [lost])
+                        continue
+                    pos.skipped.pop(lost.key, None)
+                    if pos.known.pop(lost.key, None) is not None:  # what the consumer holds goes
+                        yield "DELETED", lost.stub()
                     continue
                 kind, obj = event["type"], event["object"]
                 if kind == "ERROR":  # a Status: 410 lists again (below), anything else is the caller's
