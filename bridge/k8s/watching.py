@@ -190,6 +190,7 @@ async def _list(
 async def _relist(
     api: client_mod.Client, path: str, params: dict[str, Any], codec: views.Codec, pos: Position
 ) -> AsyncIterator[Event]:
+    """List, count and log it with its reason, report what was skipped, yield the difference."""
     items, rv, lost = await _list(api, path, params, codec)
     STATS.lists[(path, pos.reason)] += 1
     (log.info if pos.reason == FIRST else log.warning)(
@@ -225,10 +226,12 @@ async def watch(
     codec = view if view is not None else views.WHOLE
     timeout = timeout_seconds or api.watch_timeout
     backoff, delay, rng = Backoff(), 0.0, random.Random()
+    gone_delay, listed = 0.0, -1  # 410s straight after a list wait, growing; pos.streams at the list
     while True:
         if not pos.rv:
             async for change in _relist(api, path, params, codec, pos):
                 yield change
+            listed = pos.streams
         answered = False
         try:
             async for line in api.stream_lines(
@@ -275,11 +278,15 @@ async def watch(
             STATS.resumes[(path, END)] += 1
             log.debug("watch of %s ended; resuming from %s", path, pos.rv)
             if answered:
+                gone_delay = 0.0
                 continue
         except errors.ApiError as exc:
             if exc.status != 410:
                 raise
             pos.rv, pos.reason = "", GONE  # too old: list again
+            if pos.streams - listed <= 1:  # the first watch after a list: the server lags, not at once
+                gone_delay = backoff.next(gone_delay)
+                await asyncio.sleep(backoff.jittered(gone_delay, rng))
             continue
         except client_mod.TRANSPORT_ERRORS as exc:
             # Connection dropped, or silent past the server's own timeout (dead): resume from the
