@@ -24,11 +24,10 @@ too deep), in a list page or in a watch event, is skipped, reported once per res
 (a warning naming it, ``STATS.skipped``), and the rest are handed on (``salvage``). The consumer
 keeps what it had of that object; its deletion is still reported.
 
-:data:`STATS` counts, per watched path and for the whole process, the lists (by reason: ``first``,
-``gone`` for 410, ``error``), the resumed watches (``end``, ``dropped``), the skipped objects and
-the bookmarks,
-for a metrics exporter to read when scraped (``scheduler.io.metrics``); the kernel keeps plain
-numbers and imports no metrics library.
+:data:`STATS` counts, per watch (its path and selectors: :func:`where`) and for the whole process,
+the lists (by reason: ``first``, ``gone`` for 410, ``error``), the resumed watches (``end``,
+``dropped``), the skipped objects and the bookmarks, for a metrics exporter to read when scraped
+(``scheduler.io.metrics``); the kernel keeps plain numbers and imports no metrics library.
 """
 
 from __future__ import annotations
@@ -46,21 +45,36 @@ from bridge import defaults, errors
 from bridge.k8s import client as client_mod
 from bridge.k8s import salvage, views
 
-__all__ = ["ERROR", "FIRST", "GONE", "STATS", "Backoff", "Event", "Position", "Stats", "follow", "relist", "watch"]
+__all__ = [
+    "ERROR",
+    "FIRST",
+    "GONE",
+    "STATS",
+    "Backoff",
+    "Event",
+    "Position",
+    "Stats",
+    "follow",
+    "relist",
+    "watch",
+    "where",
+]
 
 Event = tuple[str, dict[str, Any]]
 Handler = Callable[[str, dict[str, Any]], Awaitable[None] | None]
 FIRST, GONE, ERROR = "first", "gone", "error"  # why a watch lists
 END, DROPPED = "end", "dropped"  # why a watch is resumed
 _RESUMABLE = frozenset({429, 500, 502, 503, 504})
+_SELECTORS = ("labelSelector", "fieldSelector")
 
 log = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass
 class Stats:
-    """What the watches of this process did: lists by (path, reason), resumed watches by (path,
-    reason), objects skipped and bookmarks seen by path. Read when scraped; only ever added to."""
+    """What the watches of this process did, by :func:`where` they watch: lists by (watch, reason),
+    resumed watches by (watch, reason), objects skipped and bookmarks seen by watch. Read when
+    scraped; only ever added to."""
 
     lists: collections.Counter[tuple[str, str]] = dataclasses.field(default_factory=collections.Counter)
     resumes: collections.Counter[tuple[str, str]] = dataclasses.field(default_factory=collections.Counter)
@@ -143,6 +157,12 @@ def resumable(exc: BaseException) -> bool:
     return "too large resource version" not in exc.message.lower()
 
 
+def where(path: str, params: dict[str, Any] | None = None) -> str:
+    """What a watch is named by in ``STATS`` and its log lines: the path, with its selectors."""
+    selectors = [f"{k}={(params or {})[k]}" for k in _SELECTORS if (params or {}).get(k)]
+    return f"{path}?{'&'.join(selectors)}" if selectors else path
+
+
 def _report(pos: Position, path: str, lost: list[salvage.Skipped]) -> None:
     for one in lost:
         if pos.skipped.get(one.key) == one.rv and one.key in pos.skipped:
@@ -192,11 +212,12 @@ async def _relist(
 ) -> AsyncIterator[Event]:
     """List, count and log it with its reason, report what was skipped, yield the difference."""
     items, rv, lost = await _list(api, path, params, codec)
-    STATS.lists[(path, pos.reason)] += 1
+    name = where(path, params)
+    STATS.lists[(name, pos.reason)] += 1
     (log.info if pos.reason == FIRST else log.warning)(
-        "listed %s (%s): %d objects at resourceVersion %s", path, pos.reason, len(items), rv
+        "listed %s (%s): %d objects at resourceVersion %s", name, pos.reason, len(items), rv
     )
-    _report(pos, path, lost)
+    _report(pos, name, lost)
     pos.skipped = {one.key: one.rv for one in lost}
     for change in relist(pos.known, items, kept={one.key for one in lost}):
         yield change
@@ -225,6 +246,7 @@ async def watch(
     pos = position if position is not None else Position()
     codec = view if view is not None else views.WHOLE
     timeout = timeout_seconds or api.watch_timeout
+    name = where(path, params)
     backoff, delay, rng = Backoff(), 0.0, random.Random()
     gone_delay, listed = 0.0, -1  # 410s straight after a list wait, growing; pos.streams at the list
     while True:
@@ -254,7 +276,7 @@ async def watch(
                     lost = salvage.skipped(line, exc, event=True)
                     pos.rv = lost.rv or pos.rv
                     if lost.kind != "DELETED":
-                        _report(pos, path, [lost])
+                        _report(pos, name, [lost])
                         continue
                     pos.skipped.pop(lost.key, None)
                     if pos.known.pop(lost.key, None) is not None:  # what the consumer holds goes
@@ -265,7 +287,7 @@ async def watch(
                     raise errors.ApiError(obj.get("code", 500), obj.get("reason", ""), obj.get("message", ""))
                 pos.rv = _rv(obj) or pos.rv
                 if kind == "BOOKMARK":
-                    STATS.bookmarks[path] += 1
+                    STATS.bookmarks[name] += 1
                     continue
                 key = _key(obj)
                 if pos.skipped:
@@ -275,8 +297,8 @@ async def watch(
                 else:
                     pos.known[key] = _rv(obj)
                 yield kind, obj
-            STATS.resumes[(path, END)] += 1
-            log.debug("watch of %s ended; resuming from %s", path, pos.rv)
+            STATS.resumes[(name, END)] += 1
+            log.debug("watch of %s ended; resuming from %s", name, pos.rv)
             if answered:
                 gone_delay = 0.0
                 continue
@@ -291,8 +313,8 @@ async def watch(
         except client_mod.TRANSPORT_ERRORS as exc:
             # Connection dropped, or silent past the server's own timeout (dead): resume from the
             # last resourceVersion.
-            STATS.resumes[(path, DROPPED)] += 1
-            log.info("watch of %s dropped (%s); resuming from %s", path, exc or type(exc).__name__, pos.rv)
+            STATS.resumes[(name, DROPPED)] += 1
+            log.info("watch of %s dropped (%s); resuming from %s", name, exc or type(exc).__name__, pos.rv)
         delay = backoff.next(delay)  # dropped, or ended with nothing said: not at once
         await asyncio.sleep(backoff.jittered(delay, rng))
 

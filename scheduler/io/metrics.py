@@ -167,15 +167,19 @@ def watch_families(stats: watching.Stats) -> Iterator[families.Metric]:
     """The watches' counters: lists by watched path and reason (``first``, ``gone`` for 410,
     ``error``), resumed watches (``end``, ``dropped``), objects skipped as undecodable."""
     relists = families.CounterMetricFamily(
-        "vbridge_watch_relists", "Lists made by watches, by watched path and reason", labels=["resource", "reason"]
+        "vbridge_watch_relists",
+        "Lists made by watches, by watch (path and selectors) and reason",
+        labels=["resource", "reason"],
     )
     resumes = families.CounterMetricFamily(
         "vbridge_watch_resumes",
-        "Watches resumed without a list, by watched path and reason",
+        "Watches resumed without a list, by watch (path and selectors) and reason",
         labels=["resource", "reason"],
     )
     skipped = families.CounterMetricFamily(
-        "vbridge_watch_skipped", "Objects skipped by watches as undecodable, by watched path", labels=["resource"]
+        "vbridge_watch_skipped",
+        "Objects skipped by watches as undecodable, by watch (path and selectors)",
+        labels=["resource"],
     )
     for (path, reason), count in sorted(stats.lists.items()):
         relists.add_metric([path, reason], count)

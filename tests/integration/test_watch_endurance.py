@@ -65,12 +65,15 @@ async def _churn(api: client.Client, namespace: str, stop: asyncio.Event) -> lis
     return made
 
 
-async def _crossed(before: watching.Stats, watched: set[str], intervals: int) -> None:
+async def _crossed(before: watching.Stats, watched: set[str], intervals: int, timeout: float) -> None:
     """Until every watched path has seen ``intervals`` bookmarks and as many normal ends."""
+    deadline = asyncio.get_running_loop().time() + timeout
     while True:
-        counts = [watchcounts.gained(before, path) for path in watched]
-        if all(c["bookmarks"] >= intervals and c["resume:end"] >= intervals for c in counts):
+        counts = {path: watchcounts.gained(before, path) for path in sorted(watched)}
+        short = {p: c for p, c in counts.items() if c["bookmarks"] < intervals or c["resume:end"] < intervals}
+        if not short:
             return
+        assert asyncio.get_running_loop().time() < deadline, f"not {intervals} bookmark intervals yet: {short}"
         await asyncio.sleep(0.5)
 
 
@@ -94,8 +97,7 @@ def test_every_watcher_crosses_bookmark_intervals_with_no_relist(
                 watched = watchcounts.listed(before)
                 stop = asyncio.Event()
                 churn = asyncio.create_task(_churn(api, namespace, stop))
-                async with asyncio.timeout(TIMEOUT * (INTERVALS + 4) + 20):
-                    await _crossed(before, watched, INTERVALS)
+                await _crossed(before, watched, INTERVALS, TIMEOUT * (INTERVALS + 4) + 20)
                 stop.set()
                 made = await churn
                 last = made[-1]
