@@ -93,7 +93,7 @@ def _member(body: bytes, name: bytes) -> bytes | None:
 def skipped(raw: bytes, exc: BaseException, *, event: bool = False) -> Skipped:
     """Name an object (or, with ``event``, a watch event line) that failed to decode with ``exc``."""
     why = f"{type(exc).__name__}: {str(exc)[:200]}"
-    kind = ""
+    kind, whole = "", raw
     if event:
         typed = _TYPE.match(raw)
         kind = typed.group(1).decode() if typed else ""
@@ -106,7 +106,7 @@ def skipped(raw: bytes, exc: BaseException, *, event: bool = False) -> Skipped:
         except ValueError:
             meta = None
     if not isinstance(meta, dict) or not meta.get("name"):
-        return Skipped(f"?{zlib.crc32(raw):08x}", "", why, kind)
+        return Skipped(f"?{zlib.crc32(whole):08x}", "", why, kind)
     key = f"{meta.get('namespace') or ''}/{meta['name']}"
     return Skipped(key, str(meta.get("resourceVersion") or ""), why, kind)
 

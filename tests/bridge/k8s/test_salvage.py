@@ -73,6 +73,8 @@ def test_a_watch_event_is_named_with_its_type_and_an_unnamed_one_by_checksum() -
     assert junk.kind == "ADDED" and junk.key.startswith("?") and junk.rv == ""
     again = salvage.skipped(b'{"type":"ADDED","object":{"spec":[1,2}}', ValueError("bad"), event=True)
     assert again.key == junk.key  # the same bytes, the same name: reported once
+    other = salvage.skipped(b'{"type":"ADDED","object":[}', ValueError("bad"), event=True)
+    assert other.key != salvage.skipped(b'{"type":"ADDED","object":{]}', ValueError("bad"), event=True).key
 
 
 def test_a_body_that_is_no_list_is_still_an_error() -> None:
