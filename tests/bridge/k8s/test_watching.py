@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
+from bridge import errors
 from bridge.k8s import views, watching
 from scheduler.io import reads
 from tests.support import scriptedapi, watchcounts
@@ -232,3 +233,28 @@ def test_an_undecodable_object_is_skipped_and_reported_once_the_rest_handed_on(
     assert "ns/bad" in skipped[0] and "spec.containers" in skipped[0]
     assert "MODIFIED ns/worse" in skipped[1]
     assert counts(before)["skipped"] == 3
+
+
+@pytest.mark.parametrize(
+    ("exc", "resume"),
+    [
+        (errors.ApiError(429, "TooManyRequests", "slow down"), True),
+        (errors.ApiError(503, "ServiceUnavailable", ""), True),
+        (errors.ApiError(500, "InternalError", "etcd leader changed"), True),
+        (errors.ApiError(504, "Timeout", "Too large resource version: 90, current: 80"), False),
+        (errors.ApiError(410, "Expired", ""), False),
+        (errors.ApiError(403, "Forbidden", ""), False),
+        (errors.ApiError(404, "NotFound", ""), False),
+        (TimeoutError(), True),
+        (ValueError("a page that is no list"), False),
+    ],
+)
+def test_only_passing_trouble_resumes_a_watch(exc: Exception, resume: bool) -> None:
+    assert watching.resumable(exc) is resume
+
+
+def test_a_watch_is_named_by_its_path_and_selectors() -> None:
+    assert watching.where("/api/v1/pods") == "/api/v1/pods"
+    assert watching.where("/api/v1/pods", {"labelSelector": "a=b", "limit": 5}) == "/api/v1/pods?labelSelector=a=b"
+    both = watching.where("/api/v1/pods", {"fieldSelector": "spec.nodeName!=", "labelSelector": "x"})
+    assert both == "/api/v1/pods?labelSelector=x&fieldSelector=spec.nodeName!="
