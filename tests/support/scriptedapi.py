@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -56,6 +57,7 @@ class ScriptedApi:
         self.lists = lists
         self.watches = list(watches)
         self.requests: list[dict[str, str]] = []
+        self.arrivals: list[float] = []  # monotonic time of each request
         self.served = asyncio.Event()
         self._runner: web.AppRunner | None = None
 
@@ -77,6 +79,7 @@ class ScriptedApi:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         query = dict(request.query)
         self.requests.append(query)
+        self.arrivals.append(time.monotonic())
         try:
             if query.get("watch") != "true":
                 body = self.lists[min(len(self.list_requests) - 1, len(self.lists) - 1)]

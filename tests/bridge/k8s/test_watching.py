@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import random
 from typing import Any
@@ -258,3 +259,17 @@ def test_a_watch_is_named_by_its_path_and_selectors() -> None:
     assert watching.where("/api/v1/pods", {"labelSelector": "a=b", "limit": 5}) == "/api/v1/pods?labelSelector=a=b"
     both = watching.where("/api/v1/pods", {"fieldSelector": "spec.nodeName!=", "labelSelector": "x"})
     assert both == "/api/v1/pods?labelSelector=x&fieldSelector=spec.nodeName!="
+
+
+def test_410_straight_after_a_list_waits_longer_each_time_before_listing_again() -> None:
+    """A server that answers every watch with 410 (its cache behind its lists) is not relisted in a loop."""
+    gone = orjson.dumps({"type": "ERROR", "object": {"code": 410}})
+    lists = [scriptedapi.listed(str(rv), scriptedapi.thing("a", "5")) for rv in (10, 20, 30, 40)]
+    streams = [scriptedapi.Stream([gone]) for _ in range(3)]
+    server, seen = run_follow(lists, streams, 7, events=1)
+    listed = [t for t, q in zip(server.arrivals, server.requests, strict=True) if q.get("watch") != "true"]
+    assert len(listed) == 4
+    gaps = [b - a for a, b in itertools.pairwise(listed)]
+    first = watching.Backoff().first
+    assert gaps[0] >= first * 0.5 and gaps[1] >= first and gaps[2] >= first * 2, gaps  # jittered to ≥ half
+    assert seen.events == [("ADDED", "a")] and seen.synced >= 3  # the same object each time: nothing new
