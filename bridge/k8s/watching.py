@@ -55,6 +55,7 @@ __all__ = [
     "Position",
     "Stats",
     "follow",
+    "list_objects",
     "relist",
     "watch",
     "where",
@@ -180,11 +181,12 @@ def _report(pos: Position, path: str, lost: list[salvage.Skipped]) -> None:
 
 
 async def _list(
-    api: client_mod.Client, path: str, params: dict[str, Any], codec: views.Codec
+    api: client_mod.Client, path: str, params: dict[str, Any], codec: views.Codec, *, current: bool = False
 ) -> tuple[list[dict[str, Any]], str, list[salvage.Skipped]]:
     """Everything, as informers list it: ``resourceVersion=0`` is served whole from the apiserver's
     watch cache in one response (no etcd read, no round trip per page); the watch that follows
-    from the returned version brings anything newer. Pages are followed if the server sends any.
+    from the returned version brings anything newer (``current``: no resourceVersion, the
+    apiserver's latest state, for a one-off list). Pages are followed if the server sends any.
     A page is decoded in one pass; only if that fails is it taken apart (``salvage.page``)."""
     items: list[dict[str, Any]] = []
     lost: list[salvage.Skipped] = []
@@ -198,13 +200,24 @@ async def _list(
             return page
 
     cont: str | None = None
+    first = dict(params) if current else {**params, "resourceVersion": "0"}
     while True:
-        page_params = {**params, "continue": cont, "limit": 500} if cont else {**params, "resourceVersion": "0"}
+        page_params = {**params, "continue": cont, "limit": 500} if cont else first
         page = await api.request("GET", path, params=page_params, decode=decode)
         items.extend(page.get("items", []))
         cont = page.get("metadata", {}).get("continue")
         if not cont:
             return items, page.get("metadata", {}).get("resourceVersion", ""), lost
+
+
+async def list_objects(
+    api: client_mod.Client, path: str, *, params: dict[str, Any] | None = None, view: views.View | None = None
+) -> list[dict[str, Any]]:
+    """Every object of ``path`` now, for a one-off read (a command's table): decoded as a watch
+    decodes them, an object that cannot be decoded skipped and reported (a warning, ``STATS``)."""
+    items, _, lost = await _list(api, path, dict(params or {}), view or views.WHOLE, current=True)
+    _report(Position(), where(path, params), lost)
+    return items
 
 
 async def _relist(

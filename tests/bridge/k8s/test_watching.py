@@ -273,3 +273,21 @@ def test_410_straight_after_a_list_waits_longer_each_time_before_listing_again()
     first = watching.Backoff().first
     assert gaps[0] >= first * 0.5 and gaps[1] >= first and gaps[2] >= first * 2, gaps  # jittered to ≥ half
     assert seen.events == [("ADDED", "a")] and seen.synced >= 3  # the same object each time: nothing new
+
+
+def test_a_one_off_list_is_current_and_skips_what_it_cannot_decode(caplog: pytest.LogCaptureFixture) -> None:
+    """What ``vbridge list`` and ``job list`` read: the apiserver's latest state, one bad object left out."""
+    before = snapshot()
+    bad = scriptedapi.thing("bad", "7", spec={"containers": 5})
+    body = scriptedapi.listed("9", scriptedapi.thing("a", "5"), bad, scriptedapi.thing("b", "6"))
+
+    async def main() -> tuple[scriptedapi.ScriptedApi, list[dict[str, Any]]]:
+        async with scriptedapi.serving([body], []) as (server, api):
+            return server, await watching.list_objects(api, scriptedapi.PATH, view=reads.PODS)
+
+    with caplog.at_level(logging.WARNING, logger="bridge.k8s.watching"):
+        server, items = asyncio.run(main())
+    assert [i["metadata"]["name"] for i in items] == ["a", "b"]
+    assert "resourceVersion" not in server.list_requests[0]  # not the watch cache's possibly older copy
+    assert counts(before)["skipped"] == 1 and counts(before)["list:first"] == 0  # no watch listed
+    assert [r.getMessage() for r in caplog.records if "ns/bad" in r.getMessage()]
