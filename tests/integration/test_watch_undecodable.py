@@ -25,6 +25,7 @@ from bridge import defaults
 from bridge.k8s import client, kubeconfigs, paths, watching
 from tests.builders import vcjob
 from tests.support import apiserver, bridgethread, vcjobs, watchcounts
+from vbridge import cli
 from vbridge.localcluster import binaries, cluster
 
 pytestmark = pytest.mark.integration
@@ -158,3 +159,25 @@ def test_the_job_controller_reconciles_other_jobs_while_a_deep_job_exists(
         lambda: [g for g in apiserver.podgroups(api_client, namespace) if g["metadata"]["name"].startswith("later")],
         what="the PodGroup of a job created after a second deep one",
     )
+
+
+def test_the_job_lists_show_the_other_jobs_and_warn_of_the_deep_one(
+    control_plane: cluster.LocalCluster,
+    api_client: k8s.ApiClient,
+    namespace: str,
+    deep: DeepJobs,
+    capsys: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    name = deep.make()
+    vcjobs.create_job(api_client, namespace, vcjob.simple("shown", 1))
+    kc = f"--kubeconfig={control_plane.kubeconfig}"
+    for argv in (("job", "list", "-A", "-o", "name"), ("list", "-A")):
+        with caplog.at_level(logging.WARNING, logger="bridge.k8s.watching"):
+            assert cli.main([*argv, kc]) == 0, argv
+        out = capsys.readouterr().out
+        assert "shown" in out and name not in out, (argv, out)
+        # The command's list (the session's Job controller, if running, reports it as a watch event).
+        warned = [r.getMessage() for r in caplog.records if f"skipped object kube-system/{name}" in r.getMessage()]
+        assert len(warned) == 1 and "cannot be decoded" in warned[0], warned
+        caplog.clear()

@@ -255,7 +255,7 @@ ITEMS: tuple[Item, ...] = (
         "R27",
         "a Volcano Job nested 1,100 deep in kube-system (and objects that do not fit a view) in a list and in "
         "a watch event",
-        "skipped and reported once each; the others handed on and reconciled",
+        "skipped and reported once each; the others handed on and reconciled, and listed by vbridge list",
         (
             "tests/integration/test_watch_undecodable.py::"
             "test_a_follow_skips_a_deep_job_in_its_list_and_in_an_event_and_reports_it_once",
@@ -263,6 +263,8 @@ ITEMS: tuple[Item, ...] = (
             "test_the_job_controller_reconciles_other_jobs_while_a_deep_job_exists",
             "tests/bridge/k8s/test_watching.py::"
             "test_an_undecodable_object_is_skipped_and_reported_once_the_rest_handed_on",
+            "tests/integration/test_watch_undecodable.py::"
+            "test_the_job_lists_show_the_other_jobs_and_warn_of_the_deep_one",
         ),
     ),
     Item(
