@@ -100,7 +100,7 @@ class _Whole:
         out: dict[str, Any] = orjson.loads(body)
         return out
 
-    item = list
+    item = list  # one object, or one watch event: the same whole decode
     event = list
 
 
