@@ -7,6 +7,7 @@ import contextlib
 
 from prometheus_client import parser
 
+from bridge.k8s import watching
 from scheduler import build
 from scheduler.api import plan
 from scheduler.io import metrics
@@ -112,3 +113,20 @@ def test_server_answers_metrics_and_healthz() -> None:
     assert ok_head.startswith("HTTP/1.1 200") and ok == "ok"
     assert bad_head.startswith("HTTP/1.1 503") and bad == "unhealthy"
     assert missing.startswith("HTTP/1.1 404")
+
+
+def test_the_watches_counts_are_exported_by_path_and_reason() -> None:
+    stats = watching.Stats()
+    stats.lists[("/api/v1/pods", "first")] += 1
+    stats.lists[("/api/v1/pods", "gone")] += 2
+    stats.resumes[("/api/v1/nodes", "end")] += 5
+    stats.skipped["/apis/batch.volcano.sh/v1alpha1/jobs"] += 1
+    m = metrics.Metrics(watches=stats)
+    samples = _samples(m)
+    relists = "vbridge_watch_relists_total"
+    assert samples[(relists, (("reason", "first"), ("resource", "/api/v1/pods")))] == 1
+    assert samples[(relists, (("reason", "gone"), ("resource", "/api/v1/pods")))] == 2
+    assert samples[("vbridge_watch_resumes_total", (("reason", "end"), ("resource", "/api/v1/nodes")))] == 5
+    assert samples[("vbridge_watch_skipped_total", (("resource", "/apis/batch.volcano.sh/v1alpha1/jobs"),))] == 1
+    stats.lists[("/api/v1/pods", "gone")] += 1
+    assert _samples(m)[(relists, (("reason", "gone"), ("resource", "/api/v1/pods")))] == 3  # read at each scrape
