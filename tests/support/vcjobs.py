@@ -9,6 +9,7 @@ and the simulated nodes running).
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime
 from collections.abc import Callable, Iterator, Sequence
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 from kubernetes import watch
+from prometheus_client import parser
 
 from scheduler import configure
 from tests.support import apiserver, bridgethread, schedthread, simthread
@@ -76,6 +78,22 @@ def pods_of(api: k8s.ApiClient, ns: str, job: str) -> dict[str, dict[str, Any]]:
     """The job's pods as API dicts, by name."""
     items = k8s.CoreV1Api(api).list_namespaced_pod(ns, label_selector=f"volcano.sh/job-name={job}").items
     return {p.metadata.name: api.sanitize_for_serialization(p) for p in items}
+
+
+def pod_calls(api: k8s.ApiClient) -> collections.Counter[tuple[str, str]]:
+    """The apiserver's own count of pod calls so far (``apiserver_request_total`` of ``pods``, no
+    subresource: creates, deletes, reads), by (verb, code): e.g. ``("POST", "201")``."""
+    response = api.call_api("/metrics", "GET", auth_settings=["BearerToken"], _preload_content=False)
+    text = response[0].data.decode() if isinstance(response, tuple) else response.data.decode()
+    out: collections.Counter[tuple[str, str]] = collections.Counter()
+    for family in parser.text_string_to_metric_families(text):
+        if family.name != "apiserver_request":
+            continue
+        for sample in family.samples:
+            labels = sample.labels
+            if sample.name.endswith("_total") and labels.get("resource") == "pods" and not labels.get("subresource"):
+                out[(labels["verb"], labels["code"])] += int(sample.value)
+    return out
 
 
 def running(api: k8s.ApiClient, ns: str, job: str, expected: set[str]) -> dict[str, dict[str, Any]]:

@@ -1,0 +1,127 @@
+"""The Volcano Job controller paces itself to the apiserver, on the real apiserver with our
+scheduler and the simulated nodes (4 nodes of 8 cpu). Pod calls are counted by the apiserver
+itself (``apiserver_request_total``, ``vcjobs.pod_calls``); each test runs alone in its
+namespace, so the calls in a window are this test's.
+
+- a 10,000-replica job with a gang of 10 gets waves sized to what the scheduler places, not
+  10,000 pods;
+- a job deleted in the middle of a 10,000-pod gang's creation stops creating within 2 s;
+- a template the apiserver refuses costs one call per attempt (slow start), attempts back off
+  per job, and none follows the job's deletion.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from kubernetes import client as k8s
+from kubernetes import watch
+
+from bridge import defaults
+from tests.integration.test_vcjob_faults import job, job_events, state
+from tests.support import apiserver, schedthread, vcjobs
+
+pytestmark = pytest.mark.integration
+scheduler = vcjobs.scheduler  # the fixtures
+env = vcjobs.env
+Env = tuple[k8s.ApiClient, str, schedthread.SchedThread]
+ONE_CPU = {"containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}]}
+
+
+def posts(api: k8s.ApiClient, code: str = "201") -> int:
+    return vcjobs.pod_calls(api)[("POST", code)]
+
+
+def delete_job(api: k8s.ApiClient, ns: str, name: str) -> None:
+    k8s.CustomObjectsApi(api).delete_namespaced_custom_object(*vcjobs.VC, ns, "jobs", name)
+
+
+def counts(api: k8s.ApiClient, ns: str, name: str) -> tuple[int, int]:
+    """(pods of the job, of which placed: bound to a node)."""
+    pods = vcjobs.pods_of(api, ns, name).values()
+    return len(pods), sum(1 for p in pods if (p.get("spec") or {}).get("nodeName"))
+
+
+def test_a_huge_job_with_a_small_gang_gets_waves_the_cluster_can_place_not_every_pod(env: Env) -> None:
+    api, ns, _ = env
+    before = posts(api)
+    body = job("huge", 10_000, minAvailable=10, pod=ONE_CPU)  # 32 cpu on the bed: 32 pods at most run
+    body["spec"]["tasks"][0]["minAvailable"] = 10
+    vcjobs.create_job(api, ns, body)
+    seen: list[tuple[int, int]] = []
+
+    def settled() -> bool:
+        seen.append(counts(api, ns, "huge"))
+        return len(seen) > 10 and seen[-1][0] >= defaults.VCJOB_WAVE_LEAST and len(set(seen[-10:])) == 1
+
+    apiserver.eventually(settled, 90, lambda: f"the pod count to settle: {seen[-5:]}", every=0.5)
+    total, placed = seen[-1]
+    assert 0 < placed <= 32
+    assert total <= placed + max(defaults.VCJOB_WAVE_LEAST, placed), (
+        f"{total} pods with {placed} placed: beyond the gang, at most as many pending as placed (at least a wave)"
+    )
+    made = posts(api) - before
+    assert made == total, f"{made} pod creates for {total} pods: none refused, none made twice"
+    time.sleep(3)
+    assert counts(api, ns, "huge")[0] == total, "no further wave while nothing more is placed"
+    delete_job(api, ns, "huge")
+
+
+def test_a_job_deleted_while_its_gang_is_being_created_stops_creating_within_2_s(env: Env) -> None:
+    api, ns, _ = env
+    core = k8s.CoreV1Api(api)
+    since = core.list_namespaced_pod(ns).metadata.resource_version
+    added: list[float] = []  # monotonic arrival of each pod ADDED
+    stop = threading.Event()
+
+    def follow() -> None:
+        stream = watch.Watch()
+        for event in stream.stream(core.list_namespaced_pod, ns, resource_version=since, timeout_seconds=120):
+            if event["type"] == "ADDED":
+                added.append(time.monotonic())
+            if stop.is_set():
+                stream.stop()
+
+    watcher = threading.Thread(target=follow, daemon=True)
+    watcher.start()
+    vcjobs.create_job(api, ns, job("gang", 10_000))  # minAvailable 10,000: one gang, made together
+    apiserver.eventually(lambda: len(added) >= 150, 60, lambda: f"creation under way ({len(added)} pods)")
+    delete_job(api, ns, "gang")
+    deleted = time.monotonic()
+    time.sleep(2)
+    calls_then = posts(api)
+    time.sleep(4)
+    late = [t - deleted for t in added if t > deleted + 2]
+    assert posts(api) == calls_then, "pod creates 2 to 6 s after the job was deleted"
+    stop.set()
+    core.create_namespaced_pod(ns, {"metadata": {"name": "nudge"}, "spec": ONE_CPU | {"schedulerName": "x"}})
+    watcher.join(10)
+    assert not late, f"{len(late)} pods created more than 2 s after the deletion (at +{late[0]:.1f} s)"
+    during = [t for t in added if t <= deleted]
+    rate = len(during) / max(during[-1] - during[0], 1e-3)
+    assert rate <= defaults.VCJOB_JOB_QPS * 1.5, f"{rate:.0f} pods/s for one job: above its rate limit"
+
+
+def test_a_refused_template_costs_one_call_per_attempt_backs_off_and_stops_at_deletion(env: Env) -> None:
+    api, ns, _ = env
+    resources = {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}  # 422: requests above limits
+    invalid: dict[str, Any] = {"containers": [{"name": "c", "image": "x", "resources": resources}]}
+    before = posts(api, "422")
+    vcjobs.create_job(api, ns, job("refused", 1_000, pod=invalid))
+    first = apiserver.eventually(lambda: job_events(api, ns, "refused", "FailedCreatePod"), what="FailedCreatePod")
+    assert "must be less than or equal to cpu limit" in first[0].message and "next attempt in" in first[0].message
+    assert state(api, ns, "refused")["reason"] == "FailedCreatePod"
+    time.sleep(2 * defaults.VCJOB_CREATE_RETRY_CLIENT + 2)  # attempts at 0, 5 and 15 s
+    attempts = posts(api, "422") - before
+    events = len(job_events(api, ns, "refused", "FailedCreatePod"))
+    assert 2 <= attempts <= 3 and events == attempts, (
+        f"{attempts} refused creates, {events} Events in 12 s for a 1,000-pod job: one call an attempt, "
+        f"the next after {defaults.VCJOB_CREATE_RETRY_CLIENT} s, doubling"
+    )
+    delete_job(api, ns, "refused")
+    after_delete = posts(api, "422")
+    time.sleep(4 * defaults.VCJOB_CREATE_RETRY_CLIENT)  # past the next attempt's time
+    assert posts(api, "422") == after_delete, "a create was tried after the job was deleted"
