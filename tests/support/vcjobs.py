@@ -12,13 +12,13 @@ from __future__ import annotations
 import collections
 import dataclasses
 import datetime
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pytest
 from kubernetes import client as k8s
 from kubernetes import watch
-from prometheus_client import parser
 
 from scheduler import configure
 from tests.support import apiserver, bridgethread, schedthread, simthread
@@ -26,6 +26,7 @@ from vbridge.localcluster import cluster
 from vbridge.nodesim import envvars, podstatus, volumes
 
 VC = ("batch.volcano.sh", "v1alpha1")
+_LABEL = re.compile(r'(\w+)="([^"]*)"')
 
 
 NODES = [f"sim-node-{i}" for i in range(4)]  # the session's simulated nodes (tests/conftest.py)
@@ -83,16 +84,16 @@ def pods_of(api: k8s.ApiClient, ns: str, job: str) -> dict[str, dict[str, Any]]:
 def pod_calls(api: k8s.ApiClient) -> collections.Counter[tuple[str, str]]:
     """The apiserver's own count of pod calls so far (``apiserver_request_total`` of ``pods``, no
     subresource: creates, deletes, reads), by (verb, code): e.g. ``("POST", "201")``."""
-    response = api.call_api("/metrics", "GET", auth_settings=["BearerToken"], _preload_content=False)
-    text = response[0].data.decode() if isinstance(response, tuple) else response.data.decode()
+    response = api.call_api("GET", api.configuration.host + "/metrics")
+    response.read()
     out: collections.Counter[tuple[str, str]] = collections.Counter()
-    for family in parser.text_string_to_metric_families(text):
-        if family.name != "apiserver_request":
+    for line in response.data.decode().splitlines():
+        if not line.startswith("apiserver_request_total{"):
             continue
-        for sample in family.samples:
-            labels = sample.labels
-            if sample.name.endswith("_total") and labels.get("resource") == "pods" and not labels.get("subresource"):
-                out[(labels["verb"], labels["code"])] += int(sample.value)
+        labels_text, _, value = line.rpartition(" ")
+        labels = dict(_LABEL.findall(labels_text))
+        if labels.get("resource") == "pods" and not labels.get("subresource"):
+            out[(labels["verb"], labels["code"])] += int(float(value))
     return out
 
 
