@@ -70,7 +70,6 @@ class Pool:
         self._jobs: dict[str, pacing.Bucket] = {}
         self.in_flight = 0
         self.most_in_flight = 0  # the highest number of calls seen in flight at once
-        self.calls = 0  # creates and deletes sent
 
     def forget(self, job: str) -> None:
         """A deleted job's bucket goes with it."""
@@ -96,7 +95,6 @@ class Pool:
     ) -> None:
         async def one(item: T) -> None:
             self.in_flight += 1
-            self.calls += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
             try:
                 await call(item)
