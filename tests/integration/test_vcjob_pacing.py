@@ -110,7 +110,9 @@ def test_a_refused_template_costs_one_call_per_attempt_backs_off_and_stops_at_de
     resources = {"requests": {"cpu": "2"}, "limits": {"cpu": "1"}}  # 422: requests above limits
     invalid: dict[str, Any] = {"containers": [{"name": "c", "image": "x", "resources": resources}]}
     before = posts(api, "422")
-    vcjobs.create_job(api, ns, job("refused", 1_000, pod=invalid))
+    body = job("refused", 1_000, minAvailable=1, pod=invalid)  # a gang of 1: its group is admitted
+    body["spec"]["tasks"][0]["minAvailable"] = 1
+    vcjobs.create_job(api, ns, body)
     first = apiserver.eventually(lambda: job_events(api, ns, "refused", "FailedCreatePod"), what="FailedCreatePod")
     assert "must be less than or equal to cpu limit" in first[0].message and "next attempt in" in first[0].message
     assert state(api, ns, "refused")["reason"] == "FailedCreatePod"
