@@ -10,7 +10,10 @@
   ``Retry-After`` is sent again by ``bridge.k8s.client`` after that wait, at most ten times, the
   call holding its slot meanwhile: a throttling apiserver slows every caller here to
   ``VCJOB_CREATE_IN_FLIGHT`` calls per Retry-After, never a storm. What still fails is a failure
-  of that pod (below).
+  of that pod (below). No FlowSchema of our own: the chart's ServiceAccount falls under the
+  default ``service-accounts`` schema (level ``workload-low``, below kube-controller-manager,
+  apart from users' ``global-default``, fair-queued per ServiceAccount); the buckets are what
+  paces us where APF does not (``system:masters`` credentials are exempt).
 - Slow start (kube's ``slowStartBatch``): a job's creates go out in batches of 1, 2, 4, ...,
   each batch only once the last one was all made, none after a failure: a template the
   apiserver refuses or chokes on costs one call per attempt, not one per pod.
