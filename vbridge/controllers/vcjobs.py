@@ -297,12 +297,15 @@ class VcJobController:
         for pod_name in plan.delete:
             self.cache.deleting(key, pod_name)
         await self.pool.delete(namespace, plan.delete, job=key)
+        # Read again after the writes above: a pod the watch brought meanwhile is no longer expected.
         in_flight = self.cache.in_flight(key, time.monotonic())
-        missing = [(t, i) for t, i in plan.create if names.pod(name, t, i) not in in_flight]
+        now_seen = self.cache.pods(key, uid)
+        there = in_flight | {p["metadata"]["name"] for p in now_seen}
+        missing = [(t, i) for t, i in plan.create if names.pod(name, t, i) not in there]
         # The gang at once, the rest in waves as the scheduler places them (a placement is a pod
         # event, hence a sync): never thousands of pods the cluster cannot hold.
         create = waves.release(
-            job_after, observed, missing, expected=len(in_flight), least=self.pace.wave_least, most=self.pace.wave_most
+            job_after, now_seen, missing, expected=len(in_flight), least=self.pace.wave_least, most=self.pace.wave_most
         )
         group = self.cache.group(key, names.podgroup(job))
         admitted = group is not None and (
