@@ -108,16 +108,12 @@ ITEMS: tuple[Item, ...] = (
     Item(
         "R10",
         "binds over reset, black-holed, cut, slow (latency, 16 KB/s, slow close) connections; chosen binds, "
-        "status writes and reconciler creates answered 500, 409, 429 (with and without Retry-After); a Volcano "
-        "Job's pod creates refused (422)",
-        "failure recorded (FailedScheduling, PodScheduled=False), retried; gang completes; cache matches the API; "
-        "refused creates: one call an attempt, backoff doubling, none after the job's deletion",
+        "status writes and reconciler creates answered 500, 409, 429 (with and without Retry-After)",
+        "failure recorded (FailedScheduling, PodScheduled=False), retried; gang completes; cache matches the API",
         (
             R + "test_network.py::test_reset_peer_and_timeouts_on_every_component_connection",
             R + "test_network.py::test_degraded_links_slow_everything_and_lose_nothing",
             R + "test_calls.py::test_r10_chosen_calls_answered_500_409_429",
-            "tests/integration/test_vcjob_pacing.py::"
-            "test_a_refused_template_costs_one_call_per_attempt_backs_off_and_stops_at_deletion",
         ),
     ),
     Item(
