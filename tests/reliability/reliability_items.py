@@ -86,6 +86,8 @@ ITEMS: tuple[checklist.Item, ...] = (
             checklist.R + "test_network.py::test_reset_peer_and_timeouts_on_every_component_connection",
             checklist.R + "test_network.py::test_degraded_links_slow_everything_and_lose_nothing",
             checklist.R + "test_calls.py::test_r10_chosen_calls_answered_500_409_429",
+            "tests/integration/test_vcjob_pacing.py::"
+            "test_a_refused_template_costs_one_call_per_attempt_backs_off_and_stops_at_deletion",
         ),
     ),
     checklist.Item(
