@@ -6,8 +6,11 @@ with its rules, selectors and failure policy; the pod webhooks' done condition c
 (``vbridge.jobKindRules`` in ``templates/_generated.tpl``). From ``bridge.crdgen``: the Volcano
 CRDs as templates (left out with ``volcano.external``, kept on uninstall). From
 ``podgroup_templates/``: the ConfigMap the webhook
-and the controllers mount. ``vbridge dev chart --write`` writes them and removes generated files that
-are no longer generated; ``check`` lists stale ones (a test fails on any).
+and the controllers mount. From ``bridge.gates``: the ValidatingAdmissionPolicy and binding that
+keep our scheduling gates ours, and the ClusterRole granting our ServiceAccounts the right to
+lift them (``templates/scheduling-gates.yaml``). ``vbridge dev chart --write`` writes them and
+removes generated files that are no longer generated; ``check`` lists stale ones (a test fails
+on any).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from bridge import crdgen, defaults
+from bridge import crdgen, defaults, gates
 from bridge.adapters import registry
 from webhooks import configuration
 
@@ -128,11 +131,49 @@ def _job_kind_rules() -> str:
     return _TPL_HEADER + '{{- define "vbridge.jobKindRules" -}}\n' + _dump(rules) + "{{- end }}\n"
 
 
+def _scheduling_gates() -> str:
+    """The gate policy and its binding (``bridge.gates``), and who may lift: the controllers (the
+    Spark driver gate) and, when it runs, our scheduler (the queue gate)."""
+    name = f"{_NAME}-scheduling-gates"
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": name, "labels": {"@@LABELS@@": "x"}},
+        "rules": [gates.lifter_rule()],
+    }
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRoleBinding",
+        "metadata": {"name": name, "labels": {"@@LABELS@@": "x"}},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+        "subjects": "@@SUBJECTS@@",
+    }
+    docs = [*gates.objects(name, labels={"@@LABELS@@": "x"}), role, binding]
+    text = "---\n".join(_dump(d) for d in docs)
+    subject = 'include "vbridge.subject" (dict "root" $ "component" "{}") | nindent 2'
+    replacements = [
+        ("  labels:\n    '@@LABELS@@': x\n", '  labels: {{- include "vbridge.labels" . | nindent 4 }}\n'),
+        (
+            "subjects: '@@SUBJECTS@@'\n",
+            "subjects:\n"
+            f"  {{{{- {subject.format('controllers')} }}}}\n"
+            "  {{- if not .Values.volcano.external }}\n"
+            f"  {{{{- {subject.format('scheduler')} }}}}\n"
+            "  {{- end }}\n",
+        ),
+        (_NAME, '{{ include "vbridge.name" . }}'),
+    ]
+    for old, new in replacements:
+        text = text.replace(old, new)
+    return _HEADER + text
+
+
 def files() -> dict[str, str]:
     out = {
         "templates/mutatingwebhookconfiguration.yaml": _webhooks(),
         "templates/podgroup-templates.yaml": _templates_configmap(),
         "templates/_generated.tpl": _job_kind_rules(),
+        "templates/scheduling-gates.yaml": _scheduling_gates(),
     }
     for info in crdgen.ALL:
         out[f"templates/crds/{info.group}_{info.plural}.yaml"] = _crd(info)
