@@ -307,6 +307,11 @@ ITEMS: tuple[Item, ...] = (
         (
             ADM + "test_queue_denial_is_403_naming_the_queues_to_use",
             "tests/integration/test_webhooks.py::test_dry_run_creates_nothing_and_foreign_queue_is_denied",
+            # no path around a queue: a namespace editor cannot lift our gates, webhook up or down
+            "tests/integration/native/test_gate_policy.py::"
+            "test_an_editor_cannot_lift_the_queue_gate_and_our_scheduler_still_does",
+            "tests/integration/test_gate_policy.py::"
+            "test_an_editor_cannot_lift_the_spark_driver_gate_and_our_controllers_still_do",
         ),
     ),
     Item(
