@@ -41,14 +41,6 @@ def editor(
         as_user.close()
 
 
-def _refused(as_user: k8s.ApiClient, ns: str, ops: list[dict[str, object]], expect: str, mode: str) -> str:
-    answer = gatepolicy.refusal(as_user, ns, "pi-driver", ops)
-    assert answer is not None, f"{mode}: {ops} applied"
-    status, message = answer
-    assert status in (403, 422) and expect in message, (mode, answer)
-    return message
-
-
 def test_an_editor_cannot_lift_the_spark_driver_gate_and_our_controllers_still_do(
     api_client: k8s.ApiClient,
     bridge: bridgethread.BridgeThread,
@@ -61,11 +53,12 @@ def test_an_editor_cannot_lift_the_spark_driver_gate_and_our_controllers_still_d
 
     def tries(mode: str) -> None:
         lift = gatepolicy.lift(api_client, namespace, "pi-driver", keys.SPARK_GATE)
-        message = _refused(as_user, namespace, lift, LIFTED_ONLY_BY_US, mode)
+        message = gatepolicy.refused(as_user, namespace, "pi-driver", lift, LIFTED_ONLY_BY_US, mode)
         assert user in message and keys.SPARK_GATE in message, message
         routed = gatepolicy.set_annotation(keys.GROUP_NAME, "spark-0123-podgroup")  # a group we would make at once
-        _refused(as_user, namespace, routed, "stay as admitted", mode)
-        _refused(as_user, namespace, gatepolicy.set_annotation(keys.QUEUE_NAME, "default"), "stay as admitted", mode)
+        gatepolicy.refused(as_user, namespace, "pi-driver", routed, "stay as admitted", mode)
+        queued = gatepolicy.set_annotation(keys.QUEUE_NAME, "default")
+        gatepolicy.refused(as_user, namespace, "pi-driver", queued, "stay as admitted", mode)
 
     gatepolicy.each_mode(api_client, tries)
     assert gatepolicy.gates_of(api_client, namespace, "pi-driver") == [keys.SPARK_GATE]

@@ -1,7 +1,8 @@
 """A namespace user against our scheduling gates (``bridge.gates``), and our webhook taken down.
 
 ``refusal(as_user, ns, name, ops)``: the user's JSON Patch of a pod, and the apiserver's answer:
-``None`` when it was applied, else ``(status, message)``. ``lift(pod, gate)``, ``set_annotation``
+``None`` when it was applied, else ``(status, message)``; ``refused`` asserts a 403 or 422 whose
+message says ``expect`` and returns the message. ``lift(pod, gate)``, ``set_annotation``
 and ``set_group`` are the patches an attacker sends. ``webhook_down(api)`` points every webhook
 of our MutatingWebhookConfiguration at a closed loopback port for the block (the apiserver
 still calls it, and fails: pods are admitted unchanged under their Ignore policy), then restores
@@ -33,6 +34,7 @@ __all__ = [
     "gates_of",
     "lift",
     "refusal",
+    "refused",
     "set_annotation",
     "set_group",
     "webhook_down",
@@ -53,6 +55,14 @@ def refusal(as_user: k8s.ApiClient, ns: str, name: str, ops: list[dict[str, Any]
     except k8s.ApiException as exc:
         return int(exc.status), str(json.loads(exc.body).get("message", exc.body))
     return None
+
+
+def refused(as_user: k8s.ApiClient, ns: str, name: str, ops: list[dict[str, Any]], expect: str, mode: str) -> str:
+    answer = refusal(as_user, ns, name, ops)
+    assert answer is not None, f"{mode}: {ops} applied to {name}"
+    status, message = answer
+    assert status in (403, 422) and expect in message, (mode, answer)
+    return message
 
 
 def lift(api: k8s.ApiClient, ns: str, name: str, gate: str) -> list[dict[str, Any]]:
