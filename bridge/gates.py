@@ -88,7 +88,7 @@ def _variables() -> list[dict[str, str]]:
 
 def _validations() -> list[dict[str, str]]:
     pod = "object.metadata.namespace + '/' + object.metadata.name"
-    rights = f"(RBAC verb '{LIFT[2]}' on {LIFT[1]}.{LIFT[0]})"
+    rights = f"(RBAC verb {LIFT[2]} on {LIFT[1]}.{LIFT[0]})"
     return [
         {
             "expression": "variables.lifter || size(variables.lifted) == 0",

@@ -60,7 +60,7 @@ def test_an_editor_cannot_lift_the_spark_driver_gate_and_our_controllers_still_d
         queued = gatepolicy.set_annotation(keys.QUEUE_NAME, "default")
         gatepolicy.refused(as_user, namespace, "pi-driver", queued, "stay as admitted", mode)
 
-    gatepolicy.each_mode(api_client, tries)
+    gatepolicy.each_mode(api_client, namespace, tries)
     assert gatepolicy.gates_of(api_client, namespace, "pi-driver") == [keys.SPARK_GATE]
 
     # Its group comes (as an operator would make it); the next event on the driver has our
