@@ -28,7 +28,7 @@ from typing import Any
 
 from bridge import keys
 
-__all__ = ["GATES", "LIFT", "LOCAL_NAME", "lifter_rule", "objects"]
+__all__ = ["API", "GATES", "LIFT", "LOCAL_NAME", "lifter_rule", "objects"]
 
 GATES = (keys.QUEUE_GATE, keys.SPARK_GATE)
 # The permission that lets a subject lift our gates: (apiGroup, resource, verb).
