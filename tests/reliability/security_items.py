@@ -173,4 +173,16 @@ ITEMS: tuple[checklist.Item, ...] = (
         "every create mutated; silent connections closed from accept, never filling the server",
         ("tests/integration/test_webhook_flood.py::test_a_thousand_silent_connections_do_not_keep_the_apiserver_out",),
     ),
+    checklist.Item(
+        "S17",
+        "a namespace editor (impersonated) lifts vbridge.io/queue and vbridge.io/podgroup, reroutes a gated pod "
+        "(group and queue annotations) and touches spec.schedulingGroup, on both backends, webhook up and down",
+        "refused every time by the ValidatingAdmissionPolicy; our scheduler and controllers still lift the gates",
+        (
+            "tests/integration/native/test_gate_policy.py::"
+            "test_an_editor_cannot_lift_the_queue_gate_and_our_scheduler_still_does",
+            "tests/integration/test_gate_policy.py::"
+            "test_an_editor_cannot_lift_the_spark_driver_gate_and_our_controllers_still_do",
+        ),
+    ),
 )
