@@ -181,6 +181,9 @@ ITEMS: tuple[checklist.Item, ...] = (
         (
             "tests/integration/native/test_gate_policy.py::"
             "test_an_editor_cannot_lift_the_queue_gate_and_our_scheduler_still_does",
+            "tests/integration/native/test_gate_policy.py::test_an_editor_cannot_lift_the_spark_driver_gates",
+            "tests/integration/native/test_gate_policy.py::"
+            "test_an_editor_cannot_join_a_pod_of_theirs_to_a_native_group",
             "tests/integration/test_gate_policy.py::"
             "test_an_editor_cannot_lift_the_spark_driver_gate_and_our_controllers_still_do",
         ),
