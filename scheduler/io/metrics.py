@@ -34,6 +34,7 @@ from scheduler.api import plan
 __all__ = ["BUCKETS", "CONTENT_TYPE", "Metrics", "serve", "watch_families"]
 
 BUCKETS = tuple(5.0 * 2**i for i in range(10))
+CYCLE_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 CONTENT_TYPE = exposition.CONTENT_TYPE_PLAIN_0_0_4
 E2E = "volcano_e2e_scheduling_latency_milliseconds"
 PHASES = ("inqueue", "pending", "running", "unknown", "completed")
@@ -53,7 +54,10 @@ class Metrics:
         self.unschedule_jobs = 0
         self.queues: dict[str, plan.QueueVerdict] = {}
         self.cycles = 0
-        self.longest = 0.0  # seconds, of the longest cycle so far
+        # Whole cycles in seconds, in buckets that hold the 1 s a cycle should stay within.
+        self.cycle_buckets = [0] * len(CYCLE_BUCKETS)
+        self.cycle_count = 0
+        self.cycle_sum = 0.0
         self.binds_failed = 0
         self.writes = 0
         self.leader = 0
@@ -70,7 +74,11 @@ class Metrics:
 
     def cycle(self, verdicts: plan.Plan, *, seconds: float, bound: int, failed: int, writes: int) -> None:
         self.cycles += 1
-        self.longest = max(self.longest, seconds)
+        self.cycle_count += 1
+        self.cycle_sum += seconds
+        for i, most in enumerate(CYCLE_BUCKETS):
+            if seconds <= most:
+                self.cycle_buckets[i] += 1
         self.observe_e2e(seconds * 1000.0)
         self.attempts["scheduled"] += bound
         self.attempts["error"] += failed
@@ -127,8 +135,12 @@ class _Collector(registry.Collector):
         )
         yield from self._queues()
         yield families.CounterMetricFamily("vbridge_scheduler_cycles", "Scheduling cycles run", value=m.cycles)
-        yield families.GaugeMetricFamily(
-            "vbridge_scheduler_longest_cycle_seconds", "The longest scheduling cycle so far", value=m.longest
+        cycle = [(f"{bound:g}", float(n)) for bound, n in zip(CYCLE_BUCKETS, m.cycle_buckets, strict=True)]
+        yield families.HistogramMetricFamily(
+            "vbridge_scheduler_cycle_duration_seconds",
+            "Whole scheduling cycles (snapshot, actions, binds) in seconds",
+            buckets=[*cycle, ("+Inf", float(m.cycle_count))],
+            sum_value=m.cycle_sum,
         )
         yield families.CounterMetricFamily(
             "vbridge_scheduler_status_writes", "Status, condition and event requests made", value=m.writes

@@ -27,11 +27,14 @@ def _cycle(m: metrics.Metrics, *, seconds: float, bound: int = 3) -> None:
     m.cycle(plan.Plan((), (), (QUEUE,), ()), seconds=seconds, bound=bound, failed=0, writes=2)
 
 
-def test_the_longest_cycle_is_kept() -> None:
+def test_whole_cycles_are_counted_in_seconds_around_one() -> None:
     m = metrics.Metrics()
-    for seconds in (0.2, 1.5, 0.3):
+    for seconds in (0.2, 1.5, 0.3, 1.0):
         _cycle(m, seconds=seconds)
-    assert _samples(m)[("vbridge_scheduler_longest_cycle_seconds", ())] == 1.5
+    samples = _samples(m)
+    assert samples[("vbridge_scheduler_cycle_duration_seconds_bucket", (("le", "1"),))] == 3
+    assert samples[("vbridge_scheduler_cycle_duration_seconds_bucket", (("le", "2.5"),))] == 4
+    assert samples[("vbridge_scheduler_cycle_duration_seconds_count", ())] == 4
 
 
 def test_exposition_has_volcanos_names_and_values() -> None:
@@ -44,7 +47,7 @@ def test_exposition_has_volcanos_names_and_values() -> None:
     assert samples[("volcano_queue_pod_group_inqueue_count", (("queue_name", "default"),))] == 2
     assert samples[("volcano_total_preemption_attempts", ())] == 0
     assert samples[("vbridge_scheduler_cycles_total", ())] == 1
-    assert samples[("vbridge_scheduler_longest_cycle_seconds", ())] == 0.012
+    assert samples[("vbridge_scheduler_cycle_duration_seconds_sum", ())] == 0.012
     assert samples[("vbridge_scheduler_status_writes_total", ())] == 2
     assert samples[("vbridge_scheduler_build_info", (("core", build.core()),))] == 1
     text = m.render()
