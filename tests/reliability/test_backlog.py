@@ -180,7 +180,8 @@ def test_r26_a_backlog_never_stalls_another_tenant(
     rss = peak_rss(apiserver_pid)
     observe(
         f"{'latency 100 ms' if slowed else 'direct'}: backlog of {budget.BACKLOG_PODS} pods, its queue full; "
-        f"{len(waits)} canaries bound in {min(waits):.2f}–{max(waits):.2f} s; {slow:.0f} of {count:.0f} cycles over 1 s; "
+        f"{len(waits)} canaries bound in {min(waits):.2f}–{max(waits):.2f} s; "
+        f"{slow:.0f} of {count:.0f} cycles over 1 s; "
         f"scheduler CPU {share:.2f} core; pods created > {STOP_SECONDS:.0f} s after the delete: {late}; "
         f"kube-apiserver peak RSS {rss / 1024**2:.0f} MB"
     )
