@@ -10,6 +10,8 @@ stderr and exits 2, as argparse does for any other missing argument. Exit codes 
 0 done, 1 a command that failed (one line saying what to do: :func:`vbridge.commands.output.describe`
 for the apiserver's answers), 2 a command line that cannot be read (argparse's errors and
 :class:`bridge.errors.UsageError`). Developer commands are under ``vbridge dev``.
+SIGINT and SIGTERM end every command within 1 s, at any point of its life, with the shell's 130
+and 143: :mod:`vbridge.commands.interrupts`, installed before the command line is read.
 ``kubectl_main`` is the same command as the kubectl plugin ``kubectl-vbridge`` (its help and
 errors say ``kubectl vbridge``).
 """
@@ -22,7 +24,7 @@ import sys
 from typing import Any
 
 from bridge import errors
-from vbridge.commands import output
+from vbridge.commands import interrupts, output
 
 __all__ = ["DISTRIBUTION", "KUBECTL_PROG", "kubectl_main", "main", "parser", "version"]
 
@@ -114,8 +116,20 @@ def _usage_hint(prog: str, args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None, *, prog: str = "vbridge") -> int:
     """Run one command: exit 0 on success, 1 when it failed (one line on stderr saying what to do),
-    2 for a command line that cannot be read (argparse's code, as kubectl uses it)."""
-    argv = sys.argv[1:] if argv is None else argv
+    2 for a command line that cannot be read (argparse's code, as kubectl uses it), 128 + N when
+    signal N ended it."""
+    uninstall = interrupts.install()  # first: a signal during the imports ends the command too
+    try:
+        code = _run(sys.argv[1:] if argv is None else argv, prog)
+    except KeyboardInterrupt:  # while the command line was read (the command's imports)
+        code = None
+    finally:
+        uninstall()
+    return interrupts.exit_code() or (130 if code is None else code)
+
+
+def _run(argv: list[str], prog: str) -> int | None:
+    """The command's status; None: interrupted by a KeyboardInterrupt of its own (no signal)."""
     if not argv:
         parser(prog=prog).print_help(sys.stderr)
         return 2
@@ -135,7 +149,7 @@ def main(argv: list[str] | None = None, *, prog: str = "vbridge") -> int:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        return 130
+        return None
     except BrokenPipeError:  # `vbridge translate f | head`
         return 0
     except Exception as exc:

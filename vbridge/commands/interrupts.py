@@ -1,0 +1,252 @@
+"""Commands end when asked: SIGINT or SIGTERM ends every command within 1 s, at any point of its life.
+
+:func:`install` is the first thing ``vbridge.cli.main`` does, before it reads the command line
+(so before a command's imports). The handler it installs for both signals:
+
+- records the signal: :func:`exit_code` is then the shell's 128 + N (130 for SIGINT, 143 for
+  SIGTERM), which ``cli.main`` returns however the command unwinds;
+- while :func:`run` runs a coroutine (every asyncio command's main goes through it, in place of
+  ``asyncio.run``), cancels that task from the loop (``call_soon_threadsafe``, which also wakes
+  the loop out of its select): the command unwinds through its ``finally`` blocks, and
+  :func:`run` raises KeyboardInterrupt. At any other moment (imports, reading a kubeconfig, a
+  synchronous command such as ``simulate`` or ``up``'s start) it raises KeyboardInterrupt
+  where the main thread is;
+- wakes the watchdog, a daemon thread :func:`install` started, blocked on a pipe (the handler
+  only writes a byte: no lock is taken in it). ``defaults.INTERRUPT_GRACE_SECONDS`` after the
+  first signal, or at once on a second one, the watchdog kills every child process group
+  (SIGKILL), runs the :func:`at_hard_exit` callbacks, flushes stdout and stderr (bounded: a
+  write blocked on a full pipe cannot hold it) and ends the process with ``os._exit(128 + N)``.
+  A command that unwinds in time never meets it.
+
+:func:`terminate_children` (``up``): on the first signal every child process group also gets
+SIGTERM at once, so a control plane shuts down while we unwind; the watchdog kills what is left.
+
+Why a watchdog and not only a handler: a cancellation can be lost (Python 3.11's
+``asyncio.wait_for`` returns the result of an awaitable that completed in the loop iteration of
+the cancel, and the task runs on), a teardown can wait on a thread or a connection
+(``asyncio.run`` joins the default executor, the interpreter its non-daemon threads at exit),
+and a blocking call can outlast any budget. ``SIGTERM``'s default action ends the process but
+not its children and flushes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pathlib
+import select
+import signal
+import sys
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from bridge import defaults
+
+if TYPE_CHECKING:  # imported by run, not by every command (cli installs the handler first)
+    import asyncio
+
+__all__ = [
+    "SIGNALS",
+    "at_hard_exit",
+    "children",
+    "exit_code",
+    "install",
+    "received",
+    "run",
+    "terminate_children",
+]
+
+T = TypeVar("T")
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_STOP = b"\0"  # written by the uninstall: the watchdog thread ends
+
+
+class _State:
+    def __init__(self) -> None:
+        self.signum = 0
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.wake = -1  # the watchdog's pipe, written by the handler
+        self.terminate_children = False
+        self.hooks: list[Callable[[], object]] = []
+
+
+_state = _State()
+
+
+def received() -> int:
+    """The first signal received (0: none)."""
+    return _state.signum
+
+
+def exit_code() -> int:
+    """128 + the signal received (0: none), the status a shell reports for it."""
+    return 128 + _state.signum if _state.signum else 0
+
+
+def terminate_children() -> None:
+    """On the first signal, SIGTERM to every child process group at once (not only at the deadline)."""
+    _state.terminate_children = True
+
+
+def at_hard_exit(callback: Callable[[], object]) -> None:
+    """Run ``callback`` (in the watchdog's thread) if the command has to be ended outright."""
+    _state.hooks.append(callback)
+
+
+def install(grace: float = defaults.INTERRUPT_GRACE_SECONDS) -> Callable[[], None]:
+    """The handler and the watchdog; returns what undoes them (when no signal came: once one
+    has, the process is ending, both stay, and with :func:`terminate_children` the children's
+    groups get SIGKILL). Off the main thread (where Python cannot
+    handle signals) nothing is installed."""
+    global _state
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    _state = _State()
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    _state.wake = write
+    threading.Thread(target=_watch, args=(read, grace), name="vbridge-interrupts", daemon=True).start()
+    previous = {sig: signal.signal(sig, _handle) for sig in SIGNALS}
+
+    def uninstall() -> None:
+        if _state.signum:  # the process is ending: what is left of its children too
+            if _state.terminate_children:
+                children(signal.SIGKILL)
+            return
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        with contextlib.suppress(OSError):
+            os.write(write, _STOP)
+        os.close(write)
+        _state.wake = -1
+
+    return uninstall
+
+
+def _handle(signum: int, frame: object) -> None:
+    first = not _state.signum
+    if first:
+        _state.signum = signum
+    with contextlib.suppress(OSError):
+        os.write(_state.wake, bytes([signum]))
+    if not first:
+        return  # the watchdog ends the process now
+    if _state.terminate_children:
+        children(signal.SIGTERM)
+    loop, task = _state.loop, _state.task
+    if loop is None:
+        raise KeyboardInterrupt
+    if task is not None and not task.done():
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(task.cancel)
+
+
+def run(main: Coroutine[Any, Any, T], *, loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None) -> T:
+    """``asyncio.run(main)`` (on ``loop_factory()``'s loop) whose task a signal cancels, then
+    raising KeyboardInterrupt; the teardown waits at most the grace for the other tasks and
+    never joins the default executor's threads."""
+    import asyncio
+
+    try:
+        if _state.signum:
+            raise KeyboardInterrupt
+        with _masked():  # a signal meanwhile is handled once the loop and the task are known
+            loop = (loop_factory or asyncio.new_event_loop)()
+            task = loop.create_task(main)
+            _state.loop, _state.task = loop, task
+    except BaseException:
+        main.close()
+        raise
+    try:
+        asyncio.set_event_loop(loop)
+        result = loop.run_until_complete(task)
+    except asyncio.CancelledError:
+        if not _state.signum:
+            raise
+    finally:
+        try:
+            _close(loop)
+        finally:
+            _state.loop = _state.task = None
+    if _state.signum:  # cancelled by it, or it came during the teardown
+        raise KeyboardInterrupt
+    return result
+
+
+@contextlib.contextmanager
+def _masked() -> Iterator[None]:
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _close(loop: asyncio.AbstractEventLoop) -> None:
+    import asyncio
+
+    try:
+        left = [t for t in asyncio.all_tasks(loop) if not t.done()]
+        for t in left:
+            t.cancel()
+        if left:
+            loop.run_until_complete(asyncio.wait(left, timeout=defaults.INTERRUPT_GRACE_SECONDS))
+        for t in left:
+            if t.done() and not t.cancelled() and t.exception() is not None:
+                loop.call_exception_handler({"message": "unhandled exception during shutdown", "task": t})
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()  # its executor is shut down without waiting for its threads
+
+
+def _watch(read: int, grace: float) -> None:
+    first = os.read(read, 1)
+    if first in (_STOP, b""):
+        os.close(read)
+        return
+    select.select([read], [], [], grace)  # a second signal ends it at once
+    _hard_exit(first[0])
+
+
+def _hard_exit(signum: int) -> None:
+    children(signal.SIGKILL)
+    for hook in _state.hooks:
+        with contextlib.suppress(Exception):
+            hook()
+    flush = threading.Thread(target=_flush, daemon=True)
+    flush.start()
+    flush.join(0.1)
+    os._exit(128 + signum)
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+
+
+def children(sig: int) -> list[int]:
+    """Send ``sig`` to each child process: its whole group when it leads one (the control plane's
+    processes run in sessions of their own), else the child alone; returns their pids."""
+    me, found = os.getpid(), []
+    for entry in pathlib.Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        pid, ppid, pgrp = int(entry.name), int(fields[1]), int(fields[2])
+        if ppid != me:
+            continue
+        found.append(pid)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            if pgrp == pid:
+                os.killpg(pid, sig)
+            else:
+                os.kill(pid, sig)
+    return found
