@@ -23,8 +23,13 @@ import importlib
 import sys
 from typing import Any
 
+from vbridge.commands import interrupts
+
+if __name__ == "__main__":  # `python -m vbridge.cli`: the handler before the heavier imports below
+    interrupts.install()
+
 from bridge import errors
-from vbridge.commands import interrupts, output
+from vbridge.commands import output
 
 __all__ = ["DISTRIBUTION", "KUBECTL_PROG", "kubectl_main", "main", "parser", "version"]
 
@@ -121,7 +126,12 @@ def main(argv: list[str] | None = None, *, prog: str = "vbridge") -> int:
     uninstall = interrupts.install()  # first: a signal during the imports ends the command too
     try:
         code = _run(sys.argv[1:] if argv is None else argv, prog)
-    except KeyboardInterrupt:  # while the command line was read (the command's imports)
+    except BaseException:
+        # A KeyboardInterrupt raised where the signal found the main thread (the command's
+        # imports, a synchronous step) may come out as another error (a C extension's callback
+        # wraps it): after a signal, whatever ends the command is the signal's doing.
+        if not interrupts.received():
+            raise
         code = None
     finally:
         uninstall()
@@ -139,29 +149,36 @@ def _run(argv: list[str], prog: str) -> int | None:
         return 2
     try:
         return int(args.func(args))
-    except errors.UsageError as exc:
-        print(f"{prog}: error: {exc}\n{_usage_hint(prog, args)}", file=sys.stderr)
-        return 2
-    except errors.ApiError as exc:
-        print(f"{prog}: error: {output.describe(exc)}", file=sys.stderr)
-        return 1
-    except errors.BridgeError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 1
+    except Exception as exc:
+        if interrupts.received():  # its error is the interrupt's doing (see main): no line for it
+            return None
+        return _answer(exc, prog, args)
     except KeyboardInterrupt:
         return None
-    except BrokenPipeError:  # `vbridge translate f | head`
-        return 0
-    except Exception as exc:
-        import aiohttp  # not imported by every command
 
-        if isinstance(exc, aiohttp.ClientError | TimeoutError | ConnectionError):
-            print(f"{prog}: error: {output.describe(exc)}", file=sys.stderr)  # a dropped connection
-            return 1
-        if isinstance(exc, OSError):  # a file that cannot be read or written
-            print(f"{prog}: error: {exc}", file=sys.stderr)
-            return 1
-        raise
+
+def _answer(exc: Exception, prog: str, args: argparse.Namespace) -> int:
+    """The status and the one line on stderr for a command's error (unexpected ones are raised)."""
+    if isinstance(exc, errors.UsageError):
+        print(f"{prog}: error: {exc}\n{_usage_hint(prog, args)}", file=sys.stderr)
+        return 2
+    if isinstance(exc, errors.ApiError):
+        print(f"{prog}: error: {output.describe(exc)}", file=sys.stderr)
+        return 1
+    if isinstance(exc, errors.BridgeError):
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    if isinstance(exc, BrokenPipeError):  # `vbridge translate f | head`
+        return 0
+    import aiohttp  # not imported by every command
+
+    if isinstance(exc, aiohttp.ClientError | TimeoutError | ConnectionError):
+        print(f"{prog}: error: {output.describe(exc)}", file=sys.stderr)  # a dropped connection
+        return 1
+    if isinstance(exc, OSError):  # a file that cannot be read or written
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    raise exc
 
 
 def kubectl_main(argv: list[str] | None = None) -> int:

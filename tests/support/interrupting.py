@@ -48,11 +48,20 @@ class Outcome:
     left: tuple[str, ...]  # its processes still alive after the deadline
     err: str
 
+    def early(self) -> bool:
+        """The signal came before our handler was installed (Python's own start, ``site``, the
+        first imports): Python's default then ended it, killed by the signal; for SIGINT, maybe
+        after KeyboardInterrupt's traceback (status 1 while Python itself starts)."""
+        python = self.err.count("Traceback") == 1 and self.err.rstrip().endswith("KeyboardInterrupt")
+        if self.code == -self.signum:
+            return not self.err or (python and self.signum == signal.SIGINT)
+        return self.code == 1 and python and self.signum == signal.SIGINT
+
     def ok(self) -> bool:
-        """Ended in time, as the shell expects (128 + N; or killed by N, when the signal came
-        before Python could install a handler), with nothing left and no traceback."""
-        expected = (128 + self.signum, -self.signum)
-        return self.code in expected and self.took <= DEADLINE and not self.left and "Traceback" not in self.err
+        """Ended in time, as the shell expects (128 + N, or as Python ends before our handler),
+        with nothing left and no traceback."""
+        ended = self.early() or (self.code == 128 + self.signum and "Traceback" not in self.err)
+        return ended and self.took <= DEADLINE and not self.left
 
     def __str__(self) -> str:
         name = signal.Signals(self.signum).name
@@ -152,7 +161,8 @@ def summary(command: str, outcomes: Sequence[Outcome]) -> str:
         phases[o.phase] = phases.get(o.phase, 0) + 1
     p50, p99 = took[len(took) // 2], took[min(len(took) - 1, int(len(took) * 0.99))]
     failed = sum(not o.ok() for o in outcomes)
+    early = sum(o.early() for o in outcomes)
     return (
-        f"{command}: {len(outcomes)} interrupts, {failed} failed; by phase {phases}; "
+        f"{command}: {len(outcomes)} interrupts, {failed} failed, {early} before the handler; by phase {phases}; "
         f"signal to exit p50 {p50:.3f} s, p99 {p99:.3f} s, max {took[-1]:.3f} s"
     )

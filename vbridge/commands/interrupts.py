@@ -9,8 +9,10 @@
   ``asyncio.run``), cancels that task from the loop (``call_soon_threadsafe``, which also wakes
   the loop out of its select): the command unwinds through its ``finally`` blocks, and
   :func:`run` raises KeyboardInterrupt. At any other moment (imports, reading a kubeconfig, a
-  synchronous command such as ``simulate`` or ``up``'s start) it raises KeyboardInterrupt
-  where the main thread is;
+  synchronous command such as ``simulate`` or ``up``'s start) there is nothing to unwind that
+  the end of the process does not undo: it ends the process at once, as the watchdog does (no
+  KeyboardInterrupt raised wherever the main thread is: a C extension's callback, an import,
+  turns it into another error);
 - wakes the watchdog, a daemon thread :func:`install` started, blocked on a pipe (the handler
   only writes a byte: no lock is taken in it). ``defaults.INTERRUPT_GRACE_SECONDS`` after the
   first signal, or at once on a second one, the watchdog kills every child process group
@@ -19,7 +21,9 @@
   A command that unwinds in time never meets it.
 
 :func:`terminate_children` (``up``): on the first signal every child process group also gets
-SIGTERM at once, so a control plane shuts down while we unwind; the watchdog kills what is left.
+SIGTERM at once, so a control plane shuts down while we unwind; what is left when the process
+ends gets SIGKILL. :func:`at_hard_exit`: what to undo when the process is ended outright (``up``
+removes its temporary folder).
 
 Why a watchdog and not only a handler: a cancellation can be lost (Python 3.11's
 ``asyncio.wait_for`` returns the result of an awaitable that completed in the loop iteration of
@@ -39,7 +43,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Coroutine, Iterator
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from bridge import defaults
 
@@ -98,11 +102,11 @@ def at_hard_exit(callback: Callable[[], object]) -> None:
 def install(grace: float = defaults.INTERRUPT_GRACE_SECONDS) -> Callable[[], None]:
     """The handler and the watchdog; returns what undoes them (when no signal came: once one
     has, the process is ending, both stay, and with :func:`terminate_children` the children's
-    groups get SIGKILL). Off the main thread (where Python cannot
-    handle signals) nothing is installed."""
+    groups get SIGKILL). Off the main thread (where Python cannot handle signals), or when
+    installed already, nothing is done."""
     global _state
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is _handle:
+        return lambda: None  # no signals here, or installed already (``python -m vbridge.cli``)
     _state = _State()
     read, write = os.pipe()
     os.set_blocking(write, False)
@@ -137,7 +141,7 @@ def _handle(signum: int, frame: object) -> None:
         children(signal.SIGTERM)
     loop, task = _state.loop, _state.task
     if loop is None:
-        raise KeyboardInterrupt
+        _hard_exit(signum)  # nothing to unwind: no exception raised where it cannot be handled
     if task is not None and not task.done():
         with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
             loop.call_soon_threadsafe(task.cancel)
@@ -211,7 +215,7 @@ def _watch(read: int, grace: float) -> None:
     _hard_exit(first[0])
 
 
-def _hard_exit(signum: int) -> None:
+def _hard_exit(signum: int) -> NoReturn:
     children(signal.SIGKILL)
     for hook in _state.hooks:
         with contextlib.suppress(Exception):

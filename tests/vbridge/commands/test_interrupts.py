@@ -38,11 +38,13 @@ sys.exit(interrupts.exit_code() or 3)
 
 
 def _interrupted(body: str, signum: int, tmp_path: pathlib.Path) -> tuple[int, float, str]:
-    """(status, seconds from the signal to the end, stdout) of ``body`` signalled once it printed "ready"."""
+    """(status, seconds from the signal to the end, stdout) of ``body``, signalled once it said
+    "ready" on stderr."""
     script = PRELUDE.format(body=textwrap.indent(textwrap.dedent(body), "    "))
-    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, cwd=tmp_path) as proc:
-        assert proc.stdout is not None
-        assert proc.stdout.readline() == "ready\n"
+    argv = [sys.executable, "-c", script]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stderr.readline() == "ready\n"
         sent = time.monotonic()
         proc.send_signal(signum)
         code = proc.wait(10)
@@ -54,7 +56,7 @@ def test_a_task_that_swallows_its_cancel_is_ended_after_the_grace_with_its_outpu
 ) -> None:
     body = """
     async def stubborn():
-        print("ready", flush=True)
+        print("ready", file=sys.stderr, flush=True)
         while True:
             try:
                 await asyncio.sleep(10)
@@ -70,7 +72,7 @@ def test_a_task_that_swallows_its_cancel_is_ended_after_the_grace_with_its_outpu
 def test_a_thread_the_interpreter_would_join_at_exit_does_not_hold_the_end(tmp_path: pathlib.Path) -> None:
     body = """
     async def main():
-        print("ready", flush=True)
+        print("ready", file=sys.stderr, flush=True)
         await asyncio.to_thread(time.sleep, 60)  # asyncio.run would join it, and so does the exit
     interrupts.run(main())
     """
@@ -78,17 +80,15 @@ def test_a_thread_the_interpreter_would_join_at_exit_does_not_hold_the_end(tmp_p
     assert code == 143 and took <= interrupting.DEADLINE
 
 
-def test_a_blocking_main_thread_is_interrupted_where_it_is(tmp_path: pathlib.Path) -> None:
+def test_a_synchronous_step_is_ended_at_once_with_its_output_flushed(tmp_path: pathlib.Path) -> None:
     body = """
-    try:
-        print("ready", flush=True)
-        time.sleep(60)
-    finally:
-        print("unwound")
+    print("written")  # block-buffered on a pipe
+    print("ready", file=sys.stderr, flush=True)
+    time.sleep(60)
     """
     code, took, out = _interrupted(body, signal.SIGTERM, tmp_path)
-    assert code == 143 and took <= 0.5  # no watchdog needed: the finally ran, then the exit
-    assert out == "unwound\n"
+    assert code == 143 and took <= 0.5  # no grace: nothing is unwinding
+    assert out == "written\n"
 
 
 def test_children_in_sessions_of_their_own_are_killed_with_their_groups(tmp_path: pathlib.Path) -> None:
@@ -100,7 +100,7 @@ def test_children_in_sessions_of_their_own_are_killed_with_their_groups(tmp_path
     while not os.path.exists("grandchild") or not open("grandchild").read().strip():
         time.sleep(0.01)
     interrupts.terminate_children()
-    print("ready", flush=True)
+    print("ready", file=sys.stderr, flush=True)
     while True:
         try:
             threading.Event().wait()
