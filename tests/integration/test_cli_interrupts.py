@@ -96,10 +96,12 @@ def test_watch_commands_end_within_a_second_of_a_signal_at_any_moment(
     if command[0] != "queue":
         argv += ["-n", namespace]
     rng = interrupting.rng(" ".join(command))
+    listed = interrupting.first_output(argv, tmp_path / "first")
     outcomes = []
     for i in range(interrupting.tries(CI_TRIES)):
         signum = rng.choice(interrupting.SIGNALS)
-        delay = rng.uniform(0, 4.0)
+        # Every other try in start-up (to the first list printed), the others after it.
+        delay = rng.uniform(0, listed) if i % 2 else rng.uniform(listed + 0.2, 2 * listed + 0.5)
         outcomes.append(interrupting.interrupt(argv, delay, signum, tmp_path / str(i), phase=_watch_phase))
     print(interrupting.summary(f"vbridge {' '.join(command)}", outcomes))
     assert [str(o) for o in outcomes if not o.ok()] == []

@@ -4,8 +4,10 @@ delay, and see that it ended within the deadline with the shell's status, leavin
 ``tries(default)`` is how many starts a test makes of each command: ``$VBRIDGE_SIGINT_TRIES``
 (the issue's figure is 200), else the CI ``default``; ``rng(name)`` the delays' generator,
 seeded from ``$VBRIDGE_SIGINT_SEED`` (default 31) and the command's name, so a failure is
-replayed with the same delays. ``interrupt`` makes one try and returns its ``Outcome``;
-``summary`` is the line a test prints for a series (``pytest -s`` shows it).
+replayed with the same delays. ``first_output`` measures how long a command takes to print (the
+span to draw the moments over: start-up on a loaded machine takes seconds); ``interrupt`` makes
+one try and returns its ``Outcome``; ``summary`` is the line a test prints for a series
+(``pytest -s`` shows it).
 """
 
 from __future__ import annotations
@@ -21,7 +23,18 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 
-__all__ = ["DEADLINE", "SIGNALS", "VBRIDGE", "Outcome", "descendants", "interrupt", "rng", "summary", "tries"]
+__all__ = [
+    "DEADLINE",
+    "SIGNALS",
+    "VBRIDGE",
+    "Outcome",
+    "descendants",
+    "first_output",
+    "interrupt",
+    "rng",
+    "summary",
+    "tries",
+]
 
 TRIES_ENV = "VBRIDGE_SIGINT_TRIES"
 SEED_ENV = "VBRIDGE_SIGINT_SEED"
@@ -152,6 +165,25 @@ def interrupt(
                 proc.kill()
                 proc.wait()
     return Outcome(delay, signum, code, took, seen, left, err_path.read_text())
+
+
+def first_output(argv: Sequence[str], folder: pathlib.Path, timeout: float = 60.0) -> float:
+    """Seconds from the start of ``argv`` to its first output (on this machine, now): the span
+    the random moments are drawn over. It is then interrupted, as a try would."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out_path = folder / "out"
+    with out_path.open("w") as out:
+        started = time.monotonic()
+        proc = subprocess.Popen(list(argv), stdout=out, stderr=out, stdin=subprocess.DEVNULL)
+        try:
+            while not out_path.stat().st_size and proc.poll() is None and time.monotonic() < started + timeout:
+                time.sleep(0.01)
+            took = time.monotonic() - started
+            assert out_path.stat().st_size, f"{argv} printed nothing in {timeout:.0f} s"
+        finally:
+            proc.send_signal(signal.SIGINT)
+            proc.wait(10)
+    return took
 
 
 def summary(command: str, outcomes: Sequence[Outcome]) -> str:

@@ -20,10 +20,9 @@
   write blocked on a full pipe cannot hold it) and ends the process with ``os._exit(128 + N)``.
   A command that unwinds in time never meets it.
 
-:func:`terminate_children` (``up``): on the first signal every child process group also gets
-SIGTERM at once, so a control plane shuts down while we unwind; what is left when the process
-ends gets SIGKILL. :func:`at_hard_exit`: what to undo when the process is ended outright (``up``
-removes its temporary folder).
+:func:`terminate_children` (``up``): when the process ends after a signal, what is left of its
+children gets SIGKILL, however it ends (the watchdog does so always). :func:`at_hard_exit`:
+what to undo when the process is ended outright (``up`` removes its temporary folder).
 
 Why a watchdog and not only a handler: a cancellation can be lost (Python 3.11's
 ``asyncio.wait_for`` returns the result of an awaitable that completed in the loop iteration of
@@ -90,7 +89,7 @@ def exit_code() -> int:
 
 
 def terminate_children() -> None:
-    """On the first signal, SIGTERM to every child process group at once (not only at the deadline)."""
+    """After a signal, every child process group gets SIGKILL as the command returns too."""
     _state.terminate_children = True
 
 
@@ -137,8 +136,6 @@ def _handle(signum: int, frame: object) -> None:
         os.write(_state.wake, bytes([signum]))
     if not first:
         return  # the watchdog ends the process now
-    if _state.terminate_children:
-        children(signal.SIGTERM)
     loop, task = _state.loop, _state.task
     if loop is None:
         _hard_exit(signum)  # nothing to unwind: no exception raised where it cannot be handled

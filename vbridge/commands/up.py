@@ -6,9 +6,9 @@ nodes) go to ``vbridge.log`` in the printed logs folder, beside the control plan
 also shows them on stderr and logs at debug level.
 
 SIGINT or SIGTERM (:mod:`vbridge.commands.interrupts`) ends it within 1 s at any point, with 130
-or 143: the control plane's processes, kube-scheduler and the operators get SIGTERM at once
-while the bridge unwinds, and SIGKILL if they are still there after the grace; no child
-outlives it. A temporary work folder (no ``--workdir``) is removed either way.
+or 143: the bridge unwinds, then the control plane's processes, kube-scheduler and the
+operators get SIGTERM at once, and SIGKILL if they are still there at the end or after the
+grace; no child outlives it. A temporary work folder (no ``--workdir``) is removed either way.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import contextlib
 import logging
 import pathlib
 import shutil
+import signal
 import tempfile
 import time
 from collections.abc import Callable
@@ -137,8 +138,9 @@ def main(args: argparse.Namespace) -> int:
     from vbridge.localcluster import binaries, cluster, kubescheduler, operators
     from vbridge.nodesim import nodes
 
-    # SIGINT or SIGTERM: every child's process group (control plane, kube-scheduler, operators)
-    # gets SIGTERM at once and we unwind; what is left after the grace is killed.
+    # SIGINT or SIGTERM: the bridge unwinds (its webhook unregistered while the apiserver still
+    # answers), then every child's process group (control plane, kube-scheduler, operators) gets
+    # SIGTERM at once; what is left at the end, or after the grace, is killed.
     interrupts.terminate_children()
     say = output.write
     say("volcano-bridge: preparing the control-plane binaries (built from Go modules on first use)...")
@@ -190,6 +192,7 @@ def main(args: argparse.Namespace) -> int:
                     interrupts.run(embedded.run(lc, opts, say))  # until a signal
                 finally:
                     say("stopping...")
+                    interrupts.children(signal.SIGTERM)  # all at once; the stops below wait for them
     finally:
         logging.getLogger().removeHandler(handler)
         handler.close()
