@@ -13,12 +13,14 @@
   the end of the process does not undo: it ends the process at once, as the watchdog does (no
   KeyboardInterrupt raised wherever the main thread is: a C extension's callback, an import,
   turns it into another error);
-- wakes the watchdog, a daemon thread :func:`install` started, blocked on a pipe (the handler
-  only writes a byte: no lock is taken in it). ``defaults.INTERRUPT_GRACE_SECONDS`` after the
-  first signal, or at once on a second one, the watchdog kills every child process group
-  (SIGKILL), runs the :func:`at_hard_exit` callbacks, flushes stdout and stderr (bounded: a
-  write blocked on a full pipe cannot hold it) and ends the process with ``os._exit(128 + N)``.
-  A command that unwinds in time never meets it.
+- the watchdog, a daemon thread :func:`install` started, blocked on a pipe that is the
+  process's ``signal.set_wakeup_fd``, wakes as the signal arrives (written by the C-level
+  handler, even while the main thread is in a long call and Python's handler has not run).
+  ``defaults.INTERRUPT_GRACE_SECONDS`` after the first signal, or at once on a second one, it
+  kills every child process group (SIGKILL), runs the :func:`at_hard_exit` callbacks, flushes
+  stdout and stderr (bounded: a write blocked on a full pipe cannot hold it) and ends the
+  process with ``os._exit(128 + N)``. A command that unwinds in time never meets it, and ends
+  as ``cli.main`` returns, with ``os._exit`` too (no interpreter teardown to wait for).
 
 :func:`terminate_children` (``up``): when the process ends after a signal, what is left of its
 children gets SIGKILL, however it ends (the watchdog does so always). :func:`at_hard_exit`:
@@ -70,7 +72,7 @@ class _State:
         self.signum = 0
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[Any] | None = None
-        self.wake = -1  # the watchdog's pipe, written by the handler
+        self.uninstall: Callable[[], None] = lambda: None
         self.terminate_children = False
         self.hooks: list[Callable[[], object]] = []
 
@@ -99,32 +101,36 @@ def at_hard_exit(callback: Callable[[], object]) -> None:
 
 
 def install(grace: float = defaults.INTERRUPT_GRACE_SECONDS) -> Callable[[], None]:
-    """The handler and the watchdog; returns what undoes them (when no signal came: once one
-    has, the process is ending, both stay, and with :func:`terminate_children` the children's
-    groups get SIGKILL). Off the main thread (where Python cannot handle signals), or when
-    installed already, nothing is done."""
+    """The handler and the watchdog; returns what undoes them. Once a signal has come, it ends
+    the process instead, with 128 + N (the children's groups killed with
+    :func:`terminate_children`, output flushed): no interpreter teardown to wait for. Off the
+    main thread (where Python cannot handle signals) nothing is done; installed already (``python
+    -m vbridge.cli``), the same undo is returned."""
     global _state
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is _handle:
-        return lambda: None  # no signals here, or installed already (``python -m vbridge.cli``)
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    if signal.getsignal(signal.SIGINT) is _handle:
+        return _state.uninstall
     _state = _State()
     read, write = os.pipe()
     os.set_blocking(write, False)
-    _state.wake = write
     threading.Thread(target=_watch, args=(read, grace), name="vbridge-interrupts", daemon=True).start()
     previous = {sig: signal.signal(sig, _handle) for sig in SIGNALS}
+    # The C-level handler writes the signal's number here as it arrives, even while the main
+    # thread is in a long call and Python's handler has not run yet: the watchdog counts from it.
+    wakeup = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
 
     def uninstall() -> None:
-        if _state.signum:  # the process is ending: what is left of its children too
-            if _state.terminate_children:
-                children(signal.SIGKILL)
-            return
+        if _state.signum:
+            _end(exit_code())
+        signal.set_wakeup_fd(wakeup)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         with contextlib.suppress(OSError):
             os.write(write, _STOP)
         os.close(write)
-        _state.wake = -1
 
+    _state.uninstall = uninstall
     return uninstall
 
 
@@ -132,8 +138,6 @@ def _handle(signum: int, frame: object) -> None:
     first = not _state.signum
     if first:
         _state.signum = signum
-    with contextlib.suppress(OSError):
-        os.write(_state.wake, bytes([signum]))
     if not first:
         return  # the watchdog ends the process now
     loop, task = _state.loop, _state.task
@@ -204,7 +208,8 @@ def _close(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def _watch(read: int, grace: float) -> None:
-    first = os.read(read, 1)
+    while (first := os.read(read, 1)) not in (_STOP, b"") and first[0] not in SIGNALS:
+        pass  # another signal with a Python handler
     if first in (_STOP, b""):
         os.close(read)
         return
@@ -213,14 +218,21 @@ def _watch(read: int, grace: float) -> None:
 
 
 def _hard_exit(signum: int) -> NoReturn:
+    """End the process now: every child process group killed, the hooks run, output flushed."""
     children(signal.SIGKILL)
     for hook in _state.hooks:
         with contextlib.suppress(Exception):
             hook()
-    flush = threading.Thread(target=_flush, daemon=True)
+    _end(128 + signum)
+
+
+def _end(code: int) -> NoReturn:
+    if _state.terminate_children:
+        children(signal.SIGKILL)
+    flush = threading.Thread(target=_flush, daemon=True)  # bounded: a write may be blocked on a full pipe
     flush.start()
     flush.join(0.1)
-    os._exit(128 + signum)
+    os._exit(code)
 
 
 def _flush() -> None:
