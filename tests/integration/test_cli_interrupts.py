@@ -30,6 +30,8 @@ OBJECTS = 150
 CI_TRIES = 12  # per -w command
 CI_UP_TRIES = 3  # `up` starts a control plane each time (~10 s here)
 CHANGE_SECONDS = 0.2
+WATCH_TIMEOUT = 120 + 8 * interrupting.tries(CI_TRIES)  # seconds: a try takes about 3 s here
+UP_TIMEOUT = 240 + 60 * interrupting.tries(CI_UP_TRIES)
 
 
 def _job(name: str) -> dict[str, object]:
@@ -82,7 +84,7 @@ def _watch_phase(seen: str) -> str:
     return "watching" if seen.strip() else "start-up"
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(WATCH_TIMEOUT)
 @pytest.mark.parametrize(
     "command",
     [("list", "-w"), ("job", "list", "-w"), ("queue", "list", "-w")],
@@ -120,7 +122,7 @@ def _up_phase(seen: str) -> str:
     return next((name for name, pattern in _UP_PHASES if re.search(pattern, seen)), "start-up")
 
 
-@pytest.mark.timeout(900)
+@pytest.mark.timeout(UP_TIMEOUT)
 def test_up_ends_within_a_second_of_a_signal_at_any_moment_and_leaves_no_process(
     bins: binaries.Binaries, tmp_path: pathlib.Path
 ) -> None:

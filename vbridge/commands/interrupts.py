@@ -43,6 +43,7 @@ import select
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Coroutine, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -65,6 +66,7 @@ __all__ = [
 T = TypeVar("T")
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _STOP = b"\0"  # written by the uninstall: the watchdog thread ends
+_HANDLED = b"\xff"  # written by Python's handler, beside the C-level handler's signal number
 
 
 class _State:
@@ -73,6 +75,7 @@ class _State:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.task: asyncio.Task[Any] | None = None
         self.uninstall: Callable[[], None] = lambda: None
+        self.wake = -1  # the watchdog's pipe
         self.terminate_children = False
         self.hooks: list[Callable[[], object]] = []
 
@@ -114,6 +117,7 @@ def install(grace: float = defaults.INTERRUPT_GRACE_SECONDS) -> Callable[[], Non
     _state = _State()
     read, write = os.pipe()
     os.set_blocking(write, False)
+    _state.wake = write
     threading.Thread(target=_watch, args=(read, grace), name="vbridge-interrupts", daemon=True).start()
     previous = {sig: signal.signal(sig, _handle) for sig in SIGNALS}
     # The C-level handler writes the signal's number here as it arrives, even while the main
@@ -128,6 +132,7 @@ def install(grace: float = defaults.INTERRUPT_GRACE_SECONDS) -> Callable[[], Non
             signal.signal(sig, handler)
         with contextlib.suppress(OSError):
             os.write(write, _STOP)
+        _state.wake = -1
         os.close(write)
 
     _state.uninstall = uninstall
@@ -138,6 +143,8 @@ def _handle(signum: int, frame: object) -> None:
     first = not _state.signum
     if first:
         _state.signum = signum
+    with contextlib.suppress(OSError):
+        os.write(_state.wake, _HANDLED)
     if not first:
         return  # the watchdog ends the process now
     loop, task = _state.loop, _state.task
@@ -208,13 +215,26 @@ def _close(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def _watch(read: int, grace: float) -> None:
-    while (first := os.read(read, 1)) not in (_STOP, b"") and first[0] not in SIGNALS:
-        pass  # another signal with a Python handler
-    if first in (_STOP, b""):
-        os.close(read)
-        return
-    select.select([read], [], [], grace)  # a second signal ends it at once
-    _hard_exit(first[0])
+    # Each signal is a byte from the C-level handler (while the wakeup fd is ours: a uvloop loop
+    # takes it as it runs) and a _HANDLED from Python's: the first byte starts the grace, a second
+    # signal (two of either kind) ends it.
+    seen: dict[int, int] = {}
+    while not seen:
+        chunk = os.read(read, 16)
+        for byte in chunk or _STOP:
+            if byte == _STOP[0]:
+                os.close(read)
+                return
+            if byte in SIGNALS or byte == _HANDLED[0]:
+                seen[byte] = seen.get(byte, 0) + 1
+    deadline = time.monotonic() + grace
+    while max(seen.values()) < 2 and (left := deadline - time.monotonic()) > 0:
+        if select.select([read], [], [], left)[0]:
+            if not (chunk := os.read(read, 16)):
+                break
+            for byte in chunk:
+                seen[byte] = seen.get(byte, 0) + 1
+    _hard_exit(_state.signum or next(b for b in seen if b in SIGNALS))
 
 
 def _hard_exit(signum: int) -> NoReturn:

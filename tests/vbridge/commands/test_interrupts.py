@@ -69,6 +69,22 @@ def test_a_task_that_swallows_its_cancel_is_ended_after_the_grace_with_its_outpu
     assert out == "swallowed\n"
 
 
+def test_a_uvloop_loop_that_takes_the_wakeup_fd_still_has_its_watchdog(tmp_path: pathlib.Path) -> None:
+    body = """
+    import uvloop
+    async def stubborn():
+        print("ready", file=sys.stderr, flush=True)
+        while True:
+            try:
+                await asyncio.sleep(10)
+            except asyncio.CancelledError:
+                pass
+    interrupts.run(stubborn(), loop_factory=uvloop.new_event_loop)
+    """
+    code, took, _ = _interrupted(body, signal.SIGTERM, tmp_path)
+    assert code == 143 and took <= interrupting.DEADLINE
+
+
 def test_a_thread_the_interpreter_would_join_at_exit_does_not_hold_the_end(tmp_path: pathlib.Path) -> None:
     body = """
     async def main():
