@@ -24,6 +24,7 @@ import yaml
 
 from bridge import errors
 from scheduler.tools import simulate, traces
+from vbridge.commands import interrupts
 
 __all__ = ["STYLES", "add_parser", "figure", "load", "main", "plot", "report"]
 
@@ -182,6 +183,7 @@ def plot(result: simulate.Result, target: pathlib.Path, title: str = "simulation
     fig = figure(result, title)
     # Written beside it, then renamed: a run interrupted (or a full disk) leaves no half a PNG.
     part = target.with_name(f".{target.name}.part")
+    interrupts.at_hard_exit(lambda: part.unlink(missing_ok=True))
     try:
         fig.savefig(part, dpi=100, bbox_inches="tight", format="png")  # the legends beside the axes are kept
         part.replace(target)
