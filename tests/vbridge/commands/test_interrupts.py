@@ -195,7 +195,7 @@ def _simulate_phase(seen: str) -> str:
 
 @pytest.mark.timeout(900)
 def test_simulate_ends_within_a_second_of_a_signal_at_any_moment(tmp_path: pathlib.Path) -> None:
-    trace = _trace(tmp_path / "trace.yaml", 150)
+    trace = _trace(tmp_path / "trace.yaml", 300)  # ~10 s of simulation: never done before the signal
     argv = [*interrupting.VBRIDGE, "simulate", str(trace), "--no-plot"]
     rng = interrupting.rng("simulate")
     outcomes = []
