@@ -118,11 +118,12 @@ def install(grace: float = defaults.INTERRUPT_GRACE_SECONDS) -> Callable[[], Non
     read, write = os.pipe()
     os.set_blocking(write, False)
     _state.wake = write
-    threading.Thread(target=_watch, args=(read, grace), name="vbridge-interrupts", daemon=True).start()
     previous = {sig: signal.signal(sig, _handle) for sig in SIGNALS}
     # The C-level handler writes the signal's number here as it arrives, even while the main
-    # thread is in a long call and Python's handler has not run yet: the watchdog counts from it.
+    # thread is in a long call and Python's handler has not run yet: the watchdog counts from it
+    # (started after the handler: a signal while it starts is in the pipe for it).
     wakeup = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+    threading.Thread(target=_watch, args=(read, grace), name="vbridge-interrupts", daemon=True).start()
 
     def uninstall() -> None:
         if _state.signum:
