@@ -65,7 +65,7 @@ class Outcome:
         """The signal came before our handler was installed (Python's own start, ``site``, the
         first imports): Python's default then ended it, killed by the signal; for SIGINT, maybe
         after KeyboardInterrupt's traceback (status 1 while Python itself starts)."""
-        python = self.err.count("Traceback") == 1 and self.err.rstrip().endswith("KeyboardInterrupt")
+        python = self.err.rstrip().endswith("KeyboardInterrupt")  # its traceback (chained, in an import)
         if self.code == -self.signum:
             return not self.err or (python and self.signum == signal.SIGINT)
         return self.code == 1 and python and self.signum == signal.SIGINT
