@@ -42,6 +42,7 @@ __all__ = [
     "HEALTH_HOST",
     "HEALTH_PORT",
     "HEAVY_REVIEWS",
+    "INTERRUPT_GRACE_SECONDS",
     "LEASE_SECONDS",
     "MAX_CONNECTIONS",
     "MAX_HEADER_BYTES",
@@ -200,6 +201,9 @@ RETRY_SECONDS = 2.0
 # `vbridge stop` (the chart's pre-delete hook): wait this long at most for the release's pods to go.
 STOP_TIMEOUT_SECONDS = 120.0
 STOP_POLL_SECONDS = 0.5
+# A command asked to end (SIGINT, SIGTERM: vbridge.commands.interrupts) that has not unwound this
+# long after the signal is ended outright, its child processes killed: each ends within 1 s.
+INTERRUPT_GRACE_SECONDS = 0.5
 HEALTH_HOST = "127.0.0.1"  # `vbridge controllers` probes (/healthz, /readyz)
 HEALTH_PORT = 8081
 

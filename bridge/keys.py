@@ -16,6 +16,10 @@ SPARK_GATE = "vbridge.io/podgroup"  # scheduling gate on a spark-submit driver u
 # Native backend (kube-scheduler's Workload API places the pods): the scheduling gate on every pod of
 # a group until its queue admits the group (our enqueue and proportion decide; kube-scheduler places).
 QUEUE_GATE = "vbridge.io/queue"
+# Condition on a Volcano PodGroup, written by the native reconciler only while the apiserver
+# refuses to create its native twin (a Workload or PodGroup: a PriorityClass that does not
+# exist, an admission policy): status False, reason Refused, the apiserver's message.
+NATIVE_SYNCED = "NativeGroupSynced"
 # Label on pods that were given their group where they were made (a job template we stamped, the
 # executors of a Spark driver we admitted): the pod webhooks' objectSelectors skip them, so the
 # apiserver does not call us for pods that need nothing.

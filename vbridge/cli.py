@@ -10,6 +10,8 @@ stderr and exits 2, as argparse does for any other missing argument. Exit codes 
 0 done, 1 a command that failed (one line saying what to do: :func:`vbridge.commands.output.describe`
 for the apiserver's answers), 2 a command line that cannot be read (argparse's errors and
 :class:`bridge.errors.UsageError`). Developer commands are under ``vbridge dev``.
+SIGINT and SIGTERM end every command within 1 s, at any point of its life, with the shell's 130
+and 143: :mod:`vbridge.commands.interrupts`, installed before the command line is read.
 ``kubectl_main`` is the same command as the kubectl plugin ``kubectl-vbridge`` (its help and
 errors say ``kubectl vbridge``).
 """
@@ -20,6 +22,11 @@ import argparse
 import importlib
 import sys
 from typing import Any
+
+from vbridge.commands import interrupts
+
+if __name__ == "__main__":  # `python -m vbridge.cli`: the handler before the heavier imports below
+    interrupts.install()
 
 from bridge import errors
 from vbridge.commands import output
@@ -114,8 +121,25 @@ def _usage_hint(prog: str, args: argparse.Namespace) -> str:
 
 def main(argv: list[str] | None = None, *, prog: str = "vbridge") -> int:
     """Run one command: exit 0 on success, 1 when it failed (one line on stderr saying what to do),
-    2 for a command line that cannot be read (argparse's code, as kubectl uses it)."""
-    argv = sys.argv[1:] if argv is None else argv
+    2 for a command line that cannot be read (argparse's code, as kubectl uses it), 128 + N when
+    signal N ended it."""
+    uninstall = interrupts.install()  # first: a signal during the imports ends the command too
+    try:
+        code = _run(sys.argv[1:] if argv is None else argv, prog)
+    except BaseException:
+        # A KeyboardInterrupt raised where the signal found the main thread (the command's
+        # imports, a synchronous step) may come out as another error (a C extension's callback
+        # wraps it): after a signal, whatever ends the command is the signal's doing.
+        if not interrupts.received():
+            raise
+        code = None
+    finally:
+        uninstall()
+    return interrupts.exit_code() or (130 if code is None else code)
+
+
+def _run(argv: list[str], prog: str) -> int | None:
+    """The command's status; None: interrupted by a KeyboardInterrupt of its own (no signal)."""
     if not argv:
         parser(prog=prog).print_help(sys.stderr)
         return 2
@@ -125,29 +149,36 @@ def main(argv: list[str] | None = None, *, prog: str = "vbridge") -> int:
         return 2
     try:
         return int(args.func(args))
-    except errors.UsageError as exc:
+    except Exception as exc:
+        if interrupts.received():  # its error is the interrupt's doing (see main): no line for it
+            return None
+        return _answer(exc, prog, args)
+    except KeyboardInterrupt:
+        return None
+
+
+def _answer(exc: Exception, prog: str, args: argparse.Namespace) -> int:
+    """The status and the one line on stderr for a command's error (unexpected ones are raised)."""
+    if isinstance(exc, errors.UsageError):
         print(f"{prog}: error: {exc}\n{_usage_hint(prog, args)}", file=sys.stderr)
         return 2
-    except errors.ApiError as exc:
+    if isinstance(exc, errors.ApiError):
         print(f"{prog}: error: {output.describe(exc)}", file=sys.stderr)
         return 1
-    except errors.BridgeError as exc:
+    if isinstance(exc, errors.BridgeError):
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:  # `vbridge translate f | head`
+    if isinstance(exc, BrokenPipeError):  # `vbridge translate f | head`
         return 0
-    except Exception as exc:
-        import aiohttp  # not imported by every command
+    import aiohttp  # not imported by every command
 
-        if isinstance(exc, aiohttp.ClientError | TimeoutError | ConnectionError):
-            print(f"{prog}: error: {output.describe(exc)}", file=sys.stderr)  # a dropped connection
-            return 1
-        if isinstance(exc, OSError):  # a file that cannot be read or written
-            print(f"{prog}: error: {exc}", file=sys.stderr)
-            return 1
-        raise
+    if isinstance(exc, aiohttp.ClientError | TimeoutError | ConnectionError):
+        print(f"{prog}: error: {output.describe(exc)}", file=sys.stderr)  # a dropped connection
+        return 1
+    if isinstance(exc, OSError):  # a file that cannot be read or written
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    raise exc
 
 
 def kubectl_main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,6 @@ import dataclasses
 import datetime
 import pathlib
 import shutil
-import signal
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -81,15 +80,11 @@ async def _apply(api: client.Client, doc: dict[str, Any], namespace: str) -> str
 
 
 async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None]) -> None:
-    """Serve until SIGINT/SIGTERM."""
+    """Serve until cancelled (``vbridge up``: by SIGINT or SIGTERM, ``vbridge.commands.interrupts``)."""
     pki = certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
     tls = certs.issue_from(pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
     port = cluster.free_port()
     settings = server.Settings(port=port, certfile=tls.cert, keyfile=tls.key, scheduler_name=opts.scheduler_name)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
     async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=32) as api:
         tasks: list[asyncio.Task[None]] = []
         try:
@@ -125,11 +120,10 @@ async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None
             tty = sys.stdout.isatty() if opts.tty is None else opts.tty
             width = shutil.get_terminal_size().columns if tty else 0
             view = live.Live(tty=tty, operators=opts.operators, width=width)
-            while not stop.is_set():
+            while True:
                 _raise_if_failed(tasks)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), 3)
-                if opts.examples and not stop.is_set():
+                await asyncio.sleep(3)
+                if opts.examples:
                     text = view.update(await listing.collect(api, None), datetime.datetime.now())
                     if text:
                         say(text)
@@ -137,7 +131,8 @@ async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-            with contextlib.suppress(errors.BridgeError):
+            # On a signal the control plane is stopping too (``vbridge up``): it may not answer.
+            with contextlib.suppress(errors.BridgeError, *client.TRANSPORT_ERRORS):
                 await runtime.unregister(api)
 
 

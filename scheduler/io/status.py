@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from bridge import defaults, errors
+from bridge import defaults, errors, keys
 from bridge.k8s import client, events, paths
 from scheduler.api import plan
 from scheduler.io import cache as cache_mod
@@ -79,19 +79,23 @@ def _conditions_key(conditions: Any) -> tuple[tuple[str, str, str, str], ...]:
 
 
 def podgroup_status(verdict: plan.PodGroupVerdict, live: Mapping[str, Any], now: str) -> Obj:
-    """The status to write; a condition that did not flip keeps its lastTransitionTime."""
+    """The status to write; a condition that did not flip keeps its lastTransitionTime. The
+    native reconciler's condition (``keys.NATIVE_SYNCED``) is not ours: it is kept as it is."""
     before = {(c.get("type"), c.get("status")): c.get("lastTransitionTime") for c in live.get("conditions") or []}
     return {
         "phase": verdict.phase,
         "conditions": [
-            {
-                "type": c.type,
-                "status": c.status,
-                "reason": c.reason,
-                "message": c.message,
-                "lastTransitionTime": before.get((c.type, c.status)) or now,
-            }
-            for c in verdict.conditions
+            *(
+                {
+                    "type": c.type,
+                    "status": c.status,
+                    "reason": c.reason,
+                    "message": c.message,
+                    "lastTransitionTime": before.get((c.type, c.status)) or now,
+                }
+                for c in verdict.conditions
+            ),
+            *(c for c in live.get("conditions") or [] if c.get("type") == keys.NATIVE_SYNCED),
         ],
         "running": verdict.running,
         "succeeded": verdict.succeeded,

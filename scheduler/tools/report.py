@@ -11,7 +11,8 @@ quantity strings (``{"cpu": "40", "memory": "68719476736"}``), absent fields are
      "state": "completed" | "never" | "no-pods" | "not-admitted" | "invalid" | "waiting" | "placed"
               | "running" | "no-queue",
      "verdict": str, "never": str | null,
-     (native backend, when it has something to say: "side": "queue-gate" | "kube-scheduler" | null,
+     (native backend, when it has something to say: "side": "queue-gate" | "kube-scheduler" | "native-refused"
+      | null,
       "native_condition": {"status": str, "reason": str, "message": str} | null)
      "condition": {"type": str, "reason": str, "message": str} | null,
      "pods": {"min_member": int, "exist": int, "ready": int, "pending": int, "bound_now": int,

@@ -10,7 +10,10 @@ with ``side`` and ``verdict`` saying so:
 - ``kube-scheduler``: admitted, pods still unplaced; the verdict quotes the native PodGroup's
   ``PodGroupInitiallyScheduled`` condition (``native_condition``: the dict read from the
   apiserver, None when kube-scheduler has not written it yet);
-- ``""``: nothing waits (minMember is met).
+- ``""``: nothing waits (minMember is met);
+- ``native-refused``: the apiserver refused to create the group's native twin (the Volcano
+  PodGroup's condition ``keys.NATIVE_SYNCED``, written by the native reconciler, handed in as
+  ``native_condition``): kube-scheduler never sees the group, whatever our queue decides.
 
 On the Volcano backend the explanation is returned as it is.
 """
@@ -21,14 +24,15 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import defaults
+from bridge import defaults, keys
 from scheduler.framework import config
 from scheduler.tools import explain
 
-__all__ = ["GATE", "KUBE", "attribute"]
+__all__ = ["GATE", "KUBE", "REFUSED", "attribute"]
 
 GATE = "queue-gate"
 KUBE = "kube-scheduler"
+REFUSED = "native-refused"
 _OURS = ("not-admitted", "never", "invalid", "no-queue")
 
 
@@ -37,6 +41,10 @@ def attribute(
 ) -> explain.Explanation:
     if conf.backend != defaults.NATIVE:
         return exp
+    if native_condition is not None and native_condition.get("type") == keys.NATIVE_SYNCED:
+        said = str(native_condition.get("message", ""))
+        verdict = f"kube-scheduler cannot place it: {said}; our queue: {exp.verdict}"
+        return dataclasses.replace(exp, side=REFUSED, verdict=verdict, native_condition=_triple(native_condition))
     if exp.state in _OURS or (exp.state == "no-pods" and exp.next_phase == "Pending"):
         return dataclasses.replace(exp, side=GATE, verdict=f"waits on our queue gate: {exp.verdict}")
     if exp.state in ("running",) or (exp.state != "no-pods" and exp.needed == 0):

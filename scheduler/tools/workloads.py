@@ -4,7 +4,8 @@
 ``pytorchjob``, ``mpijob``, ``sparkapplication|sparkapp``, ``vcjob|job.batch.volcano.sh``: the
 PodGroup whose ownerReference is that object, else the name its controller gives the group
 (``<job>-<uid>`` for a Volcano Job, ``spark-<app>-pg`` for a SparkApplication, the job's own
-name for the Kubeflow kinds). A ``pg`` name that is no group's is tried the same ways.
+name for the Kubeflow kinds) among the groups nothing owns yet: a kind named outright never
+falls back to a group of another kind. A ``pg`` name that is no group's is tried the same ways.
 Who creates a group's pods is ``api.owners.creator``.
 """
 
@@ -45,6 +46,8 @@ def resolve(snap: snapshot.Snapshot, kind: str, namespace: str, name: str) -> st
         owned = [k for k, j in here.items() if j.owner == (owner_kind, name)]
         conventional = [f"{namespace}/{name}"] if owner_kind != "SparkApplication" else []
         conventional += [f"{namespace}/spark-{name}-pg"] if owner_kind == "SparkApplication" else []
+        # A kind named outright: a group another kind owns is never its (vcjob/x is not tfjob/x's).
+        conventional = [k for k in conventional if k in here and here[k].owner is None]
     if owner_kind in ("Job", "PodGroup"):  # a Volcano Job's group is <job>-<uid>
         owned += [k for k, j in here.items() if j.owner is None and j.name.startswith(f"{name}-") and k not in owned]
     found = sorted(owned) or [k for k in conventional if k in here]

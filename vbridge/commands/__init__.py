@@ -8,7 +8,9 @@ verbs for Volcano Jobs and Queues), ``translate``, ``simulate`` (a trace through
 developers' commands). Shared: ``output`` (kubectl's conventions: options, tables, ``-o``, empty
 lists, watches, one-line errors), ``connecting`` (``--kubeconfig``, ``--context`` and the
 context's namespace, resolved as kubectl resolves them), ``live`` (``up``'s live view of
-``listing``'s tables), ``leasing`` (leader election flags).
+``listing``'s tables), ``leasing`` (leader election flags), ``interrupts`` (SIGINT and SIGTERM
+end every command within 1 s: installed first by ``vbridge.cli.main``; every asyncio command
+runs its main through ``interrupts.run``, not ``asyncio.run``).
 """
 
 __all__ = [
@@ -17,6 +19,7 @@ __all__ = [
     "dev",
     "doctor",
     "explain",
+    "interrupts",
     "jobs",
     "leasing",
     "listing",

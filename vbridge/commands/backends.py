@@ -1,6 +1,6 @@
 """``--backend``, shared by every command: ``serve``, ``controllers`` and ``up`` take ``auto`` too,
 resolved at run time by ``bridge.k8s.backends.resolve`` (native when the Workload API is served);
-``scheduler`` and ``explain`` name the backend outright."""
+``scheduler`` names the backend outright; ``explain`` finds it from the cluster by default."""
 
 from __future__ import annotations
 
@@ -18,5 +18,11 @@ HELP = (
 )
 
 
-def add_argument(p: argparse.ArgumentParser, *, choices: tuple[str, ...] = defaults.BACKENDS, help: str = HELP) -> None:
-    p.add_argument("--backend", choices=choices, default=defaults.BACKEND, help=help)
+def add_argument(
+    p: argparse.ArgumentParser,
+    *,
+    choices: tuple[str, ...] = defaults.BACKENDS,
+    help: str = HELP,
+    default: str = defaults.BACKEND,
+) -> None:
+    p.add_argument("--backend", choices=choices, default=default, help=help)

@@ -18,7 +18,7 @@ from typing import Any
 
 from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs, paths
-from vbridge.commands import connecting
+from vbridge.commands import connecting, interrupts
 from vbridge.commands import doctor_checks as checks
 from webhooks import configuration
 
@@ -273,7 +273,7 @@ def main(args: argparse.Namespace) -> int:
     )
     try:
         conn = connecting.connection(args)
-        results = asyncio.run(diagnose(conn, opts))
+        results = interrupts.run(diagnose(conn, opts))
     except errors.BridgeError as exc:  # no kubeconfig, a bad context: the first check fails
         results = [checks.Check("apiserver", checks.FAIL, str(exc), "pass --kubeconfig or set $KUBECONFIG")]
     failed = any(c.verdict == checks.FAIL for c in results)

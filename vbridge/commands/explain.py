@@ -17,10 +17,16 @@ does: one line on stderr, status 2 for a malformed target, 1 for anything else.
 The kinds listed are the scheduler cache's (``scheduler.io.cache.KINDS``); one GET each, no
 watch, so the answer reflects one moment. The explanation itself is :mod:`scheduler.tools.explain`.
 
-``--backend native``: the groups are read as that backend's scheduler reads them, and the
-verdict says which side the group waits on (:mod:`scheduler.tools.sides`): our queue gate (and
-why), or kube-scheduler, quoting the native PodGroup's ``PodGroupInitiallyScheduled``
-condition, listed from ``scheduling.k8s.io/v1beta1`` (one more GET).
+``--backend`` (default ``auto``): :func:`detect` finds it. Volcano unless the apiserver serves
+the Workload API (``bridge.k8s.backends.served``) and the cluster shows our native stamp: a pod
+joined to the native PodGroup named as a Volcano PodGroup of its namespace, a native twin of
+one, or a Volcano PodGroup with the native reconciler's ``keys.NATIVE_SYNCED`` condition. On
+the native backend the groups are read as that backend's scheduler reads them (pods of
+kube-scheduler's ``default-scheduler``), and the verdict says which side the group waits on
+(:mod:`scheduler.tools.sides`): our queue gate (and why); kube-scheduler, quoting the native
+PodGroup's ``PodGroupInitiallyScheduled`` condition, listed from ``scheduling.k8s.io/v1beta1``
+(one more GET); or neither, when the apiserver refused the native twin (the refusal quoted).
+Every request goes through one client, under :func:`vbridge.commands.interrupts.run`.
 """
 
 from __future__ import annotations
@@ -34,17 +40,17 @@ from typing import Any
 
 import yaml
 
-from bridge import defaults, errors
-from bridge.k8s import client, kubeconfigs, paths
+from bridge import defaults, errors, keys
+from bridge.k8s import backends, client, kubeconfigs, paths
 from bridge.native import workloads as workloads_api
 from scheduler.api import building
 from scheduler.framework import config
 from scheduler.io import cache
 from scheduler.tools import explain, report, sides, workloads
-from vbridge.commands import connecting, output
+from vbridge.commands import connecting, interrupts, output
 from vbridge.commands import scheduler as command
 
-__all__ = ["add_parser", "fetch", "listing", "main", "native_conditions", "targets", "text"]
+__all__ = ["add_parser", "detect", "fetch", "gather", "main", "native_conditions", "read", "targets", "text"]
 
 WAITING = ("Pending", "Inqueue")
 EXAMPLES = """examples:
@@ -74,7 +80,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", choices=("text", "json", "yaml"), default="text", help="text, json or yaml")
     p.add_argument("--json", dest="output", action="store_const", const="json", help="same as -o json")
     connecting.add_arguments(p)
-    command.add_backend(p, "the scheduler whose groups to explain")
+    command.add_backend(p, "the scheduler whose groups to explain", auto=True)
     p.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
     p.set_defaults(func=main)
     return p
@@ -161,41 +167,85 @@ def _structured(args: argparse.Namespace, value: Any) -> str:
     return json.dumps(value, indent=2)
 
 
-def listing(conn: kubeconfigs.Connection) -> dict[str, list[dict[str, Any]]]:
-    """``fetch`` over a connection of its own."""
+def gather(
+    conn: kubeconfigs.Connection, backend: str
+) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]] | None, str]:
+    """:func:`read` over a connection of its own."""
 
-    async def listed() -> dict[str, list[dict[str, Any]]]:
+    async def listed() -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]] | None, str]:
         async with client.Client(conn) as api:
-            return await fetch(api)
+            return await read(api, backend)
 
-    return asyncio.run(listed())
+    return interrupts.run(listed())
 
 
 NATIVE_CONDITION = "PodGroupInitiallyScheduled"
 
 
-def native_conditions(conn: kubeconfigs.Connection) -> dict[str, dict[str, Any]]:
-    """Every native PodGroup's ``PodGroupInitiallyScheduled`` condition, by "namespace/name"
-    (empty when the Workload API is not served)."""
+async def _native_podgroups(api: client.Client) -> list[dict[str, Any]]:
+    try:
+        body = await api.request("GET", paths.resource(workloads_api.API, "podgroups"))
+    except errors.ApiError as exc:
+        if exc.status == 404:
+            return []
+        raise errors.BridgeError(output.describe(exc, "listing native podgroups")) from None
+    return list(body.get("items") or [])
 
-    async def listed() -> list[dict[str, Any]]:
-        async with client.Client(conn) as api:
-            try:
-                body = await api.request("GET", paths.resource(workloads_api.API, "podgroups"))
-            except errors.ApiError as exc:
-                if exc.status == 404:
-                    return []
-                raise errors.BridgeError(output.describe(exc, "listing native podgroups")) from None
-            return list(body.get("items") or [])
 
+async def read(
+    api: client.Client, backend: str
+) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]] | None, str]:
+    """(the scheduler's objects, the native PodGroups or None, the backend): ``backend`` as
+    given, ``auto`` found by :func:`detect`; the native list only when the API is served."""
+    objects = await fetch(api)
+    try:
+        served = backend != defaults.BACKEND and await backends.served(api)
+    except errors.ApiError as exc:
+        raise errors.BridgeError(output.describe(exc, f"reading {workloads_api.API}")) from None
+    native = await _native_podgroups(api) if served else None
+    if backend == "auto":
+        backend = detect(objects, native or []) if served else defaults.BACKEND
+    return objects, native, backend
+
+
+def detect(objects: Mapping[str, list[dict[str, Any]]], native: list[dict[str, Any]]) -> str:
+    """native when something shows our native stamp on a Volcano PodGroup (see the module), else
+    volcano. Pure."""
+    groups = {(_meta(pg).get("namespace"), _meta(pg).get("name")) for pg in objects.get("podgroups") or []}
+    refused = any(
+        c.get("type") == keys.NATIVE_SYNCED
+        for pg in objects.get("podgroups") or []
+        for c in (pg.get("status") or {}).get("conditions") or []
+    )
+    twins = any((_meta(pg).get("namespace"), _meta(pg).get("name")) in groups for pg in native)
+    joined = any(
+        (_meta(pod).get("namespace"), ((pod.get("spec") or {}).get("schedulingGroup") or {}).get("podGroupName"))
+        in groups
+        for pod in objects.get("pods") or []
+    )
+    return defaults.NATIVE if refused or twins or joined else defaults.BACKEND
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return obj.get("metadata") or {}
+
+
+def native_conditions(
+    objects: Mapping[str, list[dict[str, Any]]], native: list[dict[str, Any]]
+) -> dict[str, dict[str, Any]]:
+    """Per "namespace/name": the Volcano PodGroup's ``keys.NATIVE_SYNCED`` condition (its native
+    twin was refused), else the native PodGroup's ``PodGroupInitiallyScheduled`` condition."""
     out = {}
-    for pg in asyncio.run(listed()):
-        meta = pg.get("metadata") or {}
+    for pg in native:
         found = next(
             (c for c in (pg.get("status") or {}).get("conditions") or [] if c.get("type") == NATIVE_CONDITION), None
         )
         if found is not None:
-            out[f"{meta.get('namespace', '')}/{meta.get('name', '')}"] = found
+            out[f"{_meta(pg).get('namespace', '')}/{_meta(pg).get('name', '')}"] = found
+    for pg in objects.get("podgroups") or []:
+        for c in (pg.get("status") or {}).get("conditions") or []:
+            if c.get("type") == keys.NATIVE_SYNCED and c.get("status") == "False":
+                out[f"{_meta(pg).get('namespace', '')}/{_meta(pg).get('name', '')}"] = c
     return out
 
 
@@ -203,12 +253,13 @@ def main(args: argparse.Namespace) -> int:
     try:
         if not args.all_pending:
             targets(args, connecting.DEFAULT_NAMESPACE)  # a malformed target fails before any request
-        conf = command.load_config(args.conf, args.scheduler_name, args.backend)
+        command.load_config(args.conf, args.scheduler_name)  # a conf that cannot be read fails before any request
         namespace = connecting.namespace(args)
         conn = connecting.connection(args)
-        objects = listing(conn)
-        native = native_conditions(conn) if conf.backend == defaults.NATIVE else None
-        out = text(args, objects, conf, namespace, datetime.datetime.now(datetime.UTC), native)
+        objects, native, backend = gather(conn, args.backend)
+        conf = command.load_config(args.conf, args.scheduler_name, backend)
+        conditions = native_conditions(objects, native) if native is not None else None
+        out = text(args, objects, conf, namespace, datetime.datetime.now(datetime.UTC), conditions)
     except (errors.BridgeError, OSError) as exc:
         if args.output == "text":
             raise

@@ -18,7 +18,6 @@ more entry in :data:`QUEUE_VERBS` (its options, its function).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import re
 from collections.abc import Awaitable, Callable, Sequence
@@ -30,7 +29,7 @@ from bridge import defaults, errors
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, paths, watching
 from bridge.models import queue as queue_model
-from vbridge.commands import connecting, listing, output, queuetree
+from vbridge.commands import connecting, interrupts, listing, output, queuetree
 from vbridge.controllers import commands as queue_commands
 
 __all__ = ["JOB_VERBS", "QUEUE", "QUEUE_VERBS", "Verb", "add_parsers", "queue_name", "queue_weight"]
@@ -75,7 +74,7 @@ def _run(args: argparse.Namespace) -> int:
         async with client.Client(conn) as api:
             await args.work(api, args)
 
-    asyncio.run(go())
+    interrupts.run(go())
     return 0
 
 

@@ -22,7 +22,7 @@ from bridge import defaults, errors
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, watching
 from scheduler.api import resources
-from vbridge.commands import connecting, output
+from vbridge.commands import connecting, interrupts, output
 
 __all__ = [
     "OPERATORS",
@@ -206,5 +206,5 @@ def main(args: argparse.Namespace) -> int:
                 for line in hints(tables):
                     output.write(line, True)
 
-    asyncio.run(go())
+    interrupts.run(go())
     return 0

@@ -285,8 +285,9 @@ async def _next(
         for task in pumps:
             if task.done() and not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
-        try:
-            return await asyncio.wait_for(events.get(), 1.0)
+        try:  # not asyncio.wait_for: on 3.11 it loses a cancel that comes as the get completes
+            async with asyncio.timeout(1.0):
+                return await events.get()
         except TimeoutError:
             continue
 

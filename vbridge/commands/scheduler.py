@@ -62,14 +62,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     return p
 
 
-def add_backend(p: argparse.ArgumentParser, name_help: str) -> None:
+def add_backend(p: argparse.ArgumentParser, name_help: str, *, auto: bool = False) -> None:
     """``--backend`` and ``--scheduler-name`` (whose default follows the backend), for every
-    command that reads groups as the scheduler does."""
-    backends.add_argument(
-        p,
-        choices=(defaults.BACKEND, defaults.NATIVE),
-        help="volcano: our scheduler places the pods; native: it admits groups, kube-scheduler places them",
-    )
+    command that reads groups as the scheduler does; ``auto``: also (and by default) the backend
+    found from the cluster (``explain``)."""
+    help = "volcano: our scheduler places the pods; native: it admits groups, kube-scheduler places them"
+    if auto:
+        help += "; auto: the one the cluster shows (default)"
+        backends.add_argument(p, choices=defaults.BACKENDS, help=help, default="auto")
+    else:
+        backends.add_argument(p, choices=(defaults.BACKEND, defaults.NATIVE), help=help)
     p.add_argument(
         "--scheduler-name",
         default=None,

@@ -9,8 +9,9 @@ column of the field: ``trace.yaml:14:5: jobs[2].arival: unknown key; did you mea
 The plot, read at a glance: titled with the trace and its makespan; per resource, the share in
 use over time; per queue, its dominant share of the cluster over time (which queue held it);
 each line in its own style, the legends beside the axes, not over the lines; then the waits per
-queue. matplotlib is optional (``pip install 'volcano-bridge[sim]'``) and imported only when a
-plot is asked for.
+queue, written whole or not at all (SIGINT or SIGTERM ends the command within 1 s at any
+moment: ``vbridge.commands.interrupts``). matplotlib is optional (``pip install
+'volcano-bridge[sim]'``) and imported only when a plot is asked for.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import yaml
 
 from bridge import errors, inputs
 from scheduler.tools import simulate, traces
+from vbridge.commands import interrupts
 
 __all__ = ["STYLES", "add_parser", "figure", "load", "main", "plot", "report"]
 
@@ -180,9 +182,14 @@ def figure(result: simulate.Result, title: str) -> Any:
 def plot(result: simulate.Result, target: pathlib.Path, title: str = "simulation") -> None:
     plt = _matplotlib()
     fig = figure(result, title)
+    # Written beside it, then renamed: a run interrupted (or a full disk) leaves no half a PNG.
+    part = target.with_name(f".{target.name}.part")
+    interrupts.at_hard_exit(lambda: part.unlink(missing_ok=True))
     try:
-        fig.savefig(target, dpi=100, bbox_inches="tight")  # the legends beside the axes are kept
+        fig.savefig(part, dpi=100, bbox_inches="tight", format="png")  # the legends beside the axes are kept
+        part.replace(target)
     except OSError as exc:
         raise errors.ConfigError(f"cannot write {target}: {exc}") from None
     finally:
         plt.close(fig)
+        part.unlink(missing_ok=True)

@@ -31,7 +31,7 @@ import uvloop
 from bridge import defaults, errors
 from bridge.k8s import client, writes
 from bridge.k8s import paths as k8s_paths
-from vbridge.commands import connecting
+from vbridge.commands import connecting, interrupts
 
 __all__ = ["add_parser", "main", "stop"]
 
@@ -73,7 +73,7 @@ def main(args: argparse.Namespace) -> int:
                 poll=args.poll,
             )
 
-    uvloop.run(run())
+    interrupts.run(run(), loop_factory=uvloop.new_event_loop)
     return 0
 
 

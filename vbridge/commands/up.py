@@ -4,6 +4,11 @@ Every option is checked by its argparse ``type`` before anything starts (``--nod
 one-line usage error, exit 2). The bridge's own logs (webhook, reconcilers, scheduler, simulated
 nodes) go to ``vbridge.log`` in the printed logs folder, beside the control plane's; ``-v``
 also shows them on stderr and logs at debug level.
+
+SIGINT or SIGTERM (:mod:`vbridge.commands.interrupts`) ends it within 1 s at any point, with 130
+or 143: the bridge unwinds, then the control plane's processes, kube-scheduler and the
+operators get SIGTERM at once, and SIGKILL if they are still there at the end or after the
+grace; no child outlives it. A temporary work folder (no ``--workdir``) is removed either way.
 """
 
 from __future__ import annotations
@@ -12,12 +17,15 @@ import argparse
 import contextlib
 import logging
 import pathlib
+import shutil
+import signal
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
 
 from bridge import errors, quantity
-from vbridge.commands import backends, output
+from vbridge.commands import backends, interrupts, output
 
 __all__ = ["LOG_FILE", "add_parser", "count", "main", "port", "resource", "seconds"]
 
@@ -126,18 +134,24 @@ def _logging(folder: pathlib.Path, verbose: bool) -> logging.Handler:
 
 
 def main(args: argparse.Namespace) -> int:
-    import asyncio
-
     from vbridge import embedded
     from vbridge.localcluster import binaries, cluster, kubescheduler, operators
     from vbridge.nodesim import nodes
 
+    # SIGINT or SIGTERM: the bridge unwinds (its webhook unregistered while the apiserver still
+    # answers), then every child's process group (control plane, kube-scheduler, operators) gets
+    # SIGTERM at once; what is left at the end, or after the grace, is killed.
+    interrupts.terminate_children()
     say = output.write
     say("volcano-bridge: preparing the control-plane binaries (built from Go modules on first use)...")
     bins = binaries.ensure()
-    workdir = pathlib.Path(args.workdir).resolve() if args.workdir else None
-    if workdir:
+    if args.workdir:
+        workdir = pathlib.Path(args.workdir).resolve()
         workdir.mkdir(parents=True, exist_ok=True)
+        scratch = None
+    else:  # ours to remove, also when the watchdog ends the process
+        workdir = scratch = pathlib.Path(tempfile.mkdtemp(prefix="vbridge-cluster-"))
+        interrupts.at_hard_exit(lambda: shutil.rmtree(workdir, ignore_errors=True))
     # native and auto: the control plane serves the Workload API (its gates and runtime-config),
     # kube-scheduler places the gangs instead of our scheduler.
     native = args.backend != "volcano"
@@ -174,9 +188,14 @@ def main(args: argparse.Namespace) -> int:
                 if native:
                     say("starting kube-scheduler with GenericWorkload (it places the gangs)...")
                     running.callback(kubescheduler.start(lc, bins).stop)
-                asyncio.run(embedded.run(lc, opts, say))
-            say("stopping...")
+                try:
+                    interrupts.run(embedded.run(lc, opts, say))  # until a signal
+                finally:
+                    say("stopping...")
+                    interrupts.children(signal.SIGTERM)  # all at once; the stops below wait for them
     finally:
         logging.getLogger().removeHandler(handler)
         handler.close()
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     return 0

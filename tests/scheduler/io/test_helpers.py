@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bridge import keys
 from scheduler.api import plan
 from scheduler.io import binder, cache, status
 
@@ -25,6 +26,14 @@ def test_podgroup_status_keeps_transition_time_of_unchanged_condition() -> None:
     out = status.podgroup_status(verdict, live, "T1")
     assert out["conditions"][0]["lastTransitionTime"] == "T0"
     assert status.podgroup_status(verdict, {}, "T1")["conditions"][0]["lastTransitionTime"] == "T1"
+
+
+def test_podgroup_status_keeps_the_native_reconcilers_condition() -> None:
+    """The scheduler writes the whole list: a refusal the native reconciler recorded stays."""
+    refused = {"type": keys.NATIVE_SYNCED, "status": "False", "reason": "Refused", "message": "m"}
+    live = {"conditions": [{"type": "Unschedulable", "status": "True", "lastTransitionTime": "T0"}, refused]}
+    verdict = plan.PodGroupVerdict("ns/pg", "Inqueue", (), 0, 0, 0)
+    assert status.podgroup_status(verdict, live, "T1")["conditions"] == [refused]
 
 
 def test_queue_status_removes_resources_no_longer_held() -> None:

@@ -322,6 +322,7 @@ RESOLVE_GROUPS = [
         ("sparkapplication", "pi", "ns/spark-pi-pg"),
         ("sparkapp", "etl", "ns/spark-etl-pg"),
         ("pg", "etl", "ns/spark-etl-pg"),
+        ("tfjob", "plain", "ns/plain"),  # a group nothing owns yet goes by its name
     ],
 )
 def test_resolve_finds_the_group_of_a_workload(kind: str, name: str, key: str) -> None:
@@ -333,6 +334,9 @@ def test_resolve_finds_the_group_of_a_workload(kind: str, name: str, key: str) -
     ("kind", "name", "message"),
     [
         ("tfjob", "ghost", "no PodGroup for tfjob ns/ghost not found"),
+        # issue 31: a kind named outright never falls back to another kind's group of that name
+        ("vcjob", "mnist", "no PodGroup for vcjob ns/mnist not found"),
+        ("pytorchjob", "mnist", "no PodGroup for pytorchjob ns/mnist not found"),
         ("pg", "other", "podgroup ns/other not found"),
         ("deployment", "x", "unknown kind 'deployment'"),
     ],

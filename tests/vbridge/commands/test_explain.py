@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -146,7 +147,7 @@ def test_errors(argv: tuple[str, ...], message: str) -> None:
 def test_json_errors_are_json_with_status_1(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(command, "listing", lambda conn: objects())
+    monkeypatch.setattr(command, "gather", lambda conn, backend: (objects(), None, "volcano"))
     monkeypatch.setattr(command.connecting, "connection", lambda args: None)
     assert cli.main(["explain", "tfjob/ghost", "-n", "seed", "-o", "json"]) == 1
     assert json.loads(capsys.readouterr().out) == {"error": "no PodGroup for tfjob seed/ghost not found"}
@@ -165,3 +166,47 @@ def test_json_errors_are_json_with_status_1(
     as_yaml = yaml.safe_load(capsys.readouterr().out)
     assert cli.main(["explain", "tfjob/mnist", "-n", "seed", "-o", "json"]) == 0
     assert as_yaml == json.loads(capsys.readouterr().out)
+
+
+REFUSAL = {"type": "NativeGroupSynced", "status": "False", "reason": "Refused", "message": "PodGroup seed/wide refused"}
+
+
+def _native(
+    *, pods: Sequence[dict[str, Any]] = (), conditions: Sequence[dict[str, Any]] = ()
+) -> dict[str, list[dict[str, Any]]]:
+    found = objects()
+    found["pods"] = [*found["pods"], *pods]
+    wide = next(pg for pg in found["podgroups"] if pg["metadata"]["name"] == "wide")
+    wide.setdefault("status", {})["conditions"] = list(conditions)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("found", "native", "backend"),
+    [
+        (_native(), [], "volcano"),  # pods of our scheduler, no native object
+        (_native(pods=[b.native_pod("w-0", group="wide", namespace="seed")]), [], "native"),  # joined to our group
+        # a native group nobody of ours made (the Workload API used directly): not our stamp
+        (_native(pods=[b.native_pod("own-0", group="theirs", namespace="seed")]), [], "volcano"),
+        (_native(), [{"metadata": {"namespace": "seed", "name": "run"}}], "native"),  # a twin of ours
+        (_native(), [{"metadata": {"namespace": "other", "name": "run"}}], "volcano"),  # same name, elsewhere
+        (_native(conditions=[REFUSAL]), [], "native"),  # nothing native exists: the refusal says it
+    ],
+)
+def test_the_backend_is_found_from_our_native_stamp(
+    found: dict[str, list[dict[str, Any]]], native: list[dict[str, Any]], backend: str
+) -> None:
+    assert command.detect(found, native) == backend
+
+
+def test_a_refused_native_twin_is_the_verdict_not_kube_scheduler() -> None:
+    found = _native(pods=[b.native_pod(f"w-{i}", group="wide", namespace="seed", cpu="14") for i in range(5)])
+    found["pods"] = [p for p in found["pods"] if not p["metadata"]["name"].startswith("wide-")]
+    found["podgroups"][1]["status"]["conditions"] = [REFUSAL]
+    conditions = command.native_conditions(found, [])
+    assert conditions == {"seed/wide": REFUSAL}
+    args = parse("pg/wide", "-o", "json")
+    doc = json.loads(command.text(args, found, configure.parse("", backend="native"), "seed", NOW, conditions))
+    assert doc["side"] == "native-refused"
+    assert doc["verdict"].startswith("kube-scheduler cannot place it: PodGroup seed/wide refused; our queue: ")
+    assert doc["native_condition"] == {"status": "False", "reason": "Refused", "message": "PodGroup seed/wide refused"}
