@@ -279,4 +279,28 @@ ITEMS: tuple[checklist.Item, ...] = (
             "test_a_job_deleted_while_its_gang_is_being_created_stops_creating_within_2_s",
         ),
     ),
+    checklist.Item(
+        "R32",
+        "SIGINT or SIGTERM at random moments (start-up, first list, steady state) to list -w, job list -w, "
+        "queue list -w, simulate and up (VBRIDGE_SIGINT_TRIES each; CI: 12, 3 for up)",
+        "each ends within 1 s with 130 or 143; no child process or work folder left",
+        (
+            "tests/integration/test_cli_interrupts.py::test_watch_commands_end_within_a_second_of_a_signal_at_any_moment",
+            "tests/integration/test_cli_interrupts.py::"
+            "test_up_ends_within_a_second_of_a_signal_at_any_moment_and_leaves_no_process",
+        ),
+    ),
+    checklist.Item(
+        "R33",
+        "explain on the native backend, with and without --backend; a native twin the apiserver refuses "
+        "(a PriorityClass that does not exist)",
+        "the backend found by itself; the refusal recorded (condition, Event) and explained, not 'waits on "
+        "kube-scheduler'",
+        (
+            "tests/integration/native/test_explain_native.py::"
+            "test_explain_finds_the_native_backend_and_the_pods_of_kube_scheduler",
+            "tests/integration/native/test_explain_native.py::"
+            "test_a_native_twin_the_apiserver_refuses_is_recorded_and_explained",
+        ),
+    ),
 )
