@@ -8,6 +8,8 @@ reserve), proportion (the queue is Open and within its real capability). Admitti
 a time and counting it before the next is what stops two big gangs from each taking half the
 cluster.
 
+Parked jobs (``SchedulerConfig.parked``) are not looked at: they stay Pending, refused as before.
+
 ``decide`` is the decision for one job; ``refusals`` records who said no (``never`` or the
 plugin's name) for the jobs left Pending, which ``tools.explain`` reports.
 """
@@ -23,8 +25,9 @@ NEVER = "never"  # the refusal of a job that can never run here
 
 def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     by_queue: dict[str, list[str]] = {}
+    parked = ssn.config.parked  # refused before, nothing they could use changed since: left Pending
     for key, info in ssn.snapshot.jobs.items():
-        if ssn.phase[key] == "Pending" and info.queue in ssn.snapshot.queues:
+        if ssn.phase[key] == "Pending" and info.queue in ssn.snapshot.queues and key not in parked:
             by_queue.setdefault(info.queue, []).append(key)
     for jobs in by_queue.values():
         jobs.sort(key=plugins.job_order, reverse=True)  # popped from the end
