@@ -4,7 +4,9 @@ Names follow Volcano's ``pkg/scheduler/metrics`` (namespace ``volcano``) so exis
 dashboards keep working: ``volcano_e2e_scheduling_latency_milliseconds`` (histogram,
 exponential buckets 5 ms × 2⁰ … 2⁹), ``volcano_schedule_attempts_total{result}``,
 ``volcano_queue_allocated_milli_cpu{queue_name}``, ``volcano_queue_pod_group_*_count`` and
-friends. Our own additions are prefixed ``vbridge_scheduler_``.
+friends. Our own additions are prefixed ``vbridge_scheduler_``, among them the status writer's
+(``status_writes``, ``status_queue_depth``, ``status_coalesced``, ``status_dropped``) and
+``parked_gangs``.
 
 Each ``Metrics`` has its own ``CollectorRegistry`` (never the process-wide one, so two
 schedulers in one process, as in tests, do not share counts). ``Metrics.cycle`` keeps the
@@ -19,6 +21,7 @@ The server is plain asyncio (one request per connection), bound to loopback by d
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from prometheus_client import exposition, registry
 from prometheus_client import metrics_core as families
@@ -28,6 +31,16 @@ from scheduler import build
 from scheduler.api import plan
 
 __all__ = ["BUCKETS", "CONTENT_TYPE", "Metrics", "serve"]
+
+
+class StatusCounts(Protocol):
+    """What the status writer counts (``status.Counts``)."""
+
+    requests: int
+    queued: int
+    coalesced: int
+    dropped: int
+
 
 BUCKETS = tuple(5.0 * 2**i for i in range(10))
 CONTENT_TYPE = exposition.CONTENT_TYPE_PLAIN_0_0_4
@@ -51,6 +64,9 @@ class Metrics:
         self.binds_failed = 0
         self.writes = 0
         self.leader = 0
+        self.parked = 0  # gangs parked after the last cycle (scheduler.io.parking)
+        self.status: StatusCounts | None = None  # the status writer's counts, read when scraped
+        self.status_depth: Callable[[], int] = lambda: 0  # its queue's length now
         self.port = 0  # the bound metrics port, once serving
         self.registry = registry.CollectorRegistry()
         self.registry.register(_Collector(self))
@@ -120,8 +136,30 @@ class _Collector(registry.Collector):
         )
         yield from self._queues()
         yield families.CounterMetricFamily("vbridge_scheduler_cycles", "Scheduling cycles run", value=m.cycles)
+        status = m.status
         yield families.CounterMetricFamily(
-            "vbridge_scheduler_status_writes", "Status, condition and event requests made", value=m.writes
+            "vbridge_scheduler_status_writes",
+            "Status, condition and event requests made",
+            value=status.requests if status is not None else m.writes,
+        )
+        if status is not None:
+            yield families.GaugeMetricFamily(
+                "vbridge_scheduler_status_queue_depth", "Status writes queued, not yet sent", value=m.status_depth()
+            )
+            yield families.CounterMetricFamily(
+                "vbridge_scheduler_status_coalesced",
+                "Status writes that replaced one still queued for the same object",
+                value=status.coalesced,
+            )
+            yield families.CounterMetricFamily(
+                "vbridge_scheduler_status_dropped",
+                "Status writes refused (404, 409), failed, or out of date when their turn came",
+                value=status.dropped,
+            )
+        yield families.GaugeMetricFamily(
+            "vbridge_scheduler_parked_gangs",
+            "Gangs left out of cycles until something they could use changes",
+            value=m.parked,
         )
         yield families.GaugeMetricFamily("vbridge_scheduler_leader", "1 while this instance may bind", value=m.leader)
         info = families.GaugeMetricFamily(
