@@ -20,8 +20,8 @@ kept one pod per node by its own hostname anti-affinity placed in one batch
 ``SchedulerConfig.fast_paths`` false turns them all off: the reference path, job by job and
 task by task, that equivalence tests compare with.
 
-Parked jobs (``SchedulerConfig.parked``) keep their phase and are not placed: no pass over
-their tasks, no fit errors (their last verdict stands).
+Parked jobs (``Session.parked``) keep their phase and are not placed: no pass over their
+tasks, no fit errors (their last verdict stands).
 
 A plugin that ``interleaves`` (capacity: a queue may go past its deserved share up to its
 capability, so shares come from taking turns) makes every turn Volcano's: a ready job places
@@ -50,13 +50,12 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     enqueue_on = "enqueue" in ssn.config.actions
     fast = ssn.config.fast_paths
     by_queue: dict[str, list[str]] = {}
-    parked = ssn.config.parked
     for key, info in ssn.snapshot.jobs.items():
         if ssn.phase[key] == "Pending" and not enqueue_on and key not in ssn.never:
             ssn.phase[key] = "Inqueue"  # Volcano: without enqueue every job counts as admitted
         if ssn.phase[key] not in ADMITTED or info.queue not in ssn.snapshot.queues or key in ssn.never:
             continue
-        if key in parked:
+        if ssn.parked(key):
             continue  # did not fit, and nothing it could use changed since (``SchedulerConfig.parked``)
         if ssn.counts.pending[key] <= ssn.counts.pending_best_effort[key]:
             continue  # no pending task that asks for resources

@@ -8,7 +8,10 @@ reserve), proportion (the queue is Open and within its real capability). Admitti
 a time and counting it before the next is what stops two big gangs from each taking half the
 cluster.
 
-Parked jobs (``SchedulerConfig.parked``) are not looked at: they stay Pending, refused as before.
+Parked jobs (``SchedulerConfig.parked``) are decided as the others: a decision costs the same
+whatever the job's size (its minResources against idle room and its queue), and jobs are
+admitted in order, each reserving room for the next, so leaving one out would change the
+decisions after it. Allocate is where a parked job is skipped.
 
 ``decide`` is the decision for one job; ``refusals`` records who said no (``never`` or the
 plugin's name) for the jobs left Pending, which ``tools.explain`` reports.
@@ -25,9 +28,8 @@ NEVER = "never"  # the refusal of a job that can never run here
 
 def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
     by_queue: dict[str, list[str]] = {}
-    parked = ssn.config.parked  # refused before, nothing they could use changed since: left Pending
     for key, info in ssn.snapshot.jobs.items():
-        if ssn.phase[key] == "Pending" and info.queue in ssn.snapshot.queues and key not in parked:
+        if ssn.phase[key] == "Pending" and info.queue in ssn.snapshot.queues:
             by_queue.setdefault(info.queue, []).append(key)
     for jobs in by_queue.values():
         jobs.sort(key=plugins.job_order, reverse=True)  # popped from the end

@@ -126,6 +126,10 @@ class Plan:
     podgroups: tuple[PodGroupVerdict, ...]
     queues: tuple[QueueVerdict, ...]
     pods: tuple[PodVerdict, ...]
+    # The PodGroups the cycle could not schedule and that hold nothing from it (no operation, no
+    # room kept for a pipelined gang, no eviction on their behalf): the I/O shell may park them
+    # (``scheduler.io.parking``), which changes no other decision.
+    stuck: frozenset[str] = frozenset()
 
     def binds(self) -> dict[str, str]:
         return {op.pod: op.node for op in self.operations if isinstance(op, Allocate)}

@@ -167,7 +167,8 @@ class SchedulerConfig:
     backend: str = defaults.BACKEND
     # PodGroups ("namespace/name") this cycle leaves alone: parked by the I/O shell after a verdict
     # that they cannot be scheduled, until something they could use changes (``scheduler.io.parking``).
-    # Enqueue and allocate skip them; they still count for queue shares, and the plan gives no
+    # Allocate skips them (enqueue decides them as before: its cost does not grow with a job's pods,
+    # and each admission counts for the next); they still count for queue shares, and the plan gives no
     # verdict for them or their pods (their last one stands). Not from the conf: set per cycle.
     parked: frozenset[str] = frozenset()
 

@@ -17,7 +17,7 @@ ignore silently; InvalidPodGroup, QueueInvalid and QueueNotAllowed for groups th
 "K of N pods exist: ..." when fewer pods exist than are missing, see :func:`gang`);
 ``Scheduled`` when the gang is ready.
 
-A parked job (``SchedulerConfig.parked``) that nothing was bound for this cycle gets no verdict,
+A parked job (``Session.parked``) that nothing was bound for this cycle gets no verdict,
 nor do its pods: what was written for it last stands. Its phase still counts in its queue's.
 """
 
@@ -62,10 +62,9 @@ def close(ssn: session.Session) -> plan.Plan:
     tasks = snap.tasks
     groups = []
     phases: list[tuple[str, str]] = []  # (job, phase) of every job, parked ones included: queue counts
-    parked = ssn.config.parked
     for job, statuses in zip(snap.jobs.values(), counts, strict=True):
         here = ssn.committed.binds_per_job[job.key]
-        if job.key in parked and not here:  # its last verdict stands: counted, nothing written
+        if not here and ssn.parked(job.key):  # its last verdict stands: counted, nothing written
             phases.append((job.key, _phase(ssn, job, statuses, here)))
             continue
         verdict, reason, detail = _podgroup(ssn, job, statuses, here, bound)
@@ -79,7 +78,32 @@ def close(ssn: session.Session) -> plan.Plan:
                 continue
             event, message = _message(ssn, task_key, reason, detail, unready, job)
             pods.append(plan.PodVerdict(task_key, "Warning", event, message))
-    return plan.Plan(operations=ops, podgroups=tuple(groups), queues=_queues(ssn, phases), pods=tuple(pods))
+    return plan.Plan(
+        operations=ops,
+        podgroups=tuple(groups),
+        queues=_queues(ssn, phases),
+        pods=tuple(pods),
+        stuck=_stuck(ssn, groups),
+    )
+
+
+def _stuck(ssn: session.Session, groups: list[plan.PodGroupVerdict]) -> frozenset[str]:
+    """The groups with an Unschedulable verdict that hold nothing from this cycle (``Plan.stuck``)."""
+    committed, status, tasks = ssn.committed, ssn.status, ssn.snapshot.tasks
+    out = []
+    for verdict in groups:
+        key = verdict.key
+        if not any(c.type == "Unschedulable" for c in verdict.conditions):
+            continue
+        if committed.binds_per_job[key] or committed.pipelines_per_job[key] or key in committed.requeued:
+            continue
+        if key in ssn.diagnostics.evictions:
+            continue
+        # A statement neither committed nor discarded (a pipelined gang) keeps its room this cycle.
+        if key in ssn.touched and any(status[t] is not tasks[t].status for t in ssn.snapshot.jobs[key].tasks):
+            continue
+        out.append(key)
+    return frozenset(out)
 
 
 def _ready(statuses: list[int], bound_here: int) -> int:

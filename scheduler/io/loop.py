@@ -243,7 +243,7 @@ class Scheduler:
         outcome = binder.merge(await asyncio.gather(*binding, self.binder.execute(rest)))
         binds = time.perf_counter() - t0
         if not self.native:
-            self._park(verdicts, groups, started, generation)
+            self._park(verdicts, started, generation)
         writes = self.status.submit(verdicts, bound=outcome.bound)
         self.cycles += 1
         report = CycleReport(
@@ -268,20 +268,14 @@ class Scheduler:
             self.on_cycle(report)
         return report
 
-    def _park(self, verdicts: plan.Plan, bound: Mapping[str, str], now: float, generation: int) -> None:
-        """Park the gangs the plan says cannot be scheduled now and did nothing for; forget the
-        ones it placed (or that are gone). ``bound``: the group of each pod the cycle bound."""
-        others = (op.pod for op in verdicts.operations if not isinstance(op, plan.Allocate | plan.Evict))
-        acted = {*bound.values(), *self._groups(others).values()}
+    def _park(self, verdicts: plan.Plan, now: float, generation: int) -> None:
+        """Park the gangs the plan says are stuck (``Plan.stuck``: not schedulable now, holding
+        nothing); forget the others it gave a verdict (placed, or changed), and the gone."""
         stuck: dict[str, str] = {}
-        placed = []
         for group in verdicts.podgroups:
-            reason = next((c.reason for c in group.conditions if c.type == "Unschedulable"), None)
-            if reason is None or group.key in acted:
-                placed.append(group.key)
-            else:
-                stuck[group.key] = reason
-        self.parking.forget(placed)
+            if group.key in verdicts.stuck:
+                stuck[group.key] = next(c.reason for c in group.conditions if c.type == "Unschedulable")
+        self.parking.forget(g.key for g in verdicts.podgroups if g.key not in verdicts.stuck)
         self.parking.park(stuck, now, generation)
         self.parking.keep_only(self.cache.store["podgroups"])
 
