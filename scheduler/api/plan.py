@@ -112,6 +112,10 @@ class PodVerdict(typing.NamedTuple):
     event_type: str  # Normal | Warning
     reason: str  # Scheduled | FailedScheduling | Unschedulable
     message: str
+    # The reason of its group's Unschedulable condition (NotEnoughTasks, NotEnoughResources, ...),
+    # "" without one. With ``reason``, what the pod is told changes only when one of them does:
+    # the status writer writes its condition and Event once per change of these, not per message.
+    cause: str = ""
 
     @property
     def condition(self) -> Condition | None:

@@ -73,11 +73,12 @@ def close(ssn: session.Session) -> plan.Plan:
         if statuses[_PENDING] <= here + ssn.committed.pipelines_per_job[job.key]:
             continue  # every Pending task was bound or pipelined: no pod verdicts to give
         unready = max(job.min_member - _ready(statuses, here), 0)
+        cause = next((c.reason for c in verdict.conditions if c.type == "Unschedulable"), "")
         for task_key in job.tasks:
             if task_key in bound or task_key in pipelined or tasks[task_key].status is not S.PENDING:
                 continue
             event, message = _message(ssn, task_key, reason, detail, unready, job)
-            pods.append(plan.PodVerdict(task_key, "Warning", event, message))
+            pods.append(plan.PodVerdict(task_key, "Warning", event, message, cause))
     return plan.Plan(
         operations=ops,
         podgroups=tuple(groups),

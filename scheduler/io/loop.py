@@ -122,7 +122,7 @@ class Scheduler:
         self.binder = binder.Binder(writer, self.cache, hook=bind_hook)
         self.status = status.StatusWriter(writer, self.cache, qps=status_qps, burst=status_burst)
         self.metrics.status = self.status.counts
-        self.metrics.status_depth = self.status.depth
+        self.metrics.status_depth = lambda: len(self.status.queue)
         self.parking = parking.Parking()
         self.cycles = 0
         self._queues_ensured = False

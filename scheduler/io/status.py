@@ -13,9 +13,9 @@ waits for a status write (issue 31: 4,132 writes on one cycle's path made it ten
 - each object's last written value is kept; a verdict equal to it, or to what the watch already
   shows, costs no request, so a steady state writes nothing;
 - a pending pod's ``PodScheduled=False`` condition and its Event are compared on their reason
-  only (and the pod's uid): one write per change of reason, not one per cycle because a count
-  in the message moved. The PodGroup's Unschedulable condition and Event keep the message (one
-  group, one write).
+  (``PodVerdict.reason`` and ``cause``, the group's condition reason) and the pod's uid, not the
+  message: one write per change of reason, not one per cycle because a count in the message
+  moved. The PodGroup's Unschedulable condition and Event keep the message (one per gang).
 
 Writes carry the ``resourceVersion`` cached when the verdict was made as a precondition: if
 another leader (or anyone) changed the object since we saw it, the apiserver answers 409, the
@@ -137,14 +137,6 @@ class StatusWriter:
         self._sending: set[asyncio.Task[None]] = set()
         self._queued = asyncio.Event()  # set while the queue may hold something
 
-    @property
-    def writes(self) -> int:
-        return self.counts.requests
-
-    def depth(self) -> int:
-        """Entries queued, not yet sent."""
-        return len(self.queue)
-
     # -- the cycle's side: no I/O ------------------------------------------------------------
 
     def submit(self, verdicts: plan.Plan, *, bound: Collection[str] = ()) -> int:
@@ -221,9 +213,9 @@ class StatusWriter:
         if pod is None:
             return
         uid = pod["metadata"].get("uid", "")
-        # One Event per pod and reason: a message that changes every cycle (a count in it) is
-        # not news. Marked as told when queued: a failed Event is not retried (best effort).
-        told = (uid, verdict.reason)
+        # One Event per reason and cause: a message that changes every cycle (a count in it) is not
+        # news. Told once queued: a failed Event is not retried (best effort).
+        told = (uid, verdict.reason, verdict.cause)
         if self._last.get(f"{EVENT}:{verdict.pod}") != told:
             self._last[f"{EVENT}:{verdict.pod}"] = told
             event = (verdict.reason, verdict.message, verdict.event_type != "Normal")
@@ -232,7 +224,7 @@ class StatusWriter:
         if condition is None or (pod.get("spec") or {}).get("nodeName"):
             self._put(POD, verdict.pod, None)  # bound: a PodScheduled=False still queued is wrong now
             return
-        want = (uid, condition.type, condition.status, condition.reason)
+        want = (uid, condition.type, condition.status, condition.reason, verdict.cause)
         live = next(
             (
                 (uid, c.get("type"), c.get("status"), c.get("reason"))
@@ -241,7 +233,15 @@ class StatusWriter:
             ),
             (),
         )
-        if self._unchanged(f"{POD}:{verdict.pod}", want, live, pod["metadata"].get("resourceVersion")):
+        version, slot = pod["metadata"].get("resourceVersion"), f"{POD}:{verdict.pod}"
+        last = self._last.get(slot)
+        # The pod shows the reason, not the cause: it is so already when it shows the reason and
+        # the cause is the one we wrote (or we wrote none: after a restart, not written again).
+        if live == want[:4] and (last is None or last[0] == want):
+            self._last[slot] = (want, version)
+            self._put(POD, verdict.pod, None)
+            return
+        if last == (want, version):  # our write, not seen back yet
             self._put(POD, verdict.pod, None)
             return
         self._put(POD, verdict.pod, Write(want, pod, {"reason": condition.reason, "message": condition.message}))
