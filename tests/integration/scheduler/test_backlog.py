@@ -1,0 +1,74 @@
+"""A backlog never blocks scheduling (issue 31): 10,000 pending pods of one gang that cannot fit.
+
+Four nodes of 110 pods hold 440; the gang needs all 10,000 at once. The cycle that first finds
+it unplaceable queues a condition and an Event for each of its pods and returns without
+writing them (they would take minutes at the status writer's pace); the gang is parked, so the
+cycles after it skip it; and a two-pod gang created meanwhile binds within a second or two.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import httpx
+import pytest
+from kubernetes import client as k8s
+
+from bridge import defaults
+from scheduler.io import loop
+from tests.support import apiserver, backlog, schedbed, schedthread
+from vbridge.localcluster import cluster
+
+pytestmark = pytest.mark.integration
+Nodes = Callable[..., list[str]]
+Run = Callable[..., schedthread.SchedThread]
+BIG = 10_000
+
+
+@pytest.mark.timeout(300)
+def test_an_unplaceable_10000_pod_gang_neither_holds_a_cycle_nor_a_small_gang(
+    lc: cluster.LocalCluster, api: k8s.ApiClient, ns: str, make_nodes: Nodes, run_scheduler: Run
+) -> None:
+    make_nodes(4, cpu="32", memory="128Gi", pods=110)
+    sched = run_scheduler()
+    schedbed.podgroup(api, ns, "big", BIG)
+    backlog.create_pods(lc.kubeconfig, ns, "big", BIG, scheduler=sched.scheduler_name)
+    assert sched.scheduler is not None
+    writer = sched.scheduler.status
+
+    def told_all() -> loop.CycleReport | None:
+        # The cycle that saw all 10,000 and could not place them: it queued a write per pod.
+        return next((r for r in sched.reports if r.writes >= BIG), None)
+
+    told = apiserver.eventually(told_all, 120, "a cycle that queues a write for every pod of the gang")
+    # Writing them takes BIG / STATUS_QPS seconds and more; the cycle did not wait for that.
+    assert told.seconds < 5.0 < BIG / defaults.STATUS_QPS, told
+    assert not told.outcome.bound  # all or nothing: none of the gang bound
+    assert len(writer.queue) > BIG / 2  # and they are still being written, behind it
+
+    # The gang is parked: the cycles after it leave it out and are short.
+    apiserver.eventually(lambda: any(r.parked for r in sched.reports), 30, "a cycle that leaves the gang out")
+    later = sched.cycles.next(3)
+    assert all(r.parked == 1 and r.seconds < 2.0 for r in later), later
+
+    # A small gang created now binds at once, however long the status queue.
+    start = time.monotonic()
+    schedbed.podgroup(api, ns, "small", 2)
+    schedbed.pods(api, ns, "small", 2, scheduler=sched.scheduler_name, cpu="10m")
+    core = k8s.CoreV1Api(api)
+
+    def small_bound() -> bool:  # read one by one: listing the namespace reads 10,000 pods
+        return all(core.read_namespaced_pod(f"small-{i}", ns).spec.node_name for i in range(2))
+
+    apiserver.eventually(small_bound, 30, "the small gang bound", every=0.05)
+    waited = time.monotonic() - start
+    assert waited < 3.0, f"the small gang waited {waited:.1f} s behind the backlog"
+    assert len(writer.queue) > 0  # the backlog's writes were still queued meanwhile
+    assert not any(r.groups.get(pod) == f"{ns}/big" for r in sched.reports for pod in r.outcome.bound)
+
+    with httpx.Client(base_url=f"http://127.0.0.1:{sched.scheduler.metrics.port}") as http:
+        text = http.get("/metrics").text
+    assert "vbridge_scheduler_parked_gangs 1.0" in text
+    depth = next(line for line in text.splitlines() if line.startswith("vbridge_scheduler_status_queue_depth "))
+    assert float(depth.split()[1]) > 0
