@@ -159,6 +159,8 @@ class Scheduler:
             await elector.changed.wait()
             elector.changed.clear()
             self.metrics.leader = int(elector.is_leader())
+            if not elector.is_leader():
+                self.status.clear()  # verdicts of a term that ended: not ours to write any more
             self._wake.set()
 
     async def _loop(self, core: asyncio.Task[None]) -> None:

@@ -269,6 +269,11 @@ class StatusWriter:
         while self._sending:
             await asyncio.wait(set(self._sending))
 
+    def clear(self) -> None:
+        """Drop everything queued (the Lease was lost: the new leader decides and writes)."""
+        while self.queue.pop() is not None:
+            self.counts.dropped += 1
+
     async def write(self, verdicts: plan.Plan, *, bound: Collection[str] = ()) -> int:
         """``submit`` then ``flush``: how many requests that made (tools and tests)."""
         before = self.counts.requests

@@ -138,6 +138,11 @@ def test_no_op_writes_are_skipped_and_a_pod_is_told_again_only_when_its_reason_c
         assert writer.counts.requests - before == 2 + 2 * PODS
         await until(lambda: shows(held, ns, "pod: short of pods"), "the watch to show the new conditions")
         assert writer.submit(verdicts(ns, "short of pods", cause=SHORT)) == 0
+        # A leader that lost its Lease drops what it queued: nothing of it goes out.
+        queued, requests = writer.submit(verdicts(ns, "lost the lease", cause="Other")), writer.counts.requests
+        writer.clear()
+        await writer.flush()
+        assert queued and writer.counts.requests == requests and writer.counts.dropped == queued
 
     with_cache(lc, ns, body)
     told = Counter(e.involved_object.name for e in schedbed.events(api, ns) if e.involved_object.kind == "Pod")
