@@ -5,6 +5,7 @@ Contract of the package tree:
 - ``bridge.models``: pydantic models of the Volcano objects we own (PodGroup, Queue). Pure data.
 - ``bridge.crdgen``: turns those models into CRD manifests. Pure.
 - ``bridge.errors``: the one error hierarchy of the project.
+- ``bridge.inputs``: a user's files (and stdin) read within bounds, YAML with bounded aliases.
 - ``bridge.k8s``: the only place that talks HTTP to a kube-apiserver.
 - ``vbridge.localcluster``: a local control plane (etcd, kube-apiserver, kube-controller-manager)
   built from Go modules and run on loopback.

@@ -30,8 +30,12 @@ __all__ = [
     "COMMAND_RETRY_MOST",
     "COMMAND_RETRY_SECONDS",
     "CONTROLLERS_LEASE",
+    "CONTROLLERS_USER_AGENT",
     "DEFAULT_QUEUE",
     "DEFAULT_QUEUES",
+    "FACTS_READ_CACHE",
+    "FACTS_READ_KEEP_SECONDS",
+    "FACTS_READ_SECONDS",
     "GANG_EVICTION_ALLOW_WHOLE_BUNDLE",
     "GANG_EVICTION_MAX_DOMAINS",
     "HEADER_TIMEOUT_SECONDS",
@@ -41,6 +45,8 @@ __all__ = [
     "LEASE_SECONDS",
     "MAX_CONNECTIONS",
     "MAX_HEADER_BYTES",
+    "MAX_INPUT_BYTES",
+    "MAX_PENDING_CONNECTIONS",
     "NATIVE",
     "NATIVE_SCHEDULER_NAME",
     "OFFLOOP_REVIEW_BYTES",
@@ -55,6 +61,7 @@ __all__ = [
     "SCHEDULER_LEASE_SUFFIX",
     "SCHEDULER_NAME",
     "SCHEDULER_PERIOD",
+    "SCHEDULER_USER_AGENT",
     "SERVING_RENEW_BEFORE",
     "SERVING_VALIDITY",
     "SIM_BACKOFF_FIRST",
@@ -70,6 +77,7 @@ __all__ = [
     "STOP_TIMEOUT_SECONDS",
     "SYSTEM_NAMESPACE",
     "TLS_RELOAD_SECONDS",
+    "USER_AGENT",
     "VCJOB_CREATE_IN_FLIGHT",
     "VCJOB_CREATE_RETRY_CLIENT",
     "VCJOB_CREATE_RETRY_FIRST",
@@ -80,6 +88,7 @@ __all__ = [
     "WATCH_SILENCE_SECONDS",
     "WATCH_TIMEOUT_SECONDS",
     "WEBHOOK_TIMEOUT_SECONDS",
+    "WEBHOOK_USER_AGENT",
     "default_queue_objects",
     "pod_namespace",
 ]
@@ -148,16 +157,32 @@ VCJOB_EXPECT_SECONDS = 60.0  # how long a created pod the watch has not shown ye
 # than that plus WATCH_SILENCE_SECONDS is a dead connection (a black hole, a half-open TCP): it is
 # dropped and resumed, instead of waiting for ever for a close that never comes.
 WATCH_TIMEOUT_SECONDS = 60
+# The User-Agent of our clients: each component's own, so an audit log tells them apart.
+USER_AGENT = "vbridge"
+SCHEDULER_USER_AGENT = "vbridge-scheduler"
+CONTROLLERS_USER_AGENT = "vbridge-controllers"
+WEBHOOK_USER_AGENT = "vbridge-webhook"
 WATCH_SILENCE_SECONDS = 15.0
 
 # The webhook server's own limits (webhooks.limits, webhooks.server).
 HEADER_TIMEOUT_SECONDS = 5.0  # from accept: TLS handshake and request head, else the connection is aborted
 BODY_TIMEOUT_SECONDS = 5.0  # a request body not all read by then is answered 408
 MAX_HEADER_BYTES = 64 * 1024  # a request head larger than this is answered 431
-MAX_CONNECTIONS = 256  # open connections; one more is reset at accept (the apiserver keeps a few)
+MAX_CONNECTIONS = 256  # connections that sent a request; when all are, the longest idle gives way, else 503
+MAX_PENDING_CONNECTIONS = 1024  # connections before their first request head; when full, the oldest is closed
 OFFLOOP_REVIEW_BYTES = 64 * 1024  # reviews with a larger body run in a worker thread, not on the event loop
 HEAVY_REVIEWS = 2  # worker threads for those: at most this many large reviews at once, the rest wait
+# A queue admission needs that the facts' watch has not shown yet (a parent made milliseconds
+# earlier) is read from the apiserver (bridge.facts), waiting at most this long; the queues read
+# are kept (at most FACTS_READ_CACHE, for FACTS_READ_KEEP_SECONDS) until the watch shows them.
+FACTS_READ_SECONDS = 2.0
+FACTS_READ_CACHE = 1024
+FACTS_READ_KEEP_SECONDS = 10.0
 
+
+# A file or stdin a command reads (bridge.inputs: translate, simulate, the scheduler's --conf): at
+# most this many bytes, the apiserver's own cap on one request body (etcd holds 1.5 MiB an object).
+MAX_INPUT_BYTES = 3 * 1024 * 1024
 
 # Leader election: client-go's defaults (LeaseDuration 15 s, RenewDeadline 10 s, RetryPeriod 2 s).
 CONTROLLERS_LEASE = "volcano-bridge-controllers"

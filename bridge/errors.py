@@ -5,10 +5,12 @@ catch one type and the command line can print one clear line instead of a traceb
 
     BridgeError
     ├── ConfigError            bad input from the user: a file, a flag, a manifest
-    │   └── UsageError             a command line that cannot be read (the CLI exits 2 for it, 1 otherwise)
+    │   ├── UsageError             a command line that cannot be read (the CLI exits 2 for it, 1 otherwise)
+    │   └── InputError             a file or stdin that cannot be read: too large, no regular file, not YAML
     ├── InvalidObjectError     an object we are asked to admit or translate cannot be used
     │   ├── QuantityError          a malformed resource quantity or Spark memory string
     │   ├── QueueError             the queue does not exist, is not Open, or is not for this namespace
+    │   ├── ForbiddenError         its author may not do what it asks (a Command on another's target)
     │   └── UnknownPathError       a review sent to a webhook path this server does not serve
     ├── ControlPlaneError      the local control plane could not start or stop
     │   ├── BinaryMissingError     a Go-built binary is not where it should be
@@ -26,6 +28,8 @@ __all__ = [
     "BridgeError",
     "ConfigError",
     "ControlPlaneError",
+    "ForbiddenError",
+    "InputError",
     "InvalidObjectError",
     "PortInUseError",
     "QuantityError",
@@ -49,6 +53,15 @@ class UsageError(ConfigError):
     """The command line itself is wrong (a malformed argument); ``vbridge`` exits 2, as for argparse's errors."""
 
 
+class InputError(ConfigError):
+    """A user's input cannot be read (``bridge.inputs``): ``where`` is ``FILE[:LINE:COLUMN]``."""
+
+    def __init__(self, where: str, detail: str) -> None:
+        super().__init__(f"{where}: {detail}")
+        self.where = where
+        self.detail = detail
+
+
 class InvalidObjectError(BridgeError):
     """An object cannot be admitted or translated as it is; the message says what to change.
 
@@ -64,6 +77,12 @@ class QuantityError(InvalidObjectError):
 
 class QueueError(InvalidObjectError):
     """The job's queue does not exist, is not Open, or does not admit the job's namespace."""
+
+    code = 403
+
+
+class ForbiddenError(InvalidObjectError):
+    """The object asks for what its author may not do (a Command on a target they may not change)."""
 
     code = 403
 

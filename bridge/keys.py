@@ -20,6 +20,9 @@ QUEUE_GATE = "vbridge.io/queue"
 # executors of a Spark driver we admitted): the pod webhooks' objectSelectors skip them, so the
 # apiserver does not call us for pods that need nothing.
 GROUPED_LABEL = "vbridge.io/grouped"
+# On a bus.volcano.sh Command: who made it (the request's userInfo as JSON), written by our admission
+# on CREATE and never changed after; the Command controller acts only for what that author may do.
+COMMAND_AUTHOR = "vbridge.io/command-author"
 
 # Spark (spark-submit) and the spark-operator.
 SPARK_APP_SELECTOR = "spark-app-selector"

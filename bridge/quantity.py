@@ -10,6 +10,15 @@ Bounded as apimachinery bounds a Quantity, before any arithmetic: a magnitude ab
 the nearest nano unit ("you asked for some, you get some"). So a schema-valid "1e400",
 "1e30000000" or a 5,000-digit number costs microseconds and yields a finite value, never an
 OverflowError, a frozen event loop or a number too long to print.
+
+:func:`bounded` is admission's stricter reading: what apimachinery would not keep as written is
+refused, not clamped. Its parser takes any int64 exponent ("1e-999999999") and any number of
+digits, then rounds a non-zero amount up to 1n and caps a binary one at 2^63 - 1; the rounding
+of a value like "1e-999999999" alone (an inf.Dec of a billion digits) holds kube-apiserver's
+CPU for as long as it runs, on every pod made from such a template. So a quantity of more than
+``MAX_TEXT`` characters (every value a Quantity holds, sign, 19 + 9 digits, point and exponent,
+fits well within), or whose non-zero magnitude is below 1n or above 2^63 - 1, raises
+:class:`errors.QuantityError` saying which, before any arithmetic.
 """
 
 from __future__ import annotations
@@ -25,8 +34,10 @@ from bridge import errors
 __all__ = [
     "BYTE_RESOURCES",
     "MAX",
+    "MAX_TEXT",
     "NANO",
     "amount",
+    "bounded",
     "describe",
     "format_cpu",
     "format_human",
@@ -43,6 +54,9 @@ MAX = fractions.Fraction(2**63 - 1)  # apimachinery's cap (resource.maxAllowed)
 NANO = fractions.Fraction(1, 10**9)  # the finest amount a Quantity keeps
 # Resources counted in bytes: written in binary units ("64Gi") in messages.
 BYTE_RESOURCES = ("memory", "ephemeral-storage", "hugepages-")
+MAX_TEXT = 64  # characters of a quantity admission takes (see the module)
+_ABOVE = "above 2^63 - 1 (9223372036854775807), the most a Quantity holds"
+_BELOW = "below 1n (10^-9), the least non-zero amount a Quantity holds"
 # The exponent alternative comes first: "1E3" is 1000, while a bare "1E" is one exa.
 _PATTERN = re.compile(r"^([+-]?(?:\d+\.?\d*|\.\d+))(?:[eE]([+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$")
 
@@ -55,11 +69,36 @@ def parse(value: str | int | float | fractions.Fraction) -> fractions.Fraction:
         return fractions.Fraction(value)
     if not isinstance(value, str):
         raise errors.QuantityError(f"not a quantity: {value!r}")
-    return _parse_text(value)
+    return _parse_text(value)[0]
 
 
-@functools.lru_cache(maxsize=4096)  # the same few quantities recur in every object
-def _parse_text(value: str) -> fractions.Fraction:
+def bounded(value: object) -> fractions.Fraction:
+    """The exact value of a quantity that apimachinery keeps as written; raises
+    :class:`errors.QuantityError` with the reason (``is not a Kubernetes quantity``, ``is above
+    2^63 - 1 …``, ``is below 1n …``, ``has N characters …``) for anything else."""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise errors.QuantityError("is not a Kubernetes quantity (a string such as 500m or 2Gi, or a number)")
+    if isinstance(value, str):
+        if len(value) > MAX_TEXT:
+            raise errors.QuantityError(f"has {len(value)} characters; a quantity needs at most {MAX_TEXT}")
+        amount, why = _parse_text(value)
+    else:
+        try:
+            amount = fractions.Fraction(value)
+        except (OverflowError, ValueError):
+            raise errors.QuantityError("is not a finite number") from None
+        why = _ABOVE if abs(amount) > MAX else _BELOW if 0 < abs(amount) < NANO else ""
+    if why:
+        raise errors.QuantityError(f"is {why}")
+    return amount
+
+
+def _parse_text(value: str) -> tuple[fractions.Fraction, str]:
+    return _parse_short(value) if len(value) <= MAX_TEXT else _parse_long(value)
+
+
+def _parse_long(value: str) -> tuple[fractions.Fraction, str]:
+    """The value (capped, rounded) and why it is not the one written ("" when it is)."""
     match = _PATTERN.match(value.strip())
     if match is None:
         raise errors.QuantityError(f"not a Kubernetes quantity: {value!r}")
@@ -68,11 +107,11 @@ def _parse_text(value: str) -> fractions.Fraction:
     whole, _, frac = number.lstrip("+-").partition(".")
     whole = whole.lstrip("0")
     if not whole and not frac.strip("0"):
-        return fractions.Fraction(0)
+        return fractions.Fraction(0), ""
     multiplier = fractions.Fraction(1)
     if exponent is not None:
         if len(exponent.lstrip("+-").lstrip("0")) > 6:  # |exponent| ≥ a million: far beyond either bound
-            return sign * (NANO if exponent.startswith("-") else MAX)
+            return (sign * NANO, _BELOW) if exponent.startswith("-") else (sign * MAX, _ABOVE)
         shift = int(exponent)
     elif suffix in _BINARY:
         shift, multiplier = 0, fractions.Fraction(_BINARY[suffix])
@@ -82,9 +121,9 @@ def _parse_text(value: str) -> fractions.Fraction:
     top = len(whole) - 1 if whole else -(len(frac) - len(frac.lstrip("0"))) - 1
     top += shift
     if top >= 19:  # ≥ 10^19 > 2^63 - 1, whatever the suffix
-        return sign * MAX
+        return sign * MAX, _ABOVE
     if top + (_BINARY_DIGITS if multiplier != 1 else 0) < -10:  # < 10^-10: rounds up to one nano unit
-        return sign * NANO
+        return sign * NANO, _BELOW
     # Exact from here, on at most ~50 significant digits: those down to the nano unit of the
     # result; anything further only pushes the value up past its next nano.
     significant = (whole + frac).lstrip("0")
@@ -94,10 +133,16 @@ def _parse_text(value: str) -> fractions.Fraction:
     if rest:
         amount += fractions.Fraction(10) ** (top - len(head))
     amount *= multiplier
+    why = _ABOVE if amount > MAX else _BELOW if amount < NANO else ""
     amount = min(amount, MAX)
     if amount.denominator != 1 and (amount * 10**9).denominator != 1:
         amount = fractions.Fraction(math.ceil(amount * 10**9), 10**9)
-    return sign * amount
+    return sign * amount, why
+
+
+# The same few quantities recur in every object: the short ones are kept (a long one, which
+# admission refuses, would hold its whole text in the cache).
+_parse_short = functools.lru_cache(maxsize=4096)(_parse_long)
 
 
 def to_milli(value: str | int | float | fractions.Fraction) -> int:

@@ -1,4 +1,5 @@
-"""Sound values of a PodGroup's and a Queue's spec, judged alike at admission and by the scheduler. Pure.
+"""Sound values of a PodGroup's and a Queue's spec, judged alike at admission and by the scheduler,
+and the quantities of every pod template admission takes. Pure.
 
 Admission (``bridge.adapters.scheduling``) denies what these raise; the scheduler
 (``scheduler.api.building``) meets objects that never passed admission (made while the webhook
@@ -12,6 +13,14 @@ condition with the same message instead of failing its cycle. Each function rais
   quantities that parse and are not negative, guarantee and deserved at most the capability
   in each resource the capability names, a ``parent`` that is not the queue itself and (when
   the known queues are given, at admission) exists. Hierarchy sums are the scheduler's to judge.
+- Pod templates (:func:`pod_template`, :func:`pod_spec`; every job kind's adapter calls them
+  for each template, the pod adapters for the pod): every quantity (containers' and init
+  containers' requests and limits, pod-level resources, overhead, an emptyDir's sizeLimit, an
+  ephemeral volume's claim) within what apimachinery keeps as written (``quantity.bounded``:
+  "1e-999999999" would hold kube-apiserver's CPU on every pod create), and not negative.
+
+Every quantity is read by ``quantity.bounded``, so the scheduler holds a group whose amounts
+admission would have refused instead of clamping them. Errors name the field path.
 """
 
 from __future__ import annotations
@@ -22,7 +31,7 @@ from typing import Any
 
 from bridge import defaults, errors, quantity
 
-__all__ = ["podgroup_spec", "queue_spec", "resource_list"]
+__all__ = ["pod_spec", "pod_template", "podgroup_spec", "quantity_at", "queue_spec", "resource_list", "volumes"]
 
 _SHOWN = 64  # characters of a value quoted back
 
@@ -38,22 +47,85 @@ def _count(value: Any, what: str) -> int:
     return value
 
 
+def quantity_at(raw: Any, what: str) -> fractions.Fraction:
+    """The amount of the quantity at field ``what``; raises naming the field for a malformed one
+    or one out of apimachinery's bounds (``quantity.bounded``)."""
+    try:
+        return quantity.bounded(raw)
+    except errors.QuantityError as exc:
+        bounds = exc
+    try:
+        quantity.parse(raw)  # well formed: out of bounds
+    except (errors.QuantityError, ValueError, OverflowError):
+        raise errors.QuantityError(f"{what} is not a quantity: {_shown(raw)}") from None
+    raise errors.QuantityError(f"{what} {_shown(raw)} {bounds}")
+
+
 def resource_list(value: Any, what: str) -> dict[str, fractions.Fraction]:
-    """A ResourceList's amounts; raises for a non-map, a malformed quantity or a negative one."""
+    """A ResourceList's amounts; raises for a non-map, a malformed quantity, one out of bounds or
+    a negative one."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
         raise errors.InvalidObjectError(f"{what} must map resource names to quantities, got {_shown(value)}")
     out: dict[str, fractions.Fraction] = {}
     for name, raw in value.items():
-        try:
-            amount = quantity.parse(raw)
-        except errors.QuantityError:
-            raise errors.QuantityError(f"{what}.{name} is not a quantity: {_shown(raw)}") from None
+        amount = quantity_at(raw, f"{what}.{name}")
         if amount < 0:
             raise errors.InvalidObjectError(f"{what}.{name} must not be negative, got {_shown(raw)}")
         out[str(name)] = amount
     return out
+
+
+def _requirements(value: Any, what: str) -> None:
+    """A ResourceRequirements (``requests``, ``limits``), where there is one."""
+    if isinstance(value, Mapping):
+        for part in ("requests", "limits"):
+            resource_list(value.get(part), f"{what}.{part}")
+
+
+def _each(value: Any) -> list[tuple[int, Mapping[str, Any]]]:
+    return [(i, item) for i, item in enumerate(value) if isinstance(item, Mapping)] if isinstance(value, list) else []
+
+
+def volumes(value: Any, what: str) -> None:
+    """The quantities of a list of pod volumes: an emptyDir's ``sizeLimit``, an ephemeral
+    volume's claim, and a Volcano Job's ``volumeClaim`` (a PVC spec)."""
+    for i, volume in _each(value):
+        where = f"{what}[{i}]"
+        empty = volume.get("emptyDir")
+        if isinstance(empty, Mapping) and empty.get("sizeLimit") is not None:
+            _non_negative(empty["sizeLimit"], f"{where}.emptyDir.sizeLimit")
+        claim = ((volume.get("ephemeral") or {}).get("volumeClaimTemplate") or {}).get("spec")
+        if isinstance(claim, Mapping):
+            _requirements(claim.get("resources"), f"{where}.ephemeral.volumeClaimTemplate.spec.resources")
+        claim = volume.get("volumeClaim")
+        if isinstance(claim, Mapping):
+            _requirements(claim.get("resources"), f"{where}.volumeClaim.resources")
+
+
+def _non_negative(raw: Any, what: str) -> None:
+    if quantity_at(raw, what) < 0:
+        raise errors.InvalidObjectError(f"{what} must not be negative, got {_shown(raw)}")
+
+
+def pod_spec(spec: Any, what: str) -> None:
+    """Every quantity of a PodSpec at field ``what`` (see the module); a spec that is not an
+    object is left to the kind's own checks."""
+    if not isinstance(spec, Mapping):
+        return
+    for field in ("initContainers", "containers"):
+        for i, container in _each(spec.get(field)):
+            _requirements(container.get("resources"), f"{what}.{field}[{i}].resources")
+    _requirements(spec.get("resources"), f"{what}.resources")
+    resource_list(spec.get("overhead"), f"{what}.overhead")
+    volumes(spec.get("volumes"), f"{what}.volumes")
+
+
+def pod_template(template: Any, what: str) -> None:
+    """Every quantity of a PodTemplateSpec at field ``what``."""
+    if isinstance(template, Mapping):
+        pod_spec(template.get("spec"), f"{what}.spec")
 
 
 def podgroup_spec(spec: Any) -> None:

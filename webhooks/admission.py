@@ -116,6 +116,8 @@ def _handle(
         obj["metadata"] = {**obj["metadata"], "namespace": request.namespace}
     ctx = facts.context(request.namespace, scheduler_name=scheduler_name)
     old = request.old_object if request.operation == "UPDATE" else None
+    if request.user is not None or isinstance(old, Mapping):
+        ctx = dataclasses.replace(ctx, user=request.user, previous=old if isinstance(old, Mapping) else None)
     if isinstance(old, Mapping) and shapes.misfit(old, reg.shape) is None:  # a misfit: judged as a CREATE
         ctx = dataclasses.replace(ctx, admitted_queue=adapter.queue_of(dict(old), ctx))
     result = adapter.admit(obj, ctx)

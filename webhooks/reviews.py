@@ -37,6 +37,7 @@ class Request(NamedTuple):
     kind: str
     object: dict[str, Any]
     old_object: dict[str, Any] | None = None  # UPDATE: the object as it was (careful path only)
+    user: dict[str, Any] | None = None  # userInfo: who asked (careful path only: pods need none)
 
 
 def _field(body: Mapping[str, Any], key: str, kind: type, where: str) -> Any:
@@ -118,6 +119,9 @@ def parse(raw: bytes, view: Any = None) -> Request:
     old = request.get("oldObject")
     if old is not None and not isinstance(old, dict):
         raise ReviewError("request.oldObject must be an object")
+    user = request.get("userInfo")
+    if user is not None and not isinstance(user, dict):
+        raise ReviewError("request.userInfo must be an object")
     return Request(
         uid=uid,
         api_version=str(body.get("apiVersion") or "admission.k8s.io/v1"),
@@ -128,6 +132,7 @@ def parse(raw: bytes, view: Any = None) -> Request:
         kind=str(kind.get("kind", "")),
         object=obj or {},
         old_object=old,
+        user=user,
     )
 
 

@@ -4,13 +4,16 @@ Routes: ``POST /mutate/<adapter>`` (AdmissionReview v1), ``GET /healthz``, ``GET
 (ready once the cluster facts are synced). Bodies are capped at 3 MiB on the bytes actually
 read, and a client that stalls mid-body gets 408 after ``read_timeout`` seconds.
 
-Below the app, :mod:`webhooks.limits` caps the open connections, the time to a complete request
-head (TLS handshake included) and its size; :mod:`webhooks.tls` makes the TLS context (1.2+,
+Below the app, :mod:`webhooks.limits` keeps the connections in two pools a silent client cannot
+fill (before the first request head, the oldest gives way to a new one; after it, the longest
+idle does), bounds the time from accept to a complete request head (TLS handshake included) and
+its size; :mod:`webhooks.tls` makes the TLS context (1.2+,
 AEAD only, optionally requiring the apiserver's client certificate) and reloads the certificate
 while serving.
 
 A review whose body is over ``offloop_bytes`` (a Volcano Job of thousands of tasks takes
-seconds of CPU) runs in one of ``heavy_reviews`` worker threads, so the event loop keeps
+seconds of CPU), or whose adapter may read the apiserver (``Registration.reads``: a queue's
+parent not yet in the facts), runs in one of ``heavy_reviews`` worker threads, so the event loop keeps
 answering health checks and small reviews meanwhile; the rest wait for a thread. The facts it
 reads are swapped whole by the watch loops, so a thread reads a consistent map.
 """
@@ -59,12 +62,13 @@ class Settings:
     header_timeout: float = defaults.HEADER_TIMEOUT_SECONDS
     max_header_bytes: int = defaults.MAX_HEADER_BYTES
     max_connections: int = defaults.MAX_CONNECTIONS
+    max_pending: int = defaults.MAX_PENDING_CONNECTIONS
     offloop_bytes: int = defaults.OFFLOOP_REVIEW_BYTES
     heavy_reviews: int = defaults.HEAVY_REVIEWS
 
     @property
     def limits(self) -> limits.Limits:
-        return limits.Limits(self.header_timeout, self.max_header_bytes, self.max_connections)
+        return limits.Limits(self.header_timeout, self.max_header_bytes, self.max_connections, self.max_pending)
 
 
 class App:
@@ -87,14 +91,12 @@ class App:
         elif method == "POST" and path.startswith("/mutate/"):
             body = await _read_body(receive, send, self.settings.read_timeout)
             if body is not None:
+                adapter = registry.by_path(path)
                 review = functools.partial(
-                    admission.handle,
-                    body,
-                    registry.by_path(path),
-                    self.facts,
-                    scheduler_name=self.settings.scheduler_name,
+                    admission.handle, body, adapter, self.facts, scheduler_name=self.settings.scheduler_name
                 )
-                if len(body) > self.settings.offloop_bytes:
+                reads = adapter is not None and adapter.registration.reads  # may wait on the apiserver
+                if len(body) > self.settings.offloop_bytes or reads:
                     answer = await asyncio.get_running_loop().run_in_executor(self._heavy(), review)
                 else:
                     answer = review()
@@ -180,13 +182,13 @@ def server(app: App) -> uvicorn.Server:
         context = tls.server_context(s.certfile, s.keyfile, client_ca=s.client_ca)
     elif s.client_ca:
         raise errors.ConfigError("a client CA needs TLS: give the serving certificate and key too")
-    app.gate = limits.Gate(s.limits, context)
+    app.gate = limits.Gate(limits.fit(s.limits), context)
     config = uvicorn.Config(
         app,
         host=s.host,
         port=s.port,
         loop="uvloop",
-        http=limits.protocol_class(app.gate),  # TLS is started there, after the connection cap
+        http=limits.protocol_class(app.gate),  # TLS is started there, once the connection has a place
         log_level="warning",
         access_log=False,
         lifespan="off",

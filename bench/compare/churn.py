@@ -12,7 +12,10 @@ it bound, a gang's from its first member created to its last member bound.
 from __future__ import annotations
 
 import asyncio
+import collections
 import dataclasses
+import json
+import pathlib
 import random
 import time
 import urllib.request
@@ -141,3 +144,66 @@ def cycle_quantiles(port: int, qs: tuple[float, ...] = (0.5, 0.99)) -> list[floa
     if not total:
         return []
     return [next(le for le, n in buckets if n >= q * total) for q in qs]
+
+
+BACKLOG_NS = "backlog"
+BACKLOG_QUEUE = "backlog"
+
+
+@dataclasses.dataclass
+class Backlog:
+    """The big tenant of the ``backlog`` stream: ``pods`` pods created at once in their own namespace
+    and queue, half of them in gangs of ``gang`` and half single (PodGroups of minMember 1; bare
+    pods when the contender has no gangs), each asking ``cpu`` of a node's 32 CPUs, so that one a
+    node fits and the rest of each node stays free for the small tenant."""
+
+    pods: int
+    gang: int = 100
+    cpu: str = "24"
+    gangs: bool = True
+    scheduler_name: str = "volcano"
+
+    def groups(self) -> list[tuple[str, int]]:
+        """(PodGroup name, members): the gangs first, then the singles."""
+        in_gangs = (self.pods // 2) // self.gang * self.gang
+        return [(f"big-g{i}", self.gang) for i in range(in_gangs // self.gang)] + [
+            (f"big-s{i}", 1) for i in range(self.pods - in_gangs)
+        ]
+
+    async def submit(self, api: client.Client) -> None:
+        await api.request("POST", "/api/v1/namespaces", body={"metadata": {"name": BACKLOG_NS}})
+        kind = workloads.Kind(queue=BACKLOG_QUEUE, cpu=self.cpu)
+        groups = self.groups()
+        pods = [(f"{group}-{i}", group) for group, size in groups for i in range(size)]
+        if self.gangs:
+            await workloads.make_queue(api, BACKLOG_QUEUE, 1)
+            pg_path = paths.resource(workloads.PG_API, "podgroups", namespace=BACKLOG_NS)
+
+            async def make_pg(i: int) -> None:
+                name, size = groups[i]
+                spec = {"minMember": size, "queue": BACKLOG_QUEUE}
+                body = {"apiVersion": workloads.PG_API, "kind": "PodGroup", "metadata": {"name": name}, "spec": spec}
+                await api.request("POST", pg_path, body=body)
+
+            await workloads.gather(len(groups), make_pg, workloads.SETUP_CONNECTIONS)
+        pod_path = paths.resource("v1", "pods", namespace=BACKLOG_NS)
+
+        async def make_pod(i: int) -> None:
+            name, group = pods[i]
+            body = workloads.pod_body(name, group if self.gangs else None, self.scheduler_name, kind)
+            await api.request("POST", pod_path, body=body)
+
+        await workloads.gather(len(pods), make_pod, workloads.SETUP_CONNECTIONS)
+
+
+def requests_by_agent(audit_log: pathlib.Path, seconds: float) -> dict[str, dict[str, float]]:
+    """From an apiserver audit log: each client's requests per second by verb, over ``seconds``;
+    the client is its User-Agent's program name (``vbridge-scheduler``, ``kube-scheduler``, ...)."""
+    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    if audit_log.exists():
+        with audit_log.open() as lines:
+            for line in lines:
+                event = json.loads(line)
+                agent = (event.get("userAgent") or "?").split("/", 1)[0].split(" ", 1)[0]
+                counts[agent][event.get("verb") or "?"] += 1
+    return {agent: {verb: n / max(seconds, 1e-9) for verb, n in verbs.items()} for agent, verbs in counts.items()}

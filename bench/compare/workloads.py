@@ -26,11 +26,13 @@ GPU_TAINT = (GPU, "true", "NoSchedule")
 
 @dataclasses.dataclass(frozen=True)
 class Kind:
-    """How one group's pods look: its queue, a node selector, GPUs (which tolerate the GPU pool's taint)."""
+    """How one group's pods look: its queue, a node selector, GPUs (which tolerate the GPU pool's
+    taint), the CPUs each pod asks for."""
 
     queue: str = "default"
     selector: tuple[tuple[str, str], ...] = ()
     gpus: int = 0
+    cpu: str = "1"
 
 
 PLAIN = Kind()
@@ -99,7 +101,7 @@ def pod_body(name: str, group: str | None, scheduler_name: str, kind: Kind = PLA
     meta: dict[str, Any] = {"name": name}
     if group is not None:
         meta["annotations"] = {"scheduling.k8s.io/group-name": group}
-    requests = {"cpu": "1", "memory": "1Gi"}
+    requests = {"cpu": kind.cpu, "memory": "1Gi"}
     spec: dict[str, Any] = {
         "schedulerName": scheduler_name,
         "terminationGracePeriodSeconds": 0,

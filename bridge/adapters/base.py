@@ -63,6 +63,10 @@ class Registration:
     # True: ``vbridge.controllers.jobs`` watches the kind and keeps ``podgroup(obj)`` existing
     # (owned by the object) until ``finished(obj)``.
     generic_reconciler: bool = False
+    # True: ``admit`` may need a fact the watches have not shown yet (a queue made a moment ago),
+    # which ``bridge.facts`` then reads from the apiserver: the webhook server runs it in a worker
+    # thread, never on its event loop.
+    reads: bool = False
 
     @property
     def path(self) -> str:
@@ -101,7 +105,9 @@ class Context:
     reconciler checks only ``queues.refusal`` itself). With ``None`` the queue is resolved by
     precedence but not checked. ``admitted_queue`` is the queue of the object's old version on
     UPDATE: resolving to it again is not checked. ``backend`` is the chosen backend, a parameter
-    like the rest (never read from the environment).
+    like the rest (never read from the environment). ``user`` is the request's ``userInfo`` and
+    ``previous`` the old object on UPDATE, both set by admission for the one request (None
+    elsewhere): a Command records its author from the first and is held to the second.
     """
 
     namespace: str
@@ -115,6 +121,8 @@ class Context:
     # pods join the native PodGroup and carry our queue gate, ``bridge.native.pods``). Resolved
     # already ("auto" never reaches an adapter).
     backend: Literal["volcano", "native"] = "volcano"
+    user: Mapping[str, Any] | None = None
+    previous: Mapping[str, Any] | None = None
 
     @property
     def native(self) -> bool:

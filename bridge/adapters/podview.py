@@ -25,6 +25,7 @@ class Metadata(TypedDict, total=False):
 class Container(TypedDict, total=False):
     name: str
     args: list[str]
+    resources: dict[str, Any]  # read by bridge.validation.pod_spec, as are the quantities below
 
 
 class Spec(TypedDict, total=False):
@@ -32,6 +33,10 @@ class Spec(TypedDict, total=False):
     schedulingGates: list[dict[str, Any]]
     schedulingGroup: dict[str, Any]
     containers: list[Container]
+    initContainers: list[Container]
+    resources: dict[str, Any]
+    overhead: dict[str, Any]
+    volumes: list[dict[str, Any]]
 
 
 class Pod(TypedDict, total=False):

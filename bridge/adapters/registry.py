@@ -9,6 +9,7 @@ from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
 from bridge.adapters.kubeflow import pod as kubeflow_pod
 from bridge.adapters.kubeflow import pytorchjob as pytorch_job
 from bridge.adapters.kubeflow import tfjob as tf_job
+from bridge.adapters.scheduling import command as command_kind
 from bridge.adapters.scheduling import podgroup as podgroup_kind
 from bridge.adapters.scheduling import queue as queue_kind
 from bridge.adapters.spark import application as spark_application
@@ -28,6 +29,7 @@ ADAPTERS: tuple[base.Adapter, ...] = (
     kubeflow_pod.KubeflowPodAdapter(),
     podgroup_kind.PodGroupAdapter(),
     queue_kind.QueueAdapter(),
+    command_kind.CommandAdapter(),
 )
 
 

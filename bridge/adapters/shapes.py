@@ -19,6 +19,7 @@ from typing import Any, Generic, TypedDict, TypeVar
 import msgspec
 
 __all__ = [
+    "Command",
     "KubeflowJob",
     "Object",
     "PodGroup",
@@ -177,6 +178,13 @@ PodGroup = Object[PodGroupSpec]
 
 
 Queue = Object[Any]  # a Queue's spec is validated whole (``bridge.validation.queue_spec``)
+
+
+class Command(TypedDict, total=False):
+    """A bus.volcano.sh Command: no spec, its fields beside metadata (``bridge.bus`` reads them)."""
+
+    metadata: Metadata | None
+    target: dict[str, Any] | None
 
 
 # -- the check --------------------------------------------------------------------------------

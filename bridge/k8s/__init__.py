@@ -4,10 +4,12 @@
 ``$KUBECONFIG``, ``~/.kube/config``, the pod's service account), and writes the kubeconfig of a
 local cluster (pure, apart from file access). ``paths`` builds REST paths (pure). ``client`` is
 an async aiohttp client with one request function that maps every error status to
-:class:`bridge.errors.ApiError`; ``watching`` is a list-then-watch loop that relists on 410 Gone
-without replaying old events; ``views`` decodes lists and watch events through a shape (only
-the members a consumer reads). ``writes`` holds the writes that may be repeated (create or
+:class:`bridge.errors.ApiError`; ``watching`` is a list-then-watch loop that resumes from its
+resourceVersion and lists again only on 410 Gone, without replaying old events; ``views`` decodes
+lists and watch events through a shape (only the members a consumer reads); ``salvage`` takes apart
+a list or an event holding one object that cannot be decoded (pure), so that only that one is
+skipped. ``writes`` holds the writes that may be repeated (create or
 replace, delete what may be gone).
 """
 
-__all__ = ["client", "kubeconfigs", "paths", "views", "watching", "writes"]
+__all__ = ["client", "kubeconfigs", "paths", "salvage", "views", "watching", "writes"]

@@ -21,7 +21,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import kubeconfigs
 
 __all__ = ["JSON_PATCH", "MERGE", "STRATEGIC", "TRANSPORT_ERRORS", "Client", "cleanup_closed"]
@@ -89,7 +89,9 @@ def _query(params: Mapping[str, Any] | None) -> dict[str, str] | None:
 class Client:
     """``async with Client(conn) as api: await api.request("GET", "/api/v1/nodes")``.
 
-    The HTTP session is made on first use, inside the event loop that uses it.
+    The HTTP session is made on first use, inside the event loop that uses it. ``watch_timeout``:
+    how long the server keeps each watch open before it ends it (and it is resumed); a test may
+    shorten it to see many normal ends and bookmarks.
     """
 
     def __init__(
@@ -99,11 +101,18 @@ class Client:
         connections: int = 16,
         timeout: float = 30.0,
         retries: int = RETRIES,
+        user_agent: str = defaults.USER_AGENT,
+        watch_timeout: int = defaults.WATCH_TIMEOUT_SECONDS,
     ) -> None:
+        """``user_agent``: who is asking, as the apiserver's audit log and metrics name it (kubectl
+        and client-go send their program's name the same way)."""
         self._retries = retries
+        self.watch_timeout = watch_timeout  # the timeoutSeconds each watch on this client asks for
         self._server = conn.server.rstrip("/")
         self._ssl = conn.ssl_context() if self._server.startswith("https:") else None
-        self._headers = {"Authorization": f"Bearer {conn.token}"} if conn.token else {}
+        self._headers = {"User-Agent": user_agent}
+        if conn.token:
+            self._headers["Authorization"] = f"Bearer {conn.token}"
         self._connections = connections
         self._timeout = aiohttp.ClientTimeout(total=timeout, sock_connect=5.0)
         self._stream_timeout = aiohttp.ClientTimeout(total=None, sock_connect=5.0, sock_read=None)
@@ -171,17 +180,11 @@ class Client:
         raise _error(status, reason, data)
 
     async def stream_lines(
-        self,
-        path: str,
-        params: dict[str, Any],
-        *,
-        silence: float | None = None,
-        decode: Callable[[bytes], dict[str, Any]] | None = None,
-    ) -> AsyncIterator[dict[str, Any]]:
-        """Each JSON line of a streaming (watch) response (``decode``: how; default whole). Its end
-        is left to the server; with ``silence``, a stream that brings nothing for that many
-        seconds raises ``TimeoutError``."""
-        decode = decode or _loads
+        self, path: str, params: dict[str, Any], *, silence: float | None = None
+    ) -> AsyncIterator[bytes]:
+        """Each non-empty line of a streaming (watch) response, undecoded (so that a caller can
+        skip one it cannot decode and read on). Its end is left to the server; with ``silence``, a
+        stream that brings nothing for that many seconds raises ``TimeoutError``."""
         url = self._server + path
         timeout = (
             self._stream_timeout
@@ -193,4 +196,4 @@ class Client:
                 raise _error(response.status, response.reason or "", await response.read())
             async for line in response.content:
                 if line.strip():
-                    yield decode(line)
+                    yield line

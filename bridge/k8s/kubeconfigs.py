@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from bridge import errors
+from bridge import errors, inputs
 
 __all__ = ["SERVICE_ACCOUNT", "Connection", "NoConnectionError", "in_cluster", "load", "resolve", "write"]
 
@@ -163,9 +163,11 @@ def in_cluster(folder: pathlib.Path = SERVICE_ACCOUNT, env: Mapping[str, str] | 
 
 def _read(path: pathlib.Path) -> dict[str, Any]:
     try:
-        doc = yaml.safe_load(path.read_text()) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise errors.ConfigError(f"cannot read kubeconfig {path}: {exc}") from exc
+        doc = inputs.yaml_document(str(path), inputs.read(str(path), streams=True).decode()) or {}
+    except errors.InputError as exc:
+        raise errors.ConfigError(f"cannot read kubeconfig {path}: {exc.detail}") from exc
+    except UnicodeDecodeError as exc:
+        raise errors.ConfigError(f"cannot read kubeconfig {path}: not UTF-8 text ({exc.reason})") from exc
     if not isinstance(doc, dict):
         raise errors.ConfigError(f"kubeconfig {path} is not a mapping")
     return doc

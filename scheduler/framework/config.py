@@ -30,9 +30,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
-from bridge import defaults
+from bridge import defaults, inputs
+from bridge import errors as bridge_errors
 from scheduler import errors
 
 __all__ = [
@@ -213,8 +212,8 @@ def parse(
     """Parse ``volcano-scheduler.conf`` against the ``known`` actions and plugins;
     ``overcommit_factor`` overrides the plugin argument."""
     try:
-        doc = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
+        doc = inputs.yaml_document("scheduler conf", text) or {}  # aliases within kubectl's bound
+    except bridge_errors.InputError as exc:
         raise errors.SchedulerConfigError(f"scheduler conf is not valid YAML: {exc}") from exc
     if not isinstance(doc, dict):
         raise errors.SchedulerConfigError("scheduler conf must be a mapping with 'actions' and 'tiers'")

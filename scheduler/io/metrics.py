@@ -6,7 +6,10 @@ exponential buckets 5 ms × 2⁰ … 2⁹), ``volcano_schedule_attempts_total{re
 ``volcano_queue_allocated_milli_cpu{queue_name}``, ``volcano_queue_pod_group_*_count`` and
 friends. Our own additions are prefixed ``vbridge_scheduler_``, among them the status writer's
 (``status_writes``, ``status_queue_depth``, ``status_coalesced``, ``status_dropped``) and
-``parked_gangs``.
+``parked_gangs``. The watches' counts, kept
+process-wide by the kernel as plain numbers (``bridge.k8s.watching.STATS``), are exported by
+:func:`watch_families` (``vbridge_watch_relists_total{resource,reason}``, ``..._resumes_total``,
+``..._skipped_total{resource}``), which any process's collector can yield as this one does.
 
 Each ``Metrics`` has its own ``CollectorRegistry`` (never the process-wide one, so two
 schedulers in one process, as in tests, do not share counts). ``Metrics.cycle`` keeps the
@@ -27,10 +30,11 @@ from prometheus_client import exposition, registry
 from prometheus_client import metrics_core as families
 
 from bridge import probes
+from bridge.k8s import watching
 from scheduler import build
 from scheduler.api import plan
 
-__all__ = ["BUCKETS", "CONTENT_TYPE", "Metrics", "serve"]
+__all__ = ["BUCKETS", "CONTENT_TYPE", "Metrics", "serve", "watch_families"]
 
 
 class StatusCounts(Protocol):
@@ -51,7 +55,8 @@ PHASES = ("inqueue", "pending", "running", "unknown", "completed")
 class Metrics:
     """What the scheduler reports, updated once per cycle; ``render()`` is the exposition text."""
 
-    def __init__(self) -> None:
+    def __init__(self, watches: watching.Stats = watching.STATS) -> None:
+        self.watches = watches  # the process's watches (a test may hand its own)
         self.e2e_buckets = [0] * len(BUCKETS)  # observations ≤ each bound (cumulative, as exposed)
         self.e2e_count = 0
         self.e2e_sum = 0.0
@@ -61,6 +66,7 @@ class Metrics:
         self.unschedule_jobs = 0
         self.queues: dict[str, plan.QueueVerdict] = {}
         self.cycles = 0
+        self.longest = 0.0  # seconds, of the longest cycle so far
         self.binds_failed = 0
         self.writes = 0
         self.leader = 0
@@ -80,6 +86,7 @@ class Metrics:
 
     def cycle(self, verdicts: plan.Plan, *, seconds: float, bound: int, failed: int, writes: int) -> None:
         self.cycles += 1
+        self.longest = max(self.longest, seconds)
         self.observe_e2e(seconds * 1000.0)
         self.attempts["scheduled"] += bound
         self.attempts["error"] += failed
@@ -136,6 +143,9 @@ class _Collector(registry.Collector):
         )
         yield from self._queues()
         yield families.CounterMetricFamily("vbridge_scheduler_cycles", "Scheduling cycles run", value=m.cycles)
+        yield families.GaugeMetricFamily(
+            "vbridge_scheduler_longest_cycle_seconds", "The longest scheduling cycle so far", value=m.longest
+        )
         status = m.status
         yield families.CounterMetricFamily(
             "vbridge_scheduler_status_writes",
@@ -167,6 +177,7 @@ class _Collector(registry.Collector):
         )
         info.add_metric([build.core()], 1)
         yield info
+        yield from watch_families(m.watches)
 
     def _queues(self) -> Iterator[families.Metric]:
         from scheduler.api import resources  # numpy: loaded with the core, after start-up's lists
@@ -193,6 +204,33 @@ class _Collector(registry.Collector):
             for name, q in queues:
                 counts.add_metric([name], getattr(q, phase))
             yield counts
+
+
+def watch_families(stats: watching.Stats) -> Iterator[families.Metric]:
+    """The watches' counters: lists by watched path and reason (``first``, ``gone`` for 410,
+    ``error``), resumed watches (``end``, ``dropped``), objects skipped as undecodable."""
+    relists = families.CounterMetricFamily(
+        "vbridge_watch_relists",
+        "Lists made by watches, by watch (path and selectors) and reason",
+        labels=["resource", "reason"],
+    )
+    resumes = families.CounterMetricFamily(
+        "vbridge_watch_resumes",
+        "Watches resumed without a list, by watch (path and selectors) and reason",
+        labels=["resource", "reason"],
+    )
+    skipped = families.CounterMetricFamily(
+        "vbridge_watch_skipped",
+        "Objects skipped by watches as undecodable, by watch (path and selectors)",
+        labels=["resource"],
+    )
+    for (path, reason), count in sorted(stats.lists.items()):
+        relists.add_metric([path, reason], count)
+    for (path, reason), count in sorted(stats.resumes.items()):
+        resumes.add_metric([path, reason], count)
+    for path, count in sorted(stats.skipped.items()):
+        skipped.add_metric([path], count)
+    yield from (relists, resumes, skipped)
 
 
 async def serve(

@@ -92,3 +92,19 @@ def test_scheduler_churn(bins: binaries.Binaries) -> None:
         r"RSS MB over time: ",
         rf"^singles: kube/ours pod latency p99 {NUMBER}×",
     )
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(240)
+def test_scheduler_churn_backlog(bins: binaries.Binaries) -> None:
+    flags = ["--nodes", "4", "--seconds", "3", "--rate", "2", "--lifetime", "1", "--sample", "1", "--drain", "30"]
+    flags += ["--streams", "backlog", "--backlog-pods", "40", "--only", "ours,kube"]
+    out = benchsmoke.run("scheduler_churn.py", flags, timeout=230)
+    benchsmoke.assert_prints(
+        out,
+        rf"^  backlog/ours: .* pod latency p50 {NUMBER} s p99 {NUMBER} s",
+        r"^    backlog pods bound at the end: 4;",
+        r"^    apiserver requests from vbridge-scheduler: .*create",
+        r"^    apiserver requests from kube-scheduler: .*create",
+        rf"^backlog: kube/ours pod latency p99 {NUMBER}×  target ≥ 1×",
+    )

@@ -21,13 +21,13 @@ def command(action: str | None, kind: str = "Job", api_version: str = "batch.vol
 
 @pytest.mark.parametrize("action", bus.JOB_ACTIONS)
 def test_a_job_command_names_the_job_in_its_own_namespace(action: str) -> None:
-    assert bus.order(command(action)) == bus.Order("Job", "team", "t", action)
+    assert bus.order(command(action)) == bus.Order("Job", "team", "t", action, "u-1")
 
 
 @pytest.mark.parametrize("action", bus.QUEUE_ACTIONS)
 def test_a_queue_command_names_a_cluster_scoped_queue(action: str) -> None:
     got = bus.order(command(action, "Queue", "scheduling.volcano.sh/v1beta1"))
-    assert got == bus.Order("Queue", "", "t", action) and got.target == "Queue t"
+    assert got == bus.Order("Queue", "", "t", action, "u-1") and got.target == "Queue t"
 
 
 @pytest.mark.parametrize(

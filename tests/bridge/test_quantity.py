@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import fractions
+import re
 
 import pytest
 
@@ -77,3 +78,45 @@ def test_describe_writes_a_resource_list_as_people_read_it() -> None:
     assert quantity.describe({"ephemeral-storage": "5.27766e+12", "cpu": "500m"}) == "cpu 500m, ephemeral-storage 4.8Ti"
     assert quantity.describe({}) == "nothing" and quantity.describe(None) == "nothing"
     assert quantity.describe({"cpu": "lots"}) == "cpu lots"  # shown as given, never a crash
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("1e-999999999", "is below 1n"),
+        ("-1e-999999999", "is below 1n"),
+        ("1E-30", "is below 1n"),
+        ("0.5n", "is below 1n"),
+        ("1e999999999", "is above 2^63 - 1"),
+        ("1e19", "is above 2^63 - 1"),
+        ("9223372036854775808", "is above 2^63 - 1"),
+        ("8Ei", "is above 2^63 - 1"),
+        (2**63, "is above 2^63 - 1"),
+        (1e-30, "is below 1n"),
+        ("1" * 65, "has 65 characters"),
+        ("0." + "0" * 70 + "1", "has 73 characters"),
+        ("lots", "not a Kubernetes quantity"),
+        (None, "not a Kubernetes quantity"),
+        (True, "not a Kubernetes quantity"),
+        (float("inf"), "not a finite number"),
+    ],
+)
+def test_bounded_refuses_what_apimachinery_would_not_keep_as_written(value: object, why: str) -> None:
+    with pytest.raises(errors.QuantityError, match=re.escape(why)):
+        quantity.bounded(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "exact"),
+    [
+        ("1n", fractions.Fraction(1, 10**9)),
+        ("0e-999999999", fractions.Fraction(0)),
+        ("9223372036854775807", fractions.Fraction(2**63 - 1)),
+        ("7Ei", fractions.Fraction(7 * 2**60)),
+        ("1.0000000001", fractions.Fraction(1_000_000_001, 10**9)),  # finer than nano: rounded up, as apimachinery
+        ("500m", fractions.Fraction(1, 2)),
+        (3, fractions.Fraction(3)),
+    ],
+)
+def test_bounded_keeps_what_is_in_range(value: object, exact: fractions.Fraction) -> None:
+    assert quantity.bounded(value) == exact

@@ -138,6 +138,10 @@ def test_least_privilege_per_component(helm: pathlib.Path, ca_file: pathlib.Path
         "watch",
         "delete",
     }  # watched, not read one by one
+    # ... and only for what their author may update: one SubjectAccessReview each, nothing else of authorization.
+    assert {(g, res, v) for g, res, v in controllers if g == "authorization.k8s.io"} == {
+        ("authorization.k8s.io", "subjectaccessreviews", "create")
+    }
     cluster_wide = [r for c in COMPONENTS for r in rendered.one("ClusterRole", f"vb-{c}")["rules"]]
     assert not any("leases" in r["resources"] for r in cluster_wide)  # a Role: the release namespace only
     for grants in (webhook, controllers, scheduler):
@@ -264,6 +268,8 @@ def test_user_roles_aggregate_into_view_and_edit(helm: pathlib.Path, ca_file: pa
     assert edit["metadata"]["labels"]["rbac.authorization.k8s.io/aggregate-to-edit"] == "true"
     assert {v for r in view["rules"] for v in r["verbs"]} == {"get", "list", "watch"}
     assert "queues" not in {res for r in edit["rules"] for res in r["resources"]}
+    # Commands: made and withdrawn, never changed (admission holds author, action and target).
+    assert {v for r in edit["rules"] if "commands" in r["resources"] for v in r["verbs"]} == {"create", "delete"}
     off = helmchart.render(helm, "defaults", ca_file, "--set", "rbac.userRoles=false")
     assert {c["metadata"]["name"] for c in off.all("ClusterRole")} == {f"vb-{c}" for c in [*COMPONENTS, HOOK]}
 

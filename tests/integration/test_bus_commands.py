@@ -9,35 +9,19 @@ thread) carry them out; our scheduler drains a Closing queue.
 
 from __future__ import annotations
 
-import pathlib
 from typing import Any
 
 import pytest
-import yaml
 from kubernetes import client as k8s
 
-from tests.support import apiserver, vcjobs
+from tests.support import apiserver, buscommands, vcjobs
 
 pytestmark = pytest.mark.integration
-BUS = ("bus.volcano.sh", "v1alpha1")
 VC = vcjobs.VC
-MPI = pathlib.Path(__file__).resolve().parents[2] / "examples" / "volcano-job-mpi.yaml"
 
 
 scheduler = vcjobs.scheduler  # the fixtures: our scheduler (Volcano's default conf, drf included)
 env = vcjobs.env
-
-
-def mpi_job(api: k8s.ApiClient, ns: str, queue: str | None = None, dry_run: str | None = None) -> dict[str, Any]:
-    """Volcano's MPI example, unchanged but for its queue."""
-    body = yaml.safe_load(MPI.read_text())
-    body["metadata"].pop("namespace", None)
-    if queue:
-        body["spec"]["queue"] = queue
-    crd = k8s.CustomObjectsApi(api)
-    extra = {"dry_run": dry_run} if dry_run else {}
-    out: dict[str, Any] = crd.create_namespaced_custom_object(*VC, ns, "jobs", body, **extra)
-    return out
 
 
 def job(api: k8s.ApiClient, ns: str, name: str) -> dict[str, Any]:
@@ -54,40 +38,24 @@ def pods(api: k8s.ApiClient, ns: str, name: str) -> list[str]:
     return sorted(p.metadata.name for p in items if p.status.phase == "Running" and not p.metadata.deletion_timestamp)
 
 
-def gone(api: k8s.ApiClient, command: dict[str, Any]) -> bool:
-    meta = command["metadata"]
-    crd = k8s.CustomObjectsApi(api)
-    return apiserver.gone(lambda: crd.get_namespaced_custom_object(*BUS, meta["namespace"], "commands", meta["name"]))
-
-
-def events(api: k8s.ApiClient, namespace: str, name: str) -> list[tuple[str, str, str]]:
-    items = k8s.CoreV1Api(api).list_namespaced_event(namespace, field_selector=f"involvedObject.name={name}").items
-    return [(e.type, e.reason, e.message) for e in items]
-
-
-def queue_state(api: k8s.ApiClient, name: str) -> str:
-    queue = k8s.CustomObjectsApi(api).get_cluster_custom_object(*apiserver.PG, "queues", name)
-    return str((queue.get("status") or {}).get("state") or "")
-
-
 def test_vcctl_job_suspend_then_resume(env: vcjobs.Env) -> None:
     api, ns, _ = env
-    made = mpi_job(api, ns)
+    made = buscommands.mpi_job(api, ns)
     name = made["metadata"]["name"]
     apiserver.eventually(lambda: len(pods(api, ns, name)) == 3, timeout=60, what="the gang to run")
 
     suspend = vcjobs.vcctl_command(api, made, "AbortJob", namespace=ns)
     assert suspend["metadata"]["name"].startswith(f"{name}-abortjob-")
-    apiserver.eventually(lambda: gone(api, suspend), what="the Command to be deleted once taken up")
+    apiserver.eventually(lambda: buscommands.gone(api, suspend), what="the Command to be deleted once taken up")
     apiserver.eventually(lambda: phase(api, ns, name) == "Aborted", timeout=60, what="the job to be Aborted")
     apiserver.eventually(lambda: not pods(api, ns, name), timeout=60, what="the job's pods to stop")
-    issued = [e for e in events(api, ns, name) if e[1] == "CommandIssued"]
+    issued = [e for e in buscommands.events(api, ns, name) if e[1] == "CommandIssued"]
     message = "Start to execute command AbortJob, and clean it up to make sure executed not more than once."
     assert issued == [("Normal", "CommandIssued", message)]
     assert "vbridge.io/job-command" not in (job(api, ns, name)["metadata"].get("annotations") or {})
 
     resume = vcjobs.vcctl_command(api, job(api, ns, name), "ResumeJob", namespace=ns)
-    apiserver.eventually(lambda: gone(api, resume), what="the resume Command to be deleted")
+    apiserver.eventually(lambda: buscommands.gone(api, resume), what="the resume Command to be deleted")
     apiserver.eventually(lambda: len(pods(api, ns, name)) == 3, timeout=60, what="the gang to run again")
     apiserver.eventually(lambda: phase(api, ns, name) == "Running", timeout=60, what="the job to be Running again")
 
@@ -108,13 +76,15 @@ def test_vcctl_queue_close_stays_closing_until_drained_then_open(env: vcjobs.Env
         crd.create_namespaced_custom_object(*apiserver.PG, ns, "podgroups", group)
 
         close = vcjobs.vcctl_command(api, queue, "CloseQueue", namespace="default")
-        apiserver.eventually(lambda: gone(api, close), what="the close Command to be deleted")
-        apiserver.eventually(lambda: queue_state(api, qname) == "Closing", what="Closing: a PodGroup is left")
-        assert ("Normal", "CloseQueue", f"queue {qname} is Closing") in events(api, "default", qname)
+        apiserver.eventually(lambda: buscommands.gone(api, close), what="the close Command to be deleted")
+        apiserver.eventually(
+            lambda: buscommands.queue_state(api, qname) == "Closing", what="Closing: a PodGroup is left"
+        )
+        assert ("Normal", "CloseQueue", f"queue {qname} is Closing") in buscommands.events(api, "default", qname)
 
         def denied() -> str | None:
             try:
-                mpi_job(api, ns, qname, dry_run="All")
+                buscommands.mpi_job(api, ns, qname, dry_run="All")
             except k8s.ApiException as exc:
                 return str(exc.body)
             return None
@@ -123,22 +93,24 @@ def test_vcctl_queue_close_stays_closing_until_drained_then_open(env: vcjobs.Env
         assert f"queue '{qname}' is Closing, not Open" in apiserver.eventually(denied, what="the denial")
 
         crd.delete_namespaced_custom_object(*apiserver.PG, ns, "podgroups", "held")
-        apiserver.eventually(lambda: queue_state(api, qname) == "Closed", what="the drained queue to be Closed")
+        apiserver.eventually(
+            lambda: buscommands.queue_state(api, qname) == "Closed", what="the drained queue to be Closed"
+        )
 
         current = crd.get_cluster_custom_object(*apiserver.PG, "queues", qname)
         reopen = vcjobs.vcctl_command(api, current, "OpenQueue", namespace="default")
-        apiserver.eventually(lambda: gone(api, reopen), what="the open Command to be deleted")
-        apiserver.eventually(lambda: queue_state(api, qname) == "Open", what="the queue to be Open again")
+        apiserver.eventually(lambda: buscommands.gone(api, reopen), what="the open Command to be deleted")
+        apiserver.eventually(lambda: buscommands.queue_state(api, qname) == "Open", what="the queue to be Open again")
     finally:
         crd.delete_cluster_custom_object(*apiserver.PG, "queues", qname)
 
 
 def test_a_command_that_cannot_be_carried_out_is_told_and_left(env: vcjobs.Env) -> None:
     api, ns, _ = env
-    wrong = vcjobs.vcctl_command(api, mpi_job(api, ns), "OpenQueue", namespace=ns)
+    wrong = vcjobs.vcctl_command(api, buscommands.mpi_job(api, ns), "OpenQueue", namespace=ns)
     name = wrong["metadata"]["name"]
     refused = apiserver.eventually(
-        lambda: [e for e in events(api, ns, name) if e[1] == "InvalidCommand"], what="the refusal Event"
+        lambda: [e for e in buscommands.events(api, ns, name) if e[1] == "InvalidCommand"], what="the refusal Event"
     )
     assert refused[0][0] == "Warning" and "action OpenQueue is not one a Job takes" in refused[0][2]
-    assert not gone(api, wrong)
+    assert not buscommands.gone(api, wrong)

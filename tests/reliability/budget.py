@@ -24,3 +24,7 @@ CHURN_RATE = _number("VBRIDGE_CHURN_RATE", 1.0, 2.0)  # PodGroups submitted per 
 # Trace Python allocations in the churn run and say who the memory of its last half went to
 # (tests.support.heapgrowth); off by default, as tracing slows every allocation.
 TRACE_HEAP = os.environ.get("VBRIDGE_CHURN_TRACE_HEAP") == "1"
+# The backlog scenario (test_backlog): replicas of the job that cannot fit, and the other tenant's
+# 2-pod jobs created one after another while it waits, each to be bound within 5 s.
+BACKLOG_PODS = int(_number("VBRIDGE_BACKLOG_PODS", 2_000, 10_000))
+BACKLOG_CANARIES = int(_number("VBRIDGE_BACKLOG_CANARIES", 10, 10))

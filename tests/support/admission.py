@@ -34,8 +34,10 @@ def review(
     uid: str = "u-1",
     operation: str = "CREATE",
     old: Any = None,
+    user: Any = None,
 ) -> bytes:
-    """An AdmissionReview of ``obj``; ``old`` (an UPDATE's object as it was) is sent as oldObject."""
+    """An AdmissionReview of ``obj``; ``old`` (an UPDATE's object as it was) is sent as oldObject,
+    ``user`` as userInfo."""
     group, version, k = kind
     request = {
         "uid": uid,
@@ -46,6 +48,8 @@ def review(
     }
     if old is not None:
         request["oldObject"] = old
+    if user is not None:
+        request["userInfo"] = user
     return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}).encode()
 
 

@@ -15,6 +15,7 @@ import pathlib
 
 import yaml
 
+from bridge import defaults
 from bridge.k8s import client, kubeconfigs
 from tests.support import loopthread
 from vbridge import runtime
@@ -76,9 +77,10 @@ class ClientAuthCluster(cluster.LocalCluster):
 
 
 class ClientAuthBridge(loopthread.LoopThread):
-    """Our server with ``client_ca`` (no reconcilers), registered with the apiserver by URL."""
+    """Our server with ``client_ca`` (no reconcilers), registered with the apiserver by URL;
+    ``max_pending``: its pool of connections before their first request."""
 
-    def __init__(self, lc: ClientAuthCluster) -> None:
+    def __init__(self, lc: ClientAuthCluster, *, max_pending: int = defaults.MAX_PENDING_CONNECTIONS) -> None:
         pki = certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
         serving = certs.issue_from(
             pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",)
@@ -86,7 +88,11 @@ class ClientAuthBridge(loopthread.LoopThread):
         self.url = f"https://127.0.0.1:{lc.webhook_port}"
         self.serving_ca = pki.cert
         settings = server.Settings(
-            port=lc.webhook_port, certfile=serving.cert, keyfile=serving.key, client_ca=lc.client_ca.cert
+            port=lc.webhook_port,
+            certfile=serving.cert,
+            keyfile=serving.key,
+            client_ca=lc.client_ca.cert,
+            max_pending=max_pending,
         )
 
         async def main(ready: asyncio.Event) -> None:

@@ -11,8 +11,9 @@ returns it; what it drives (component: verb, the code path):
   Spark would refuse gets ``vbridge.io/PodGroupReady=False``, ``PodGroupNotCreated``);
 - ``unschedulable_gang``: scheduler ``pods/status: patch`` (``PodScheduled=False`` on the pods of
   a gang no node can hold);
-- ``job_command``: controllers ``commands: delete``, ``jobs: get``, ``jobs: patch``
-  (``commands.py``: a vcctl ``AbortJob`` carried out on that gang);
+- ``job_command``: controllers ``commands: delete``, ``jobs: get``, ``jobs: patch``,
+  ``subjectaccessreviews: create`` (``commands.py``: a vcctl ``AbortJob`` carried out on that
+  gang, once its author, recorded by admission, may update it);
 - ``queue_commands``: controllers ``queues: get``, ``queues/status: patch`` (``commands.py``:
   ``CloseQueue`` then ``OpenQueue`` on a Queue);
 - ``ttl_job``: controllers ``jobs: delete`` (``vcjobs.py``: ``ttlSecondsAfterFinished: 0``);

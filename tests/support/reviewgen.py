@@ -80,6 +80,16 @@ SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
             "spec": {"weight": 2, "capability": {"cpu": "8"}},
         },
     ),
+    "/mutate/bus-volcano-sh-command": (
+        ("bus.volcano.sh", "v1alpha1", "Command"),
+        {
+            "apiVersion": "bus.volcano.sh/v1alpha1",
+            "kind": "Command",
+            "metadata": {"generateName": "q-closequeue-", "annotations": {"vbridge.io/command-author": "{}"}},
+            "action": "CloseQueue",
+            "target": {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "name": "q", "uid": "u"},
+        },
+    ),
 }
 
 # Objects using more of what the adapters read (sizes, queues, policies, plugins), so mutations
@@ -198,7 +208,24 @@ RICH: dict[str, list[dict[str, Any]]] = {
             },
         }
     ],
+    "/mutate/bus-volcano-sh-command": [
+        {
+            "apiVersion": "bus.volcano.sh/v1alpha1",
+            "kind": "Command",
+            "metadata": {"name": "j-abortjob-x", "ownerReferences": [{"kind": "Job", "name": "j", "uid": "u"}]},
+            "action": "AbortJob",
+            "target": {"apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job", "name": "j", "uid": "u"},
+        }
+    ],
 }
+# Who asks: most reviews carry a userInfo (as the apiserver always sends), some an odd one.
+_USERS: tuple[Any, ...] = (
+    {"username": "alice", "uid": "u-a", "groups": ["team-a", "system:authenticated"], "extra": {"k": ["v"]}},
+    {"username": "system:serviceaccount:team-a:ci"},
+    {},
+    {"username": 7, "groups": "x", "extra": []},
+    None,
+)
 
 
 _BIG = ("9" * 5000, "1" + "0" * 400 + "Ki", "9" * 400 + "g", "9" * 400 + "m", "1 Gi")
@@ -320,7 +347,7 @@ def garbled(rng: random.Random, raw: bytes) -> bytes:
     return bytes(data)
 
 
-def _envelope(kind: tuple[str, str, str], uid: str, operation: str, obj: Any, old: Any) -> dict[str, Any]:
+def _envelope(kind: tuple[str, str, str], uid: str, operation: str, obj: Any, old: Any, user: Any) -> dict[str, Any]:
     group, version, name = kind
     request = {
         "uid": uid,
@@ -331,6 +358,8 @@ def _envelope(kind: tuple[str, str, str], uid: str, operation: str, obj: Any, ol
     }
     if old is not None:
         request["oldObject"] = old
+    if user is not None:
+        request["userInfo"] = user
     return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
 
 
@@ -353,7 +382,7 @@ def batch(number: int, seeds: list[Any], kind: tuple[str, str, str], size: int =
         old = mutate(rng, seed, rng.randint(0, 2)) if operation == "UPDATE" else None
         if operation == "DELETE":
             old, obj = obj, None
-        raw = _encode(_envelope(kind, uid, operation, obj, old))
+        raw = _encode(_envelope(kind, uid, operation, obj, old, rng.choice(_USERS)))
         if i % GARBLED_EVERY == GARBLED_EVERY - 1:
             out.append(Review(garbled(rng, raw), None, operation))
         else:

@@ -1,7 +1,7 @@
 """The webhook server alone in a child process, on uvloop as ``vbridge serve`` runs it, so a test
 can measure it from outside (its resident memory) and reach it only over loopback.
 
-``python -m tests.support.serverproc PORT CERT KEY HEADER_TIMEOUT MAX_CONNECTIONS [CLIENT_CA]``
+``python -m tests.support.serverproc PORT CERT KEY HEADER_TIMEOUT MAX_CONNECTIONS MAX_PENDING [CLIENT_CA]``
 serves :class:`tests.support.admission.Facts` until SIGTERM.
 """
 
@@ -19,6 +19,7 @@ from types import TracebackType
 
 import uvloop
 
+from bridge import defaults
 from tests.support import admission as support
 from vbridge.localcluster import certs
 from webhooks import server
@@ -28,10 +29,18 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 class ServerProcess:
     def __init__(
-        self, serving: certs.KeyPair, port: int, *, header_timeout: float, max_connections: int, client_ca: str = ""
+        self,
+        serving: certs.KeyPair,
+        port: int,
+        *,
+        header_timeout: float,
+        max_connections: int,
+        max_pending: int = defaults.MAX_PENDING_CONNECTIONS,
+        client_ca: str = "",
     ) -> None:
         self.port = port
-        argv = [str(port), str(serving.cert), str(serving.key), str(header_timeout), str(max_connections)]
+        limits = [str(header_timeout), str(max_connections), str(max_pending)]
+        argv = [str(port), str(serving.cert), str(serving.key), *limits]
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.support.serverproc", *argv, *([client_ca] if client_ca else [])],
             cwd=ROOT,
@@ -74,7 +83,7 @@ async def _main(settings: server.Settings) -> None:
 
 
 if __name__ == "__main__":
-    port, cert, key, timeout, cap, *ca = sys.argv[1:]
+    port, cert, key, timeout, cap, pending, *ca = sys.argv[1:]
     uvloop.run(
         _main(
             server.Settings(
@@ -83,6 +92,7 @@ if __name__ == "__main__":
                 keyfile=pathlib.Path(key),
                 header_timeout=float(timeout),
                 max_connections=int(cap),
+                max_pending=int(pending),
                 client_ca=pathlib.Path(ca[0]) if ca else None,
             )
         )

@@ -136,7 +136,8 @@ def test_queues_are_judged_as_cluster_scoped_objects() -> None:
         (queue("ml", parent="ml"), "a queue cannot parent itself"),
         (queue("ml", parent="nowhere"), "spec.parent 'nowhere' does not exist"),
         (queue("ml", capability={"cpu": "2"}, guarantee={"resource": {"cpu": "3"}}), "above the capability 2"),
-        (queue("ml", capability={"cpu": "1e400"}, deserved={"cpu": "-1"}), "spec.deserved.cpu must not be negative"),
+        (queue("ml", capability={"cpu": "1e18"}, deserved={"cpu": "-1"}), "spec.deserved.cpu must not be negative"),
+        (queue("ml", capability={"cpu": "1e400"}), "spec.capability.cpu '1e400' is above 2^63 - 1"),
     ]:
         out = support.answer(bad, QUEUE_PATH, FACTS)
         assert out["allowed"] is False and out["status"]["code"] == 400 and message in out["status"]["message"]

@@ -43,10 +43,11 @@ def test_failure_policies_come_from_the_registry_and_pods_never_block() -> None:
     for adapter in registry.ADAPTERS:
         reg = adapter.registration
         assert by_name[configuration.webhook_name(reg)]["failurePolicy"] == reg.failure_policy
-    # Pods, and the PodGroups and Queues the scheduler judges again, never block on a bridge outage.
-    never_block = {"pods", "podgroups", "queues"}
+    # Pods, the PodGroups and Queues the scheduler judges again, and Commands (the controller
+    # refuses one with no author recorded) never block on a bridge outage.
+    never_block = {"pods", "podgroups", "queues", "commands"}
     pods = [h for h in by_name.values() if h["rules"][0]["resources"][0] in never_block]
-    assert len(pods) == 4 and {h["failurePolicy"] for h in pods} == {"Ignore"}
+    assert len(pods) == 5 and {h["failurePolicy"] for h in pods} == {"Ignore"}
     jobs = [h for h in by_name.values() if h["rules"][0]["resources"][0] not in never_block]
     assert jobs and {h["failurePolicy"] for h in jobs} == {"Fail"}
 

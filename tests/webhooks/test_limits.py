@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import contextlib
 import pathlib
+import selectors
 import socket
 import ssl
+import subprocess
+import sys
 import time
 import warnings
 from collections.abc import Iterator
@@ -22,6 +25,7 @@ from tests.support import serverproc
 from vbridge.localcluster import certs, cluster
 
 HEADER_TIMEOUT = 1.0
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -166,43 +170,94 @@ def test_eight_slow_huge_heads_hold_little_memory(
     assert any(r.startswith(b"HTTP/1.1 431") for r in replies)
 
 
-def test_the_connection_cap_refuses_new_connections_and_keeps_open_ones(
-    pki: tuple[certs.KeyPair, certs.KeyPair],
+def _closed_by_server(socks: list[socket.socket], wait: float = 2.0) -> list[socket.socket]:
+    """Those of ``socks`` the server has closed (EOF or reset), waiting up to ``wait`` s for more."""
+    closed: list[socket.socket] = []
+    with selectors.DefaultSelector() as sel:  # epoll: any descriptor number
+        for s in socks:
+            sel.register(s, selectors.EVENT_READ)
+        deadline = time.monotonic() + wait
+        while len(closed) < len(socks) and (left := deadline - time.monotonic()) > 0:
+            for key, _ in sel.select(left):
+                sock: socket.socket = key.fileobj  # type: ignore[assignment]
+                sel.unregister(sock)
+                with contextlib.suppress(ConnectionError):
+                    assert sock.recv(1) == b"", "a silent client was sent bytes"
+                closed.append(sock)
+    return closed
+
+
+@pytest.fixture(scope="module")
+def pooled(pki: tuple[certs.KeyPair, certs.KeyPair]) -> Iterator[serverproc.ServerProcess]:
+    """Small pools and a long head timeout: what happens at the caps is the pools' doing, not the clock's."""
+    with serverproc.ServerProcess(
+        pki[1], cluster.free_port(), header_timeout=60, max_connections=4, max_pending=16
+    ) as running:
+        yield running
+
+
+def test_silent_connections_cannot_fill_the_server(
+    pooled: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
 ) -> None:
-    ca = pki[0]
-    with serverproc.ServerProcess(pki[1], cluster.free_port(), header_timeout=30, max_connections=4) as capped:
-        held = [_tls(capped, ca) for _ in range(3)]
-        half_open = socket.create_connection(("127.0.0.1", capped.port), timeout=10)  # the 4th: mid-handshake
-        try:
-            for s in held:
+    """The finding: 256 sockets that never sent a byte held every slot and the apiserver was refused."""
+    silent = [socket.create_connection(("127.0.0.1", pooled.port), timeout=10) for _ in range(100)]
+    try:
+        for _ in range(10):  # each also pushes one silent connection out as it comes in
+            with _tls(pooled, pki[0]) as tls:
+                assert _get(tls).startswith(b"HTTP/1.1 200")
+        review = support.review(kf.tfjob("mnist", Worker=kf.replica(2)), kind=support.TF)
+        with _tls(pooled, pki[0]) as tls:
+            out = _get(tls, support.TF_PATH, review, method="POST")
+        assert out.startswith(b"HTTP/1.1 200") and b'"allowed":true' in out
+        # The fresh pool keeps the newest 16 of the 111 connections that came; the rest were closed.
+        closed = _closed_by_server(silent)
+        assert len(closed) >= 100 - 16, len(closed)
+        assert silent[-1] not in closed  # the newest silent ones are still there, until the head timeout
+    finally:
+        for s in silent:
+            s.close()
+
+
+def test_the_longest_idle_connection_gives_way_to_a_new_request(
+    pooled: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+) -> None:
+    held = [_tls(pooled, pki[0]) for _ in range(4)]
+    try:
+        for s in held:  # in turn: held[0] has been idle longest
+            assert _get(s).startswith(b"HTTP/1.1 200")
+        with _tls(pooled, pki[0]) as fifth:
+            assert _get(fifth).startswith(b"HTTP/1.1 200")
+            assert _closed_by_server([held[0]], wait=5) == [held[0]]
+            for s in held[1:]:  # the others go on
                 assert _get(s).startswith(b"HTTP/1.1 200")
-            # The fifth is reset at accept: before TLS, answered at once, not queued.
-            with socket.create_connection(("127.0.0.1", capped.port), timeout=5) as fifth:
-                waited = _closed_after(fifth)
-            assert waited < 4  # the socket timeout (5 s) would have raised: it was closed, not kept waiting
-            with pytest.raises((ConnectionError, ssl.SSLError)):
-                _tls(capped, ca, timeout=5).close()
-            # Open connections go on: health checks and reviews.
-            review = support.review(kf.tfjob("mnist", Worker=kf.replica(2)), kind=support.TF)
-            for s in held:
-                assert _get(s).startswith(b"HTTP/1.1 200")
-                out = _get(s, support.TF_PATH, review, method="POST")
-                assert out.startswith(b"HTTP/1.1 200") and b'"allowed":true' in out
-            # A slot freed is a slot to take.
-            held.pop().close()
-            deadline = time.monotonic() + 5
-            while True:
-                try:
-                    with _tls(capped, ca, timeout=5) as again:
-                        assert _get(again).startswith(b"HTTP/1.1 200")
-                    break
-                except (ConnectionError, ssl.SSLError):
-                    assert time.monotonic() < deadline, "the freed slot was not given back"
-                    time.sleep(0.1)
-        finally:
-            half_open.close()
-            for s in held:
-                s.close()
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_when_every_held_connection_is_in_a_request_a_new_request_is_answered_503(
+    pooled: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+) -> None:
+    busy = [_tls(pooled, pki[0]) for _ in range(4)]
+    try:
+        for s in busy:  # held (answered once), then a head whose body never comes: in a request
+            assert _get(s).startswith(b"HTTP/1.1 200")
+            s.sendall(f"POST {support.TF_PATH} HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n".encode())
+        with _tls(pooled, pki[0]) as fifth:
+            reply = _get(fifth)
+            assert reply.startswith(b"HTTP/1.1 503")
+            assert _closed_by_server([fifth], wait=5) == [fifth]  # closed: it holds no slot
+    finally:
+        for s in busy:
+            s.close()
+    # Once those requests are gone, requests are served again.
+    deadline = time.monotonic() + 10
+    while True:
+        with _tls(pooled, pki[0]) as again:
+            reply = _get(again)
+        if reply.startswith(b"HTTP/1.1 200"):
+            break
+        assert reply.startswith(b"HTTP/1.1 503") and time.monotonic() < deadline, reply
 
 
 def _handshake(proc: serverproc.ServerProcess, ctx: ssl.SSLContext) -> str:
@@ -252,3 +307,27 @@ def test_old_protocols_and_non_aead_ciphers_are_refused(
     # offer (NO_PROTOCOLS_AVAILABLE, NO_CIPHERS_AVAILABLE are raised before anything is sent).
     reason = refused.value.reason or ""
     assert isinstance(refused.value, ssl.SSLEOFError) or "ALERT" in reason.upper(), refused.value
+
+
+_FIT = """
+import resource, sys
+from webhooks import limits
+resource.setrlimit(resource.RLIMIT_NOFILE, (int(sys.argv[1]), int(sys.argv[2])))
+fitted = limits.fit(limits.Limits(5.0, 65536, max_connections=256, max_pending=1024))
+print(fitted.max_pending, *resource.getrlimit(resource.RLIMIT_NOFILE))
+"""
+
+
+@pytest.mark.parametrize(
+    ("soft", "hard", "expected"),
+    [
+        (1024, 4096, "1024 1536 4096"),  # raised to hold both pools and the reserve
+        (600, 1000, "488 1000 1000"),  # the hard limit is lower: fewer fresh connections, not EMFILE at accept
+        (8192, 8192, "1024 8192 8192"),  # enough already: left alone
+    ],
+)
+def test_the_pools_fit_the_open_files_limit(soft: int, hard: int, expected: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", _FIT, str(soft), str(hard)], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert out.stdout.split() == expected.split(), out.stderr

@@ -273,7 +273,7 @@ def test_no_secret_from_a_reviewed_object_reaches_the_log(
     assert token not in caplog.text and "s3cr3t" not in caplog.text
 
 
-TUNED = ("--max-connections=10", "--review-threads=3")
+TUNED = ("--max-connections=10", "--max-pending-connections=20", "--review-threads=3")
 
 
 def test_serve_flags_reach_the_settings(tmp_path: pathlib.Path) -> None:
@@ -298,7 +298,7 @@ def test_serve_flags_reach_the_settings(tmp_path: pathlib.Path) -> None:
         1024,
         10,
     )
-    assert tuned.heavy_reviews == 3
+    assert (tuned.heavy_reviews, tuned.max_pending, plain.max_pending) == (3, 20, defaults.MAX_PENDING_CONNECTIONS)
     with pytest.raises(errors.ConfigError, match="does not exist"):
         serve.settings(cli.parser("serve").parse_args([*argv, f"--client-ca={tmp_path / 'nope'}"]))
     with pytest.raises(errors.ConfigError, match="--max-connections must be positive"):

@@ -13,8 +13,7 @@ import os
 import pathlib
 from collections.abc import Mapping
 
-import yaml
-
+from bridge import errors, inputs
 from bridge.k8s import kubeconfigs
 
 __all__ = ["DEFAULT_NAMESPACE", "add_arguments", "connection", "context_namespace", "namespace"]
@@ -51,8 +50,8 @@ def context_namespace(args: argparse.Namespace, env: Mapping[str, str] | None = 
     docs = []
     for path in files:
         try:
-            doc = yaml.safe_load(path.read_text()) if path.is_file() else None
-        except (OSError, yaml.YAMLError):
+            doc = inputs.yaml_document(str(path), inputs.read(str(path)).decode()) if path.is_file() else None
+        except (errors.InputError, UnicodeDecodeError):
             doc = None
         if isinstance(doc, dict):
             docs.append(doc)

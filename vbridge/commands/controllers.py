@@ -128,7 +128,7 @@ async def _run(conn: kubeconfigs.Connection, args: argparse.Namespace) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    async with client.Client(conn, connections=32) as api:
+    async with client.Client(conn, connections=32, user_agent=defaults.CONTROLLERS_USER_AGENT) as api:
         task = asyncio.create_task(build(api, args, owners.from_token(conn.token)).run())
         await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
         task.cancel()

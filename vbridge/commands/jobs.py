@@ -28,7 +28,7 @@ import pydantic
 
 from bridge import defaults, errors
 from bridge.adapters.vcjob import names
-from bridge.k8s import client, paths
+from bridge.k8s import client, paths, watching
 from bridge.models import queue as queue_model
 from vbridge.commands import connecting, listing, output, queuetree
 from vbridge.controllers import commands as queue_commands
@@ -98,12 +98,12 @@ async def _list(api: client.Client, args: argparse.Namespace, kind: output.Kind,
     namespace = _namespace(args) if kind.namespaced else None
     t = output.Table(kind.columns, (), namespaced=kind.namespaced)
     if args.watch:
-        watching = output.watch(api, [t], [(kind, kind.path(namespace), 0)], args, namespace, output.write)
-        await output.guarded(watching, f"watching {what}")
+        live = output.watch(api, [t], [(kind, kind.path(namespace), 0)], args, namespace, output.write)
+        await output.guarded(live, f"watching {what}")
         return
     params = {"labelSelector": args.selector} if args.selector else None
-    listed = await output.guarded(api.request("GET", kind.path(namespace), params=params), f"listing {what}")
-    items = output.stamped(kind, listed.get("items") or [])
+    listed = await output.guarded(watching.list_objects(api, kind.path(namespace), params=params), f"listing {what}")
+    items = output.stamped(kind, listed)  # an object that cannot be decoded is skipped with a warning
     out, err = output.render([dataclasses.replace(t, items=items)], args, namespace)
     output.write(out)
     output.write(err, True)

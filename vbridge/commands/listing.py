@@ -20,7 +20,7 @@ from typing import Any
 
 from bridge import defaults, errors
 from bridge.adapters.vcjob import names
-from bridge.k8s import client
+from bridge.k8s import client, watching
 from scheduler.api import resources
 from vbridge.commands import connecting, output
 
@@ -121,12 +121,12 @@ SECTIONS = (
 async def _items(api: client.Client, kind: output.Kind, namespace: str | None, selector: str | None) -> list[Any]:
     params = {"labelSelector": selector} if selector else None
     try:
-        listed = await api.request("GET", kind.path(namespace), params=params)
+        listed = await watching.list_objects(api, kind.path(namespace), params=params)  # skips the undecodable
     except errors.ApiError as exc:
         if exc.status == 404:
             return []  # the cluster does not serve this kind: nothing of it to show
         raise
-    return output.stamped(kind, listed.get("items") or [])
+    return output.stamped(kind, listed)
 
 
 async def collect(api: client.Client, namespace: str | None, selector: str | None = None) -> list[output.Table]:
@@ -195,8 +195,8 @@ def main(args: argparse.Namespace) -> int:
             if args.watch:
                 tables = [output.Table(section.columns, ()) for section in SECTIONS]
                 sources = [(k, k.path(namespace), i) for i, section in enumerate(SECTIONS) for k in section.kinds]
-                watching = output.watch(api, tables, sources, args, namespace, output.write, optional=True)
-                await output.guarded(watching, "watching the jobs")
+                live = output.watch(api, tables, sources, args, namespace, output.write, optional=True)
+                await output.guarded(live, "watching the jobs")
                 return
             tables = await output.guarded(collect(api, namespace, args.selector), "listing the jobs")
             out, err = output.render(tables, args, namespace)

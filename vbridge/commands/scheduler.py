@@ -20,13 +20,12 @@ import contextlib
 import ctypes
 import gc
 import logging
-import pathlib
 import signal
 from typing import Any
 
 import uvloop
 
-from bridge import defaults, errors
+from bridge import defaults, errors, inputs
 from bridge.k8s import client, kubeconfigs, owners
 from scheduler import configure
 from scheduler.framework import config
@@ -92,10 +91,11 @@ def load_config(
     backend's default."""
     if path is None:
         return configure.parse("", scheduler_name=scheduler_name, backend=backend)
+    data = inputs.read(path)  # bounded, a regular file: an InputError says what of it cannot be read
     try:
-        text = pathlib.Path(path).read_text()
-    except OSError as exc:
-        raise errors.ConfigError(f"cannot read scheduler conf {path}: {exc.strerror}") from exc
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise errors.ConfigError(f"{path}: scheduler conf is not UTF-8 text ({exc.reason})") from None
     return configure.parse(text, scheduler_name=scheduler_name, backend=backend)
 
 
@@ -128,7 +128,11 @@ def tune_process() -> bool:
 async def _run(args: argparse.Namespace, conf: config.SchedulerConfig, conn: kubeconfigs.Connection) -> None:
     # Watches and lists on one client; binds and status writes on another, with a connection for
     # each bind the binder keeps in flight (64), so long watches never hold a bind back.
-    async with client.Client(conn, connections=16) as api, client.Client(conn, connections=64) as writer:
+    agent = defaults.SCHEDULER_USER_AGENT
+    async with (
+        client.Client(conn, connections=16, user_agent=agent) as api,
+        client.Client(conn, connections=64, user_agent=agent) as writer,
+    ):
         lease_name = conf.scheduler_name + defaults.SCHEDULER_LEASE_SUFFIX
         elector = leasing.elector(api, args, name=lease_name, owner=owners.from_token(conn.token))
         sched = loop.Scheduler(

@@ -60,7 +60,14 @@ def add_parser(subparsers: Any) -> None:
         "--max-connections",
         type=int,
         default=defaults.MAX_CONNECTIONS,
-        help="open connections; more are reset at accept (default %(default)s)",
+        help="connections that have sent a request (the apiserver's); when all are held, the longest idle "
+        "is closed for a new request, or it is answered 503 (default %(default)s)",
+    )
+    p.add_argument(
+        "--max-pending-connections",
+        type=int,
+        default=defaults.MAX_PENDING_CONNECTIONS,
+        help="connections before their first request head; when full, the oldest is closed (default %(default)s)",
     )
     p.add_argument(
         "--review-threads",
@@ -104,6 +111,7 @@ def settings(args: argparse.Namespace) -> server.Settings:
         ("--header-timeout", args.header_timeout),
         ("--max-header-bytes", args.max_header_bytes),
         ("--max-connections", args.max_connections),
+        ("--max-pending-connections", args.max_pending_connections),
         ("--review-threads", args.review_threads),
     ):
         if value <= 0:
@@ -119,6 +127,7 @@ def settings(args: argparse.Namespace) -> server.Settings:
         header_timeout=args.header_timeout,
         max_header_bytes=args.max_header_bytes,
         max_connections=args.max_connections,
+        max_pending=args.max_pending_connections,
         heavy_reviews=args.review_threads,
     )
 
@@ -146,7 +155,7 @@ async def _run(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    async with client.Client(conn) as api:
+    async with client.Client(conn, user_agent=defaults.WEBHOOK_USER_AGENT) as api:
         task = asyncio.create_task(bridge(api, settings, templates, reconcile=reconcile, backend=backend).run())
         await asyncio.wait([task, asyncio.create_task(stop.wait())], return_when=asyncio.FIRST_COMPLETED)
         task.cancel()

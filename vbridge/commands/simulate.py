@@ -1,7 +1,8 @@
 """``vbridge simulate TRACE``: read a trace, replay it (:mod:`scheduler.tools.simulate`), report, plot.
 
-The I/O side: the YAML file, a progress line on stderr (only on a terminal: a log gets no
-``\\r`` lines), the report on stdout, and a PNG. A trace the schema refuses
+The I/O side: the YAML file (read by :mod:`bridge.inputs`: bounded, aliases within kubectl's
+bound), a progress line on stderr (only on a terminal: a log gets no ``\\r`` lines), the report
+on stdout, and a PNG. A trace the schema refuses
 (:mod:`scheduler.tools.traces`: unknown keys, wrong types) is one line naming the file, line and
 column of the field: ``trace.yaml:14:5: jobs[2].arival: unknown key; did you mean 'arrival'?``.
 
@@ -21,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from bridge import errors
+from bridge import errors, inputs
 from scheduler.tools import simulate, traces
 
 __all__ = ["STYLES", "add_parser", "figure", "load", "main", "plot", "report"]
@@ -46,16 +47,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def load(path: pathlib.Path) -> simulate.Trace:
-    """The trace in ``path``; every error one ``FILE:LINE:COLUMN: ...`` line (a ConfigError)."""
+    """The trace in ``path`` (read by ``bridge.inputs``, within its bounds); every error one
+    ``FILE[:LINE:COLUMN]: ...`` line (a ConfigError)."""
+    data = inputs.read(str(path))  # an InputError (a ConfigError) says what of the file cannot be read
     try:
-        text = path.read_text()
-        doc = yaml.safe_load(text)
-    except OSError as exc:
-        raise errors.ConfigError(f"cannot read trace {path}: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
-        raise errors.ConfigError(f"{at}: not YAML: {getattr(exc, 'problem', None) or exc}") from None
+        text = data.decode("utf-8-sig")
+        doc = inputs.yaml_document(str(path), text)
+    except UnicodeDecodeError as exc:
+        raise errors.ConfigError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except errors.InputError as exc:
+        raise errors.ConfigError(f"{exc.where}: not YAML: {exc.detail}") from None
     try:
         return simulate.parse(doc)
     except traces.TraceError as exc:

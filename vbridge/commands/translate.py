@@ -16,7 +16,10 @@ apply -f -`` leaves no ownerless PodGroup behind. ``-o json``: the same as JSON 
 
 Errors: each is one line on stderr, ``FILE:LINE[:COLUMN]: error: …`` (YAML and JSON syntax, a
 document that is no object, a denial, a script line that cannot be read), and the exit code is 1;
-the others are still translated. A malformed flag is a usage error (exit 2), as with kubectl.
+the others are still translated. Inputs are read by :mod:`bridge.inputs`, within its bounds: at
+most ``defaults.MAX_INPUT_BYTES`` (3 MiB) each, regular files only (stdin only as ``-``), YAML
+aliases within kubectl's expansion bound; past one, that input is one line of error. A malformed
+flag is a usage error (exit 2), as with kubectl.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import Any
 
 import yaml
 
-from bridge import defaults, translating
+from bridge import defaults, errors, inputs, translating
 
 __all__ = ["SUFFIXES", "add_parser", "main"]
 
@@ -136,24 +139,23 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _sources(spec: str) -> list[tuple[str, bytes | _InputError]]:
-    """``(name, contents)`` of each input file, or the error reading it."""
-    if spec == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        return [("<stdin>", stream.read() if stream is not None else sys.stdin.read().encode())]
+    """``(name, contents)`` of each input file, or the error reading it (``bridge.inputs``' bounds)."""
+    if spec == inputs.STDIN:
+        return [("<stdin>", _read(spec))]
     path = pathlib.Path(spec)
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
         if not files:
             return [(spec, _InputError(spec, f"no {', '.join(SUFFIXES)} files in this directory"))]
-        return [(str(p), _read(p)) for p in files]
-    return [(spec, _read(path))]
+        return [(str(p), _read(str(p))) for p in files]
+    return [(spec, _read(spec))]
 
 
-def _read(path: pathlib.Path) -> bytes | _InputError:
+def _read(spec: str) -> bytes | _InputError:
     try:
-        return path.read_bytes()
-    except OSError as exc:
-        return _InputError(str(path), f"cannot read: {exc.strerror or exc}")
+        return inputs.read(spec)
+    except errors.InputError as exc:
+        return _InputError(exc.where, exc.detail)
 
 
 def _decoded(name: str, data: bytes) -> str:
@@ -215,37 +217,11 @@ def _documents(name: str, text: str) -> list[tuple[int, int, Any] | _InputError]
         except (json.JSONDecodeError, RecursionError):
             pass
     out: list[tuple[int, int, Any] | _InputError] = []
-    loader = None
     try:
-        loader = yaml.SafeLoader(text)  # checks the characters first
-        while loader.check_node():
-            node = loader.get_node()
-            if node is None:
-                break
-            body = loader.construct_document(node)
-            if body is not None:
-                out.append((node.start_mark.line + 1, node.start_mark.column + 1, body))
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark is not None else name
-        out.append(_InputError(where, ": ".join(str(p) for p in (exc.context, exc.problem) if p) or "not YAML"))
-    except yaml.reader.ReaderError as exc:
-        line = text.count("\n", 0, exc.position) + 1
-        column = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
-        what = f"unacceptable character {_char(exc.character)!r}: {exc.reason}"
-        out.append(_InputError(f"{name}:{line}:{column}", what))
-    except yaml.YAMLError as exc:
-        out.append(_InputError(name, " ".join(str(exc).split())))
-    except RecursionError:
-        out.append(_InputError(name, "nested too deeply to read"))
-    finally:
-        if loader is not None:
-            loader.dispose()
+        out.extend(inputs.yaml_documents(name, text))
+    except errors.InputError as exc:
+        out.append(_InputError(exc.where, exc.detail))
     return out
-
-
-def _char(value: Any) -> str:
-    return chr(value) if isinstance(value, int) else str(value)
 
 
 _TYPES = {str: "text", list: "a list", int: "a number", float: "a number", bool: "true or false"}

@@ -18,6 +18,13 @@ a time, in the order the watch shows them:
 
 Deleting before acting makes a Command happen at most once, as in Volcano: one another replica
 deleted first (404) is not carried out again.
+
+Before anything is done the Command's author must be allowed to change its target (Volcano asks
+nothing): the author admission recorded (``bridge.bus.author``) gets a SubjectAccessReview for
+``update`` on the target (``bridge.bus.access_review``). A Command without a recorded author, one
+whose author may not, or one naming an object of another namespace (by namespace or uid) is
+refused: a Warning Event ``CommandRefused`` saying why, then the Command is deleted; its target
+is not touched.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ __all__ = ["CommandController", "operate_queue"]
 
 log = logging.getLogger(__name__)
 Obj = dict[str, Any]
+_AUTHZ_API = "authorization.k8s.io/v1"
 ISSUED = "Start to execute command {}, and clean it up to make sure executed not more than once."
 
 
@@ -79,6 +87,7 @@ class CommandController:
         self._lines: dict[str, asyncio.Lock] = {}  # target -> one Command at a time
         self._tasks: set[asyncio.Task[None]] = set()
         self.carried_out = 0  # Commands carried out, for tests and metrics
+        self.refused = 0  # Commands refused (no author, or one who may not change the target)
 
     async def run(self) -> None:
         try:
@@ -112,6 +121,9 @@ class CommandController:
                     else:
                         await self._queue(command, order)
                 return
+            except errors.ForbiddenError as exc:
+                await self._refuse(command, str(exc))
+                return
             except errors.InvalidObjectError as exc:
                 await events.emit(self.api, command, reason="InvalidCommand", message=str(exc), warning=True)
                 return
@@ -119,6 +131,27 @@ class CommandController:
                 log.warning("Command %s/%s: %s; trying again in %.0f s", meta["namespace"], meta["name"], exc, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.most)
+
+    async def _refuse(self, command: Obj, why: str) -> None:
+        meta = command["metadata"]
+        log.warning("Command %s/%s refused: %s", meta["namespace"], meta["name"], why)
+        await events.emit(self.api, command, reason="CommandRefused", message=why, warning=True)
+        self.refused += 1
+        try:
+            await self._delete(command)
+        except errors.ApiError as exc:  # refused all the same: nothing was done, the next start refuses it again
+            log.warning("Command %s/%s refused but not deleted: %s", meta["namespace"], meta["name"], exc)
+
+    async def _authorize(self, command: Obj, order: bus.Order, target: Obj) -> None:
+        """Raise ``ForbiddenError`` unless the Command's recorded author may ``update`` ``target``."""
+        bus.same_target(order, target)
+        who = bus.author(command)
+        review = bus.access_review(order, who)
+        answer = await self.api.request("POST", paths.resource(_AUTHZ_API, "subjectaccessreviews"), body=review)
+        status = answer.get("status") or {}
+        if not status.get("allowed") or status.get("denied"):
+            said = f" ({status['reason']})" if status.get("reason") else ""
+            raise errors.ForbiddenError(f"{who.username} may not update {order.target}{said}: the Command is refused")
 
     async def _delete(self, command: Obj) -> bool:
         """Delete ``command``; False when it was gone already (someone else carried it out)."""
@@ -137,6 +170,8 @@ class CommandController:
         delay, deleted = self.retry, False
         while True:
             job = await _get(self.api, path, order.target)
+            if not deleted:
+                await self._authorize(command, order, job)
             meta = job["metadata"]
             if (meta.get("annotations") or {}).get(names.COMMAND):
                 await asyncio.sleep(delay)  # the Job controller has not carried out the last one yet
@@ -163,6 +198,7 @@ class CommandController:
 
     async def _queue(self, command: Obj, order: bus.Order) -> None:
         queue = await _get(self.api, paths.resource(defaults.QUEUE_API, "queues", name=order.name), order.target)
+        await self._authorize(command, order, queue)
         if not await self._delete(command):
             return
         state = await operate_queue(self.api, order.name, order.action)

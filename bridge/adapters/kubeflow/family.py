@@ -4,7 +4,8 @@ Rules (training-operator's, without its gang flag): PodGroup named after the job
 Σ replicas of the gang roles, or ``runPolicy.schedulingPolicy.minAvailable``; minResources =
 the requests of the first minMember pods, roles ordered by PriorityClass value (then by the
 kind's role order); a ``minAvailable`` above the gang's replicas, or ``minResources`` that are
-malformed or negative, are denied (the gang could never be complete); minTaskMember = how
+malformed or negative, are denied (the gang could never be complete), as is a replica template
+with a quantity apimachinery would not keep as written (``bridge.validation.pod_template``); minTaskMember = how
 many of those first pods each role contributes. Each
 replica template is stamped with schedulerName, ``scheduling.k8s.io/group-name`` and
 ``volcano.sh/task-spec``, so no operator flag is needed, and labelled ``vbridge.io/grouped`` so
@@ -118,6 +119,9 @@ class KubeflowAdapter:
         specs = spec.get(self.replica_field)
         if not isinstance(specs, Mapping) or not specs:
             raise errors.InvalidObjectError(f"{self.registration.kind} needs spec.{self.replica_field} with roles")
+        for role, rs in specs.items():  # an opted-out job's pods reach the apiserver all the same
+            if isinstance(rs, Mapping):
+                validation.pod_template(rs.get("template"), f"spec.{self.replica_field}.{role}.template")
         if (meta.get("labels") or {}).get(keys.OPT_IN_LABEL) == "disabled":
             return None
         replicas = self._replicas(specs)

@@ -10,13 +10,16 @@ On the native backend a pod of a stamped template comes here too (templates carr
 ``vbridge.io/grouped`` label there): an operator built on an older ``k8s.io/api`` drops
 ``spec.schedulingGroup`` when it copies the template, so every grouped pod without it gets the
 native stamp (``bridge.native.pods``) at admission, the only time it can be set.
+
+Every pod sent here has its quantities held to what apimachinery keeps as written
+(``bridge.validation.pod_spec``), stamped or not.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from bridge import keys, patching
+from bridge import keys, patching, validation
 from bridge.adapters import base
 from bridge.native import pods as native_pods
 
@@ -32,6 +35,7 @@ class KubeflowPodAdapter:
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
+        validation.pod_spec(obj.get("spec"), "spec")
         meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
         labels = meta.get("labels") or {}
         job = labels.get(keys.KF_JOB_NAME)

@@ -23,13 +23,13 @@ class QueueAdapter:
         operations=("CREATE", "UPDATE"),
         scope="Cluster",
         shape=shapes.Queue,
+        reads=True,  # a parent made a moment ago is read from the apiserver before it counts as missing
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
         """None: admitted unchanged. Raises for an unsound spec, a parent that is itself or missing."""
         name = str((obj.get("metadata") or {}).get("name") or "")
-        known = set(ctx.queues) if ctx.queues is not None else None
-        validation.queue_spec(name, obj.get("spec"), known=known)
+        validation.queue_spec(name, obj.get("spec"), known=ctx.queues)
         return None
 
     def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:

@@ -7,6 +7,10 @@ creates the executors later. The gang is carried by minResources = driver + N ex
 mode; executors only in client mode), computed by Spark's own rules (``bridge.adapters.spark.sizing``);
 ``batchSchedulerOptions.resources`` replaces it when set.
 
+Every application, ours or not, has its Kubernetes quantities held to what apimachinery keeps as
+written (``bridge.validation``): each role's ``coreRequest`` and ``coreLimit``, its pod
+``template`` (spark-operator v2), and ``spec.volumes``; its pods would reach the apiserver with them.
+
 The application is stamped so its pods join the group whatever the operator's flags: the group
 annotation in ``spec.{driver,executor}.annotations`` (the operator turns those into Spark confs)
 and ``spark.kubernetes.scheduler.name`` in ``sparkConf`` unless the user set it.
@@ -79,6 +83,19 @@ def min_resources(spec: Mapping[str, Any]) -> dict[str, str]:
     return sizing.total(sizes)
 
 
+def _quantities(spec: Mapping[str, Any]) -> None:
+    """Raise for a Kubernetes quantity of the application out of apimachinery's bounds, naming it."""
+    for name in ("driver", "executor"):
+        role = spec.get(name)
+        if not isinstance(role, Mapping):
+            continue
+        for field in ("coreRequest", "coreLimit"):
+            if role.get(field) is not None:
+                validation.quantity_at(role[field], f"spec.{name}.{field}")
+        validation.pod_template(role.get("template"), f"spec.{name}.template")
+    validation.volumes(spec.get("volumes"), "spec.volumes")
+
+
 def _role(spec: Mapping[str, Any], role: Mapping[str, Any], conf: Mapping[str, str], name: str) -> sizing.Role:
     factor = role.get("memoryOverheadFactor") or spec.get("memoryOverheadFactor")
     return sizing.role(conf, name, {**role, "memoryOverheadFactor": factor})
@@ -130,6 +147,7 @@ class SparkApplicationAdapter:
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
         """Stamped, with its queue checked and its sizes validated (the group is the reconciler's)."""
+        _quantities(obj.get("spec") or {})
         if not self._ours(obj, ctx):
             return None
         meta = obj.get("metadata") or {}

@@ -26,6 +26,8 @@ above), the queue gate and kube-scheduler's name (``bridge.native.pods``); execu
 labelled grouped, so each comes here for its stamp.
 
 ``podgroup`` is therefore ``None`` here: a driver's group is not a function of the pod alone.
+Every pod sent here has its quantities held to what apimachinery keeps as written
+(``bridge.validation.pod_spec``), ours or not.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import errors, keys, patching
+from bridge import errors, keys, patching, validation
 from bridge.adapters import base
 from bridge.adapters.spark import application
 from bridge.adapters.spark import conf as sparkconf
@@ -86,6 +88,7 @@ class SparkPodAdapter:
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
+        validation.pod_spec(obj.get("spec"), "spec")
         role = sparkconf.role(obj)
         if role is None or not _is_ours(obj, ctx):
             return None

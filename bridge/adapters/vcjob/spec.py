@@ -6,8 +6,10 @@ task minAvailable = replicas, job minAvailable = Σ task minAvailable, and the `
 (jobs-validate) raises :class:`bridge.errors.InvalidObjectError` naming the field and what to
 change: among others, ``dependsOn`` must name other tasks and form no cycle, with ``iteration``
 ``any`` or ``all``, and the plugins' arguments must be ones the plugin knows
-(``bridge.adapters.vcjob.flags``; Volcano logs a bad one and runs the job without it). Queue
-checks need cluster facts and live in the adapter.
+(``bridge.adapters.vcjob.flags``; Volcano logs a bad one and runs the job without it), and
+every quantity of every task's template and of ``spec.volumes`` must be one apimachinery keeps
+as written (``bridge.validation.pod_template``). Queue checks need cluster facts and live in
+the adapter.
 
 A task's ``maxRetry`` (Volcano v1.9+) bounds its pods' in-place container restarts: more than
 that raises TaskFailed; unset or 0 means 3, -1 no limit. Unlike Volcano, a job of more than
@@ -21,7 +23,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import defaults, errors
+from bridge import defaults, errors, validation
 from bridge.adapters.vcjob import flags
 
 __all__ = ["ACTIONS", "EVENTS", "PLUGINS", "Task", "defaulted", "pod_count", "tasks", "validate"]
@@ -212,6 +214,8 @@ def validate(job: Mapping[str, Any]) -> list[str]:
         total += t.replicas
     for i, raw in enumerate(spec["tasks"]):
         _policies(raw.get("policies"), f"task {raw.get('name') or i!r}")
+        validation.pod_template(raw.get("template"), f"spec.tasks[{i}].template")
+    validation.volumes(spec.get("volumes"), "spec.volumes")
     _acyclic(tasks(job))
     _policies(spec.get("policies"), "job")
     if total > defaults.VCJOB_MAX_PODS:

@@ -53,6 +53,7 @@ def _context(raw: dict[str, Any] | None) -> base.Context:
         priorities=raw.get("priorities", {}),
         scheduler_name=raw.get("schedulerName", "volcano"),
         backend=raw.get("backend", "volcano"),
+        user=raw.get("user"),
     )
 
 

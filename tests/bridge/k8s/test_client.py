@@ -10,20 +10,24 @@ from collections.abc import Callable
 import pytest
 from aiohttp import web
 
-from bridge import errors
+from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs
 
 Answer = Callable[[int], web.Response]
 
 
-def _run(answer: Answer, retries: int = 3) -> tuple[dict[str, object] | errors.ApiError, int]:
+def _run(
+    answer: Answer, retries: int = 3, agents: list[str] | None = None, **options: str
+) -> tuple[dict[str, object] | errors.ApiError, int]:
     """Send one GET to a server whose n-th answer is ``answer(n)``; what came back, and how many
-    requests the server saw."""
+    requests the server saw (``agents``: their User-Agent headers are added to it)."""
     seen = 0
 
-    async def handle(_: web.Request) -> web.Response:
+    async def handle(request: web.Request) -> web.Response:
         nonlocal seen
         seen += 1
+        if agents is not None:
+            agents.append(request.headers.get("User-Agent", ""))
         return answer(seen)
 
     async def main() -> dict[str, object] | errors.ApiError:
@@ -36,7 +40,7 @@ def _run(answer: Answer, retries: int = 3) -> tuple[dict[str, object] | errors.A
         port = runner.addresses[0][1]
         conn = kubeconfigs.Connection(server=f"http://127.0.0.1:{port}", ca_file=None, cert_file=None, key_file=None)
         try:
-            async with client.Client(conn, retries=retries) as api:
+            async with client.Client(conn, retries=retries, **options) as api:
                 return await api.request("GET", "/api/v1/namespaces")
         except errors.ApiError as exc:
             return exc
@@ -61,6 +65,13 @@ def test_a_429_with_retry_after_is_sent_again_until_it_is_answered() -> None:
     out, seen = _run(lambda n: _status(429, "0") if n <= 2 else _ok())
     assert out == {"kind": "NamespaceList", "items": []}
     assert seen == 3
+
+
+@pytest.mark.parametrize("options", [{}, {"user_agent": "vbridge-scheduler"}])
+def test_each_request_names_its_component_as_its_user_agent(options: dict[str, str]) -> None:
+    agents: list[str] = []
+    _run(lambda n: _ok(), agents=agents, **options)
+    assert agents == [options.get("user_agent", defaults.USER_AGENT)]
 
 
 @pytest.mark.parametrize("code", [500, 503])

@@ -7,6 +7,7 @@ import contextlib
 
 from prometheus_client import parser
 
+from bridge.k8s import watching
 from scheduler import build
 from scheduler.api import plan
 from scheduler.io import metrics, status
@@ -39,6 +40,13 @@ def test_the_status_writers_queue_and_parked_gangs_are_exposed() -> None:
     assert samples[("vbridge_scheduler_parked_gangs", ())] == 2
 
 
+def test_the_longest_cycle_is_kept() -> None:
+    m = metrics.Metrics()
+    for seconds in (0.2, 1.5, 0.3):
+        _cycle(m, seconds=seconds)
+    assert _samples(m)[("vbridge_scheduler_longest_cycle_seconds", ())] == 1.5
+
+
 def test_exposition_has_volcanos_names_and_values() -> None:
     m = metrics.Metrics()
     _cycle(m, seconds=0.012)
@@ -49,6 +57,7 @@ def test_exposition_has_volcanos_names_and_values() -> None:
     assert samples[("volcano_queue_pod_group_inqueue_count", (("queue_name", "default"),))] == 2
     assert samples[("volcano_total_preemption_attempts", ())] == 0
     assert samples[("vbridge_scheduler_cycles_total", ())] == 1
+    assert samples[("vbridge_scheduler_longest_cycle_seconds", ())] == 0.012
     assert samples[("vbridge_scheduler_status_writes_total", ())] == 2
     assert samples[("vbridge_scheduler_build_info", (("core", build.core()),))] == 1
     text = m.render()
@@ -117,3 +126,20 @@ def test_server_answers_metrics_and_healthz() -> None:
     assert ok_head.startswith("HTTP/1.1 200") and ok == "ok"
     assert bad_head.startswith("HTTP/1.1 503") and bad == "unhealthy"
     assert missing.startswith("HTTP/1.1 404")
+
+
+def test_the_watches_counts_are_exported_by_path_and_reason() -> None:
+    stats = watching.Stats()
+    stats.lists[("/api/v1/pods", "first")] += 1
+    stats.lists[("/api/v1/pods", "gone")] += 2
+    stats.resumes[("/api/v1/nodes", "end")] += 5
+    stats.skipped["/apis/batch.volcano.sh/v1alpha1/jobs"] += 1
+    m = metrics.Metrics(watches=stats)
+    samples = _samples(m)
+    relists = "vbridge_watch_relists_total"
+    assert samples[(relists, (("reason", "first"), ("resource", "/api/v1/pods")))] == 1
+    assert samples[(relists, (("reason", "gone"), ("resource", "/api/v1/pods")))] == 2
+    assert samples[("vbridge_watch_resumes_total", (("reason", "end"), ("resource", "/api/v1/nodes")))] == 5
+    assert samples[("vbridge_watch_skipped_total", (("resource", "/apis/batch.volcano.sh/v1alpha1/jobs"),))] == 1
+    stats.lists[("/api/v1/pods", "gone")] += 1
+    assert _samples(m)[(relists, (("reason", "gone"), ("resource", "/api/v1/pods")))] == 3  # read at each scrape
