@@ -13,7 +13,8 @@ Contract of the package tree:
 - ``bridge.adapters``: one pure translation per workload kind, listed in ``registry``.
 - ``bridge.spark``, ``bridge.queues``, ``bridge.podresources``, ``bridge.quantity``,
   ``bridge.convert``, ``bridge.patching``, ``bridge.podgroups``: pure rules and helpers;
-  ``bridge.bus``: bus.volcano.sh Commands (what one asks) and the queue state machine.
+  ``bridge.bus``: bus.volcano.sh Commands (what one asks) and the queue state machine;
+  ``bridge.gates``: the ValidatingAdmissionPolicy that lets only us lift our scheduling gates.
 - ``bridge.vcjob``: Volcano Jobs, pure (state machine, plugins, desired objects).
 - ``vbridge.controllers``: the reconcilers (I/O).
 - ``vbridge.runtime``: the composition root of webhook server and reconcilers;

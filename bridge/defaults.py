@@ -83,8 +83,14 @@ __all__ = [
     "VCJOB_CREATE_RETRY_FIRST",
     "VCJOB_CREATE_RETRY_MOST",
     "VCJOB_EXPECT_SECONDS",
+    "VCJOB_JOB_BURST",
+    "VCJOB_JOB_QPS",
     "VCJOB_MAX_PODS",
+    "VCJOB_POD_BURST",
+    "VCJOB_POD_QPS",
     "VCJOB_SYNC_WORKERS",
+    "VCJOB_WAVE_LEAST",
+    "VCJOB_WAVE_MOST",
     "WATCH_SILENCE_SECONDS",
     "WATCH_TIMEOUT_SECONDS",
     "WEBHOOK_TIMEOUT_SECONDS",
@@ -147,10 +153,28 @@ WEBHOOK_TIMEOUT_SECONDS = 5  # admission answers in milliseconds; 5 s bounds the
 VCJOB_MAX_PODS = 10_000  # Σ replicas of a Job's tasks
 VCJOB_CREATE_IN_FLIGHT = 64  # pod creates in flight, all jobs together (Volcano: one goroutine a pod)
 VCJOB_SYNC_WORKERS = 16  # jobs synced at once (Volcano's --worker-threads)
-VCJOB_CREATE_RETRY_FIRST = 1.0  # seconds before a failed create is tried again (5xx, timeout), doubled
-VCJOB_CREATE_RETRY_CLIENT = 5.0  # ... after a 4xx (invalid template, missing PriorityClass), doubled
-VCJOB_CREATE_RETRY_MOST = 60.0  # the longest wait between attempts
+VCJOB_CREATE_RETRY_FIRST = 1.0  # seconds before a failed create is tried again (5xx), doubled
+# ... after a refusal (4xx: invalid template, missing PriorityClass, quota) or no answer (a timeout:
+# the apiserver choking on the template), doubled up to VCJOB_CREATE_RETRY_MOST.
+VCJOB_CREATE_RETRY_CLIENT = 5.0
+VCJOB_CREATE_RETRY_MOST = 300.0  # the longest wait between attempts (kube's Job controller: 6 min)
 VCJOB_EXPECT_SECONDS = 60.0  # how long a created pod the watch has not shown yet counts as present
+# Pod creates and deletes per second (token buckets, vbridge.controllers.vcjob_create): for the
+# whole controller, and for one job. client-go's default (5/s, burst 10) makes a 10,000-pod job
+# take half an hour; kube-controller-manager's is 20/s for all its controllers, Volcano's
+# controller-manager 50/s (burst 100). A pod create costs the apiserver a few ms of CPU (admission,
+# our webhook, etcd): 100/s is a third of a core or so, the rest is left to other callers; one
+# job gets at most half of it, so a second job's pods are not queued behind 10,000 others.
+VCJOB_POD_QPS = 100.0
+VCJOB_POD_BURST = 100
+VCJOB_JOB_QPS = 50.0
+VCJOB_JOB_BURST = 50
+# Waves (bridge.adapters.vcjob.waves): beyond its gang (every task's minAvailable pods, made
+# together), a job holds at most as many unplaced pods as it has placed ones, at least
+# VCJOB_WAVE_LEAST (a small job is made at once, as Volcano makes it) and at most
+# VCJOB_WAVE_MOST (kube's ReplicaSet and Job controllers: 500 pods a sync).
+VCJOB_WAVE_LEAST = 100
+VCJOB_WAVE_MOST = 500
 
 # Watches (bridge.k8s.watching): the server ends each watch after WATCH_TIMEOUT_SECONDS and it is
 # resumed from its resourceVersion (cheap: served from the watch cache). A stream silent for longer

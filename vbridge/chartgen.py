@@ -6,8 +6,11 @@ with its rules, selectors and failure policy; the pod webhooks' done condition c
 (``vbridge.jobKindRules`` in ``templates/_generated.tpl``). From ``bridge.crdgen``: the Volcano
 CRDs as templates (left out with ``volcano.external``, kept on uninstall). From
 ``podgroup_templates/``: the ConfigMap the webhook
-and the controllers mount. ``vbridge dev chart --write`` writes them and removes generated files that
-are no longer generated; ``check`` lists stale ones (a test fails on any).
+and the controllers mount. From ``bridge.gates``: the ValidatingAdmissionPolicy and binding that
+keep our scheduling gates ours (``templates/scheduling-gates.yaml``), and the rule that lets a
+component lift them (``vbridge.liftGatesRule``). ``vbridge dev chart --write`` writes them and
+removes generated files that are no longer generated; ``check`` lists stale ones (a test fails
+on any).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from bridge import crdgen, defaults
+from bridge import crdgen, defaults, gates
 from bridge.adapters import registry
 from webhooks import configuration
 
@@ -125,14 +128,29 @@ def _job_kind_rules() -> str:
         if reg.generic_reconciler and reg.plural not in groups.setdefault(reg.group, []):
             groups[reg.group].append(reg.plural)
     rules = [{"apiGroups": [g], "resources": plurals, "verbs": ["list", "watch"]} for g, plurals in groups.items()]
-    return _TPL_HEADER + '{{- define "vbridge.jobKindRules" -}}\n' + _dump(rules) + "{{- end }}\n"
+    return '{{- define "vbridge.jobKindRules" -}}\n' + _dump(rules) + "{{- end }}\n"
+
+
+def _lift_rule() -> str:
+    """The right to lift our scheduling gates (``bridge.gates.LIFT``), in the ClusterRoles of the
+    components that lift them: the controllers (the Spark driver gate) and our scheduler."""
+    return '{{- define "vbridge.liftGatesRule" -}}\n' + _dump([gates.lifter_rule()]) + "{{- end }}\n"
+
+
+def _scheduling_gates() -> str:
+    """The gate policy and its binding (``bridge.gates``); who may lift is in ``_generated.tpl``."""
+    name = f"{_NAME}-scheduling-gates"
+    text = "---\n".join(_dump(d) for d in gates.objects(name, labels={"@@LABELS@@": "x"}))
+    text = text.replace("  labels:\n    '@@LABELS@@': x\n", '  labels: {{- include "vbridge.labels" . | nindent 4 }}\n')
+    return _HEADER + text.replace(_NAME, '{{ include "vbridge.name" . }}')
 
 
 def files() -> dict[str, str]:
     out = {
         "templates/mutatingwebhookconfiguration.yaml": _webhooks(),
         "templates/podgroup-templates.yaml": _templates_configmap(),
-        "templates/_generated.tpl": _job_kind_rules(),
+        "templates/_generated.tpl": _TPL_HEADER + _job_kind_rules() + _lift_rule(),
+        "templates/scheduling-gates.yaml": _scheduling_gates(),
     }
     for info in crdgen.ALL:
         out[f"templates/crds/{info.group}_{info.plural}.yaml"] = _crd(info)

@@ -3,7 +3,8 @@
 ``stamp(pod_spec, group, ours=...)`` returns the spec with
 
 - ``schedulingGroup.podGroupName: <group>`` (the native PodGroup, named as our Volcano one);
-- the scheduling gate ``keys.QUEUE_GATE`` (added once): the group waits until its queue admits it;
+- the scheduling gate ``keys.QUEUE_GATE`` (added once): the group waits until its queue admits it
+  (only our scheduler may lift it, and the group and queue stay as admitted: ``bridge.gates``);
 - ``schedulerName`` left to kube-scheduler: ``default-scheduler`` when the pod names none, the
   default one, or ours (``ours``: manifests written for Volcano name it), else the user's.
 

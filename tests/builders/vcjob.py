@@ -31,7 +31,7 @@ def tf(**status: Any) -> dict[str, Any]:
 
 def pod(job: dict[str, Any], task: str, index: int, phase: str = "Running", **extra: Any) -> dict[str, Any]:
     """An observed pod of ``job``; ``version`` and ``deleting`` tweak its annotations and metadata,
-    ``exit_code``, ``restarts`` and ``ready`` its container's status."""
+    ``exit_code``, ``restarts`` and ``ready`` its container's status, ``node`` binds it."""
     name = job["metadata"]["name"]
     meta: dict[str, Any] = {
         "name": f"{name}-{task}-{index}",
@@ -48,7 +48,10 @@ def pod(job: dict[str, Any], task: str, index: int, phase: str = "Running", **ex
         status["containerStatuses"] = [{"name": "c", "restartCount": extra["restarts"], "state": {"running": {}}}]
     if "ready" in extra:
         status["containerStatuses"] = [{"name": "c", "ready": extra["ready"], "state": {"running": {}}}]
-    return {"metadata": meta, "status": status}
+    out: dict[str, Any] = {"metadata": meta, "status": status}
+    if extra.get("node"):
+        out["spec"] = {"nodeName": extra["node"]}
+    return out
 
 
 def depends_mpi(**status: Any) -> dict[str, Any]:

@@ -180,7 +180,7 @@ def test_the_pool_never_has_more_calls_in_flight_than_its_bound(
 ) -> None:
     async def main() -> tuple[int, list[Any]]:
         async with client.Client(kubeconfigs.load(control_plane.kubeconfig), connections=32) as api:
-            pool = vcjob_create.Pool(api, in_flight=4)
+            pool = vcjob_create.Pool(api, vcjob_create.Pace(in_flight=4))
             bodies = (
                 {
                     "apiVersion": "v1",
@@ -190,9 +190,9 @@ def test_the_pool_never_has_more_calls_in_flight_than_its_bound(
                 }
                 for i in range(40)
             )
-            failures = await pool.create(namespace, bodies)
-            await pool.delete(namespace, [f"p-{i}" for i in range(40)])
-            return pool.most_in_flight, failures
+            outcome = await pool.create(namespace, bodies, job=f"{namespace}/p")
+            await pool.delete(namespace, [f"p-{i}" for i in range(40)], job=f"{namespace}/p")
+            return pool.most_in_flight, outcome.failures
 
     most, failures = asyncio.run(main())
     assert failures == [] and 1 < most <= 4

@@ -93,6 +93,8 @@ ITEMS: tuple[checklist.Item, ...] = (
             checklist.R + "test_calls.py::test_r10_chosen_calls_answered_500_409_429",
             checklist.SCHED
             + "test_status_writer.py::test_a_write_whose_object_changed_meanwhile_is_dropped_and_decided_again",
+            "tests/integration/test_vcjob_pacing.py::"
+            "test_a_refused_template_costs_one_call_per_attempt_backs_off_and_stops_at_deletion",
         ),
     ),
     checklist.Item(
@@ -252,6 +254,36 @@ ITEMS: tuple[checklist.Item, ...] = (
             "test_an_undecodable_object_is_skipped_and_reported_once_the_rest_handed_on",
             "tests/integration/test_watch_undecodable.py::"
             "test_the_job_lists_show_the_other_jobs_and_warn_of_the_deep_one",
+        ),
+    ),
+    checklist.Item(
+        "R29",
+        "vbridge translate on a 730-byte YAML alias bomb, /dev/zero (as a file and as stdin), a FIFO nobody "
+        "writes to, and a 50 MB file before a good one",
+        "a one-line error and exit 1 within 5 s and under 200 MB each; the good input still translated",
+        (
+            "tests/vbridge/commands/test_translate_limits.py::test_a_yaml_alias_bomb",
+            "tests/vbridge/commands/test_translate_limits.py::test_dev_zero_as_a_file_and_as_stdin",
+            "tests/vbridge/commands/test_translate_limits.py::test_a_fifo_nobody_writes_to",
+            "tests/vbridge/commands/test_translate_limits.py::test_a_50_mb_file_and_the_next_input_is_still_translated",
+        ),
+    ),
+    checklist.Item(
+        "R30",
+        "a 200-deep Queue chain created from one file, back to back, 10 times",
+        "denied 0 times: a parent the webhook's cache lacks is read from the apiserver first",
+        ("tests/integration/test_queue_tree.py::test_a_200_deep_chain_from_one_file_is_never_denied",),
+    ),
+    checklist.Item(
+        "R31",
+        "a 10,000-replica Volcano Job with a small gang on 4 nodes; one deleted while its gang is being created "
+        "(plain, and held by a finalizer)",
+        "pods made in waves the cluster can place, not 10,000; no create 2 s after the deletion",
+        (
+            "tests/integration/test_vcjob_pacing.py::"
+            "test_a_huge_job_with_a_small_gang_gets_waves_the_cluster_can_place_not_every_pod",
+            "tests/integration/test_vcjob_pacing.py::"
+            "test_a_job_deleted_while_its_gang_is_being_created_stops_creating_within_2_s",
         ),
     ),
 )

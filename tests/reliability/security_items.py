@@ -142,4 +142,50 @@ ITEMS: tuple[checklist.Item, ...] = (
         not_here="no registry to pin a digest against and no scanner database offline; the image test checks "
         "only that it holds runtime dependencies",
     ),
+    checklist.Item(
+        "S14",
+        "bus.volcano.sh Commands by a namespace editor (impersonated): against a Queue, against another "
+        "namespace's job; one with no recorded author; an editor's own job",
+        "refused with an Event and deleted, nothing done; the editor's own job still aborted",
+        (
+            "tests/integration/test_bus_authority.py::test_an_editors_command_against_a_queue_is_refused",
+            "tests/integration/test_bus_authority.py::"
+            "test_an_editors_command_against_another_namespaces_job_is_refused",
+            "tests/integration/test_bus_authority.py::test_a_command_without_a_recorded_author_is_refused",
+            "tests/integration/test_bus_authority.py::test_an_editor_still_aborts_their_own_job",
+        ),
+    ),
+    checklist.Item(
+        "S15",
+        "1e-999999999, 1e999999999, 1E-30, 8Ei and over-long quantities in every template of every kind, on "
+        "CREATE and UPDATE",
+        "denied naming the field; the sane value admitted",
+        (
+            "tests/webhooks/test_admission_quantities.py::test_an_out_of_range_value_is_denied_naming_its_field",
+            "tests/webhooks/test_admission_quantities.py::test_every_kind_that_holds_quantities_is_covered",
+            "tests/integration/test_template_quantities.py::test_out_of_range_template_quantities_are_denied",
+        ),
+    ),
+    checklist.Item(
+        "S16",
+        "1,000 raw connections to the webhook that never send a byte, reopened as they are closed, while jobs are "
+        "created through it (client certificates required)",
+        "every create mutated; silent connections closed from accept, never filling the server",
+        ("tests/integration/test_webhook_flood.py::test_a_thousand_silent_connections_do_not_keep_the_apiserver_out",),
+    ),
+    checklist.Item(
+        "S17",
+        "a namespace editor (impersonated) lifts vbridge.io/queue and vbridge.io/podgroup, reroutes a gated pod "
+        "(group and queue annotations) and touches spec.schedulingGroup, on both backends, webhook up and down",
+        "refused every time by the ValidatingAdmissionPolicy; our scheduler and controllers still lift the gates",
+        (
+            "tests/integration/native/test_gate_policy.py::"
+            "test_an_editor_cannot_lift_the_queue_gate_and_our_scheduler_still_does",
+            "tests/integration/native/test_gate_policy.py::test_an_editor_cannot_lift_the_spark_driver_gates",
+            "tests/integration/native/test_gate_policy.py::"
+            "test_an_editor_cannot_join_a_pod_of_theirs_to_a_native_group",
+            "tests/integration/test_gate_policy.py::"
+            "test_an_editor_cannot_lift_the_spark_driver_gate_and_our_controllers_still_do",
+        ),
+    ),
 )

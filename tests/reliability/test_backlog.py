@@ -112,7 +112,7 @@ def created_after(api: k8s.ApiClient, ns: str, job_name: str, moment: float) -> 
 def bed(
     rlc: cluster.LocalCluster, rapi: k8s.ApiClient, kubeconfig: pathlib.Path, logs: pathlib.Path, name: str
 ) -> Iterator[tuple[ctlproc.Proc, int]]:
-    specs = nodes.pool(4, prefix=f"bl-{uuid.uuid4().hex[:4]}", cpu="16", memory="64Gi", pods=110)
+    specs = nodes.pool(4, prefix=f"bl-{uuid.uuid4().hex[:4]}", cpu="16", memory="256Gi", pods=110)
     sim = simthread.SimThread(rlc.kubeconfig, specs).start()
     for spec in specs:
         k8s.CoreV1Api(rapi).patch_node(spec.name, {"spec": {"taints": None}})

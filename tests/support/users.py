@@ -77,9 +77,14 @@ def editor(api: k8s.ApiClient, lc: cluster.LocalCluster, namespace: str) -> tupl
         "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}],
     }
     k8s.RbacAuthorizationV1Api(api).create_namespaced_role_binding(namespace, binding)
+    return user, impersonating(lc, user)
+
+
+def impersonating(lc: cluster.LocalCluster, user: str) -> k8s.ApiClient:
+    """A client acting as ``user`` (a ServiceAccount as ``system:serviceaccount:<ns>:<name>``)."""
     as_user = k8s_config.new_client_from_config(config_file=str(lc.kubeconfig))
     as_user.set_default_header("Impersonate-User", user)
-    return user, as_user
+    return as_user
 
 
 def can(as_user: k8s.ApiClient, verb: str, group: str, resource: str, namespace: str) -> bool:

@@ -13,8 +13,9 @@ Contract: a reconciler holds the I/O only. What to write is decided by pure code
   executors;
 - ``templates``: loading the server-side PodGroup templates (``podgroup_templates/``);
 - ``vcjobs``: Volcano Jobs (``batch.volcano.sh/v1alpha1``): PodGroup, pods once the group left
-  Pending, the svc/ssh/env plugins and the lifecycle policies (pure core in
-  ``bridge.adapters.vcjob``);
+  Pending (the gang, then waves), the svc/ssh/env plugins and the lifecycle policies (pure core
+  in ``bridge.adapters.vcjob``); its watches' cache ``vcjob_cache``, its paced pod calls
+  ``vcjob_create``, its owned objects ``vcjob_owned``;
 - ``commands``: vcctl's ``bus.volcano.sh`` Commands (job suspend/resume through the same
   annotation as ``vbridge job``, queue open/close with ``Closing`` until drained; pure part in
   ``bridge.bus``), deleted before they are carried out;

@@ -10,16 +10,23 @@ others wait: after a restart they are news from an older version and only sync),
 the PodGroup and the plugins' objects (owned by the Job), runs one step of the state machine,
 writes the status first (a raised version turns the deletions that follow into news from a
 previous run, which cannot restart the job again), deletes and creates pods through one
-bounded pool (``vcjob_create``), and records an Event on a phase change.
+paced pool (``vcjob_create``: token buckets per job and overall, slow-start batches), and
+records an Event on a phase change. The PodGroup and the plugins' objects: ``vcjob_owned``.
 
 Pods are created only once the PodGroup has left Pending: the scheduler's enqueue step admits
 the whole gang first (Volcano's delay-pod-creation); a task with ``dependsOn`` has its pods
 made by the first sync after the tasks it names run (``bridge.adapters.vcjob.depends``; every
-pod change of the job causes a sync). Pods that cannot be created are reported
-(a Warning ``FailedCreatePod`` Event with the apiserver's message, the reason in
-``status.state``) and tried again later, longer after a refusal than after a fault. A finished
-job gives its PodGroup back, as the other job kinds do; ``ttlSecondsAfterFinished`` then
-deletes the job itself.
+pod change of the job causes a sync). Unlike Volcano, which then makes every pod, the gang's
+pods are made together and the rest in waves as the scheduler places them
+(``bridge.adapters.vcjob.waves``): a 10,000-replica job on a small cluster holds at most a few
+hundred pending pods. Pods that cannot be created are reported (a Warning ``FailedCreatePod``
+Event with the apiserver's message and the time of the next attempt, the reason in
+``status.state``) and tried again with a backoff per job that doubles, longer after a refusal
+or a timeout than after a fault. A job that is deleted, or gets a deletionTimestamp, stops at
+once: the watch event cancels its sync with the creates in flight, its timers and requests
+go, and each create first asks whether the job is still there. A finished job gives its
+PodGroup back, as the other job kinds do; ``ttlSecondsAfterFinished`` then deletes the job
+itself.
 """
 
 from __future__ import annotations
@@ -31,32 +38,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-
-from bridge import bus, defaults, errors, patching, podgroups
+from bridge import bus, defaults, errors, patching
 from bridge import facts as facts_mod
-from bridge.adapters.vcjob import creation, lifecycle, names, plugins, podgroup, pods, spec
+from bridge.adapters.vcjob import creation, lifecycle, names, pods, spec, waves
 from bridge.k8s import client, events, paths, watching
-from vbridge.controllers import podgroup_io, vcjob_cache, vcjob_create
+from vbridge.controllers import podgroup_io, vcjob_cache, vcjob_create, vcjob_owned
 
-__all__ = ["COMMANDS", "VcJobController", "new_keypair"]
+__all__ = ["COMMANDS", "VcJobController"]
 
 log = logging.getLogger(__name__)
 JOBS = names.API_VERSION
 COMMANDS = bus.JOB_ACTIONS
-_PLURALS = {"Service": "services", "ConfigMap": "configmaps", "Secret": "secrets", "NetworkPolicy": "networkpolicies"}
 Obj = dict[str, Any]
-
-
-def new_keypair() -> plugins.KeyPair:
-    """A fresh RSA-2048 key pair for the ssh plugin (random, hence here and not in the core)."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.TraditionalOpenSSL, serialization.NoEncryption()
-    )
-    public = key.public_key().public_bytes(serialization.Encoding.OpenSSH, serialization.PublicFormat.OpenSSH)
-    return plugins.KeyPair(private_pem=private.decode(), public_openssh=public.decode() + "\n")
 
 
 def _now() -> datetime.datetime:
@@ -82,7 +75,7 @@ class VcJobController:
         *,
         scheduler_name: str = defaults.SCHEDULER_NAME,
         native: bool = False,
-        in_flight: int = defaults.VCJOB_CREATE_IN_FLIGHT,
+        pace: vcjob_create.Pace = vcjob_create.PACE,
         workers: int = defaults.VCJOB_SYNC_WORKERS,
         facts: facts_mod.View | None = None,
     ) -> None:
@@ -95,7 +88,8 @@ class VcJobController:
         # instead of after the scheduler moves the group out of Pending.
         self.native = native
         self.cache = vcjob_cache.Cache()
-        self.pool = vcjob_create.Pool(api, in_flight=in_flight)
+        self.pace = pace
+        self.pool = vcjob_create.Pool(api, pace)
         self._workers = asyncio.Semaphore(workers)
         self._requests: dict[str, list[lifecycle.Request]] = {}  # job key -> requests not yet carried out
         self._dirty: set[str] = set()
@@ -148,16 +142,31 @@ class VcJobController:
 
     def _on_job(self, kind: str, job: Obj) -> None:
         key = self.cache.on_job(kind, job)
-        if kind == "DELETED":
-            self._defaulted.pop(key, None)
-            self._requests.pop(key, None)
-            self._failures.pop(key, None)
-            self._create_after.pop(key, None)
-            timer = self._timers.pop(key, None)
-            if timer is not None:
-                timer[1].cancel()
+        if kind == "DELETED" or (job.get("metadata") or {}).get("deletionTimestamp"):
+            self._stop(key)
             return
         self._mark(key)
+
+    def _stop(self, key: str) -> None:
+        """A job deleted or being deleted: its sync in flight is cancelled (with the creates it has
+        in flight; none is sent after this), its retries and requests are dropped."""
+        self._defaulted.pop(key, None)
+        self._requests.pop(key, None)
+        self._failures.pop(key, None)
+        self._create_after.pop(key, None)
+        self._dirty.discard(key)
+        self.pool.forget(key)
+        timer = self._timers.pop(key, None)
+        if timer is not None:
+            timer[1].cancel()
+        worker = self._running.pop(key, None)
+        if worker is not None:
+            worker.cancel()
+
+    def _live(self, key: str, uid: str) -> bool:
+        """Whether the job ``uid`` is still there and not being deleted (asked before each create)."""
+        meta = (self.cache.jobs.get(key) or {}).get("metadata") or {}
+        return meta.get("uid") == uid and not meta.get("deletionTimestamp")
 
     def _on_pod(self, kind: str, pod: Obj) -> None:
         change = self.cache.on_pod(kind, pod)
@@ -237,7 +246,8 @@ class VcJobController:
                         self._requests[key] = rest + self._requests.get(key, [])
                         self._dirty.add(key)
         finally:
-            self._running.pop(key, None)
+            if self._running.get(key) is asyncio.current_task():
+                self._running.pop(key)
 
     # -- one sync --------------------------------------------------------------------------------
 
@@ -274,7 +284,7 @@ class VcJobController:
             if (refused := self._refusal(job)) is not None:
                 await self._refuse(job, f"PodGroup not made: {refused}", reason="QueueNotAllowed")
                 return []
-            await self._make_owned(job)
+            await vcjob_owned.make(self.api, job)
             self._made.add(uid)
         now = _now()
         plan = lifecycle.step(job, observed, request, now=_stamp(now))
@@ -286,9 +296,17 @@ class VcJobController:
             self.cache.wrote_job(await self.api.request("PATCH", path, body=body, content_type=client.MERGE))
         for pod_name in plan.delete:
             self.cache.deleting(key, pod_name)
-        await self.pool.delete(namespace, plan.delete)
+        await self.pool.delete(namespace, plan.delete, job=key)
+        # Read again after the writes above: a pod the watch brought meanwhile is no longer expected.
         in_flight = self.cache.in_flight(key, time.monotonic())
-        create = [(t, i) for t, i in plan.create if names.pod(name, t, i) not in in_flight]
+        now_seen = self.cache.pods(key, uid)
+        there = in_flight | {p["metadata"]["name"] for p in now_seen}
+        missing = [(t, i) for t, i in plan.create if names.pod(name, t, i) not in there]
+        # The gang at once, the rest in waves as the scheduler places them (a placement is a pod
+        # event, hence a sync): never thousands of pods the cluster cannot hold.
+        create = waves.release(
+            job_after, now_seen, missing, expected=len(in_flight), least=self.pace.wave_least, most=self.pace.wave_most
+        )
         group = self.cache.group(key, names.podgroup(job))
         admitted = group is not None and (
             self.native or ((group.get("status") or {}).get("phase") or "Pending") != "Pending"
@@ -297,17 +315,18 @@ class VcJobController:
         if create and admitted and wait > 0:
             self._later(key, wait)  # the last attempt failed: not before its backoff has passed
         elif create and admitted:
-            # All asked for together, as Volcano does: the scheduler should find the gang whole.
-            self.cache.creating(key, [names.pod(name, t, i) for t, i in create], time.monotonic())
+            asked = [names.pod(name, t, i) for t, i in create]
+            self.cache.creating(key, asked, time.monotonic())
             bodies = (pods.build(job_after, task=t, index=i, native=self.native) for t, i in create)
-            failures = await self.pool.create(namespace, bodies)
-            for failure in failures:
-                self.cache.not_created(key, failure.pod)
-            if failures:
-                await self._failed_creates(key, job_after, failures)
-            else:
-                self._failures.pop(key, None)
+            outcome = await self.pool.create(namespace, bodies, job=key, live=lambda: self._live(key, uid))
+            for pod_name in asked:
+                if pod_name not in outcome.made:
+                    self.cache.not_created(key, pod_name)
+            if outcome.failures:
+                await self._failed_creates(key, job_after, outcome.failures)
+            elif self._failures.pop(key, None) is not None:
                 self._create_after.pop(key, None)
+                await self._write_status(job_after, creation.cleared(job_after["status"]))
         if plan.message:
             reason = plan.action if plan.action != "SyncJob" else plan.phase
             await events.emit(self.api, job, reason=reason, message=plan.message, warning=plan.phase == "Failed")
@@ -326,11 +345,12 @@ class VcJobController:
     async def _failed_creates(self, key: str, job: Obj, failures: list[creation.Failure]) -> None:
         """Volcano's FailedCreatePod Event, the reason in the status, and another try later."""
         attempt = self._failures[key] = self._failures.get(key, 0) + 1
-        log.warning("Job %s: %d pods not created: %s", key, len(failures), creation.message(failures))
-        await events.emit(self.api, job, reason=creation.REASON, message=creation.message(failures), warning=True)
-        await self._write_status(job, creation.noted(job["status"], failures))
         delay = creation.retry_after(attempt, failures)
         self._create_after[key] = time.monotonic() + delay
+        message = creation.message(failures, delay)
+        log.warning("Job %s: %d pods not created (attempt %d): %s", key, len(failures), attempt, message)
+        await events.emit(self.api, job, reason=creation.REASON, message=message, warning=True)
+        await self._write_status(job, creation.noted(job["status"], failures, delay))
         self._later(key, delay)
 
     def _refusal(self, job: Obj) -> str | None:
@@ -344,38 +364,6 @@ class VcJobController:
         if uid not in self._refused:
             self._refused.add(uid)
             await events.emit(self.api, job, reason=reason, message=why, warning=True)
-
-    async def _make_owned(self, job: dict[str, Any]) -> None:
-        """The PodGroup, then the plugins' Service, ConfigMap, NetworkPolicy and Secret, all owned by the job."""
-        meta = job["metadata"]
-        owner = podgroups.owner_ref(job)
-        classes = await self.api.request("GET", paths.resource("scheduling.k8s.io/v1", "priorityclasses"))
-        priorities = {c["metadata"]["name"]: int(c.get("value", 0)) for c in classes.get("items", [])}
-        group = podgroup.build(job, priorities)
-        group["metadata"]["ownerReferences"] = [owner]
-        if await podgroup_io.ensure(self.api, group) == "created":
-            spec_ = group["spec"]
-            await events.emit(
-                self.api,
-                job,
-                reason="PodGroupCreated",
-                message=f"PodGroup {group['metadata']['name']}: minMember {spec_['minMember']}, queue {spec_['queue']}",
-            )
-        keys = None
-        if "ssh" in (job["spec"].get("plugins") or {}):
-            try:
-                await self.api.request(
-                    "GET", paths.resource("v1", "secrets", namespace=meta["namespace"], name=names.secret(meta["name"]))
-                )
-            except errors.ApiError as exc:
-                if exc.status != 404:
-                    raise
-                keys = await asyncio.to_thread(new_keypair)  # ~0.1 s of CPU: keep the loop free
-        for obj in plugins.objects(job, keys):
-            obj["metadata"]["ownerReferences"] = [owner]
-            plural = _PLURALS[obj["kind"]]
-            path = paths.resource(obj["apiVersion"], plural, namespace=meta["namespace"])
-            await _ignore(409, self.api.request("POST", path, body=obj))
 
     async def _finish(self, job: dict[str, Any], now: datetime.datetime, *, group_left: bool) -> None:
         """Give the queue back (delete the PodGroup); delete the job once its TTL has passed."""

@@ -6,7 +6,8 @@ throwaway PKI. ``processes`` runs a child so it can never outlive us. ``cluster`
 together: :class:`vbridge.localcluster.cluster.LocalCluster` starts etcd, the apiserver with
 envtest's flags plus RBAC and service-account keys, and the controller manager (garbage
 collector, Job, namespace and service-account controllers; node lifecycle and cloud
-controllers off), installs our CRDs and the ``default`` queue, and writes a kubeconfig.
+controllers off), installs our CRDs, the ``default`` queue and the policy that lets only us lift
+our scheduling gates (``bridge.gates``, as the chart does), and writes a kubeconfig.
 
 ``depcrds`` fetches the CRDs of the upstream operators from their pinned Go modules;
 ``operators`` runs spark-operator, training-operator and mpi-operator out of cluster against a

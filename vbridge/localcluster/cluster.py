@@ -24,11 +24,21 @@ from typing import Any, TypeVar
 
 import yaml
 
-from bridge import crdgen, defaults, errors
+from bridge import crdgen, defaults, errors, gates
 from bridge.k8s import client, kubeconfigs, paths, writes
 from vbridge.localcluster import binaries, certs, probes, processes
 
-__all__ = ["LocalCluster", "Ports", "apply_crds", "claim", "ensure", "ensure_namespace", "free_port", "run_sync"]
+__all__ = [
+    "LocalCluster",
+    "Ports",
+    "apply_crds",
+    "claim",
+    "ensure",
+    "ensure_namespace",
+    "free_port",
+    "guard_gates",
+    "run_sync",
+]
 
 T = TypeVar("T")
 
@@ -85,6 +95,7 @@ class LocalCluster(processes.Started):
         start_timeout: float = 60.0,
         endpoint_routing: bool = False,
         native_gangs: bool = False,
+        gate_policy: bool = True,
     ) -> None:
         self._own_workdir = workdir is None
         # True: the apiserver reaches webhook (and aggregated API) Services through their
@@ -95,6 +106,9 @@ class LocalCluster(processes.Started):
         # served and its controllers run: the GenericWorkload gate on the apiserver and the
         # controller manager (and on the kube-scheduler that places such pods, see NATIVE_GATES).
         self.native_gangs = native_gangs
+        # True: the policy that keeps our scheduling gates ours (bridge.gates) is in force from the
+        # start, as the chart installs it; False for tests that install the chart's own copy.
+        self.gate_policy = gate_policy
         self.workdir = workdir or pathlib.Path(tempfile.mkdtemp(prefix="vbridge-cluster-"))
         self.bins = bins
         self.ports = ports
@@ -247,12 +261,14 @@ class LocalCluster(processes.Started):
         )
 
     async def _bootstrap(self, conn: kubeconfigs.Connection) -> None:
-        """Our CRDs (and any extra ones), then the default queues."""
+        """Our CRDs (and any extra ones), the scheduling-gate policy, then the default queues."""
         documents = [crdgen.manifest(info) for info in crdgen.ALL]
         for path in self.extra_crds:
             documents += [d for d in yaml.safe_load_all(path.read_text()) if d]
         async with client.Client(conn) as api:
             await apply_crds(api, documents)
+            if self.gate_policy:
+                await guard_gates(api)
             queues = paths.resource(defaults.QUEUE_API, "queues")
             for body in defaults.default_queue_objects():
                 with contextlib.suppress(errors.ApiError):
@@ -310,6 +326,27 @@ async def apply_crds(api: client.Client, documents: list[dict[str, Any]], timeou
             if time.monotonic() > deadline:
                 raise errors.StartupError(f"CRD {name} not Established after {timeout:.0f} s")
             await asyncio.sleep(0.1)
+
+
+async def guard_gates(api: client.Client, timeout: float = 30.0) -> None:
+    """The policy and binding of ``bridge.gates``, created or replaced; returns once the apiserver
+    type-checked the policy, and raises StartupError if it found an expression wrong."""
+    base = paths.resource(gates.API, "validatingadmissionpolicies")
+    policy, binding = gates.objects()
+    await writes.create_or_replace(api, base, policy)
+    await writes.create_or_replace(api, paths.resource(gates.API, "validatingadmissionpolicybindings"), binding)
+    deadline = time.monotonic() + timeout
+    while True:
+        current = await api.request("GET", f"{base}/{gates.LOCAL_NAME}")
+        status = current.get("status") or {}
+        if status.get("observedGeneration") == current["metadata"].get("generation"):
+            warnings = (status.get("typeChecking") or {}).get("expressionWarnings") or []
+            if warnings:
+                raise errors.StartupError(f"the scheduling-gate policy does not type-check: {warnings}")
+            return
+        if time.monotonic() > deadline:
+            raise errors.StartupError(f"the scheduling-gate policy was not type-checked within {timeout:.0f} s")
+        await asyncio.sleep(0.1)
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:

@@ -15,6 +15,9 @@ Contract:
   ``mpi``; ``flags``: the plugins' arguments, read as Volcano reads them; ``podedit``: the
   edits they share (environment, ports, volumes);
 - ``creation``: pods that could not be created: the Warning Event, the status note, the backoff;
+- ``waves``: which missing pods to create now: the gang together, the rest as pods get placed;
+- ``pacing``: the token buckets and slow-start batch sizes the controller's calls go through
+  (the time is an argument);
 - ``lifecycle``: the state machine: pod changes → events → policy actions → phase, status, and
   which pods to delete and create.
 
@@ -30,9 +33,11 @@ __all__ = [
     "frameworks",
     "lifecycle",
     "names",
+    "pacing",
     "plugins",
     "podedit",
     "podgroup",
     "pods",
     "spec",
+    "waves",
 ]

@@ -17,3 +17,11 @@
   - list
   - watch
 {{- end }}
+{{- define "vbridge.liftGatesRule" -}}
+- apiGroups:
+  - vbridge.io
+  resources:
+  - schedulinggates
+  verbs:
+  - lift
+{{- end }}

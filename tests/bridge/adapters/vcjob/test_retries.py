@@ -118,9 +118,17 @@ def test_creation_failures_note_the_apiserver_message_and_back_off() -> None:
     many = [creation.Failure(f"p-{i}", 422, "invalid") for i in range(5)]
     assert creation.message(many).endswith("and 2 more")
     assert creation.retry_after(1, refused) == defaults.VCJOB_CREATE_RETRY_CLIENT
-    assert creation.retry_after(20, refused) == defaults.VCJOB_CREATE_RETRY_MOST, "at most a minute apart"
-    fault = [creation.Failure("p", 503, "unavailable"), creation.Failure("q", 0, "timeout")]
+    assert creation.retry_after(2, refused) == 2 * defaults.VCJOB_CREATE_RETRY_CLIENT, "doubled per failed attempt"
+    assert creation.retry_after(20, refused) == defaults.VCJOB_CREATE_RETRY_MOST, "at most five minutes apart"
+    fault = [creation.Failure("p", 503, "unavailable")]
     assert creation.retry_after(1, fault) == defaults.VCJOB_CREATE_RETRY_FIRST < defaults.VCJOB_CREATE_RETRY_CLIENT
+    # No answer (a template the apiserver chokes on times out) waits as long as a refusal.
+    timeout = [creation.Failure("q", 0, "TimeoutError")]
+    assert creation.retry_after(1, timeout) == defaults.VCJOB_CREATE_RETRY_CLIENT
+    assert not creation.Failure("p", 409, "exists").refused and not creation.Failure("p", 429, "later").refused
+    assert creation.message(refused, 20.0).endswith("; next attempt in 20 s")
+    assert creation.noted({}, refused, 20.0)["state"]["message"].endswith("next attempt in 20 s")
+    assert creation.cleared(status)["state"] == {"phase": "Pending", "lastTransitionTime": NOW}
     # Once every pod exists the note goes; the phase and its time stay.
     job = one_task()
     job["status"] = status
