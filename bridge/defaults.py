@@ -52,6 +52,8 @@ __all__ = [
     "NATIVE_SCHEDULER_NAME",
     "OFFLOOP_REVIEW_BYTES",
     "OVERCOMMIT_FACTOR",
+    "PARK_BACKOFF_FIRST",
+    "PARK_BACKOFF_MOST",
     "PODGROUP_API",
     "QUEUE_API",
     "RENEW_SECONDS",
@@ -69,6 +71,9 @@ __all__ = [
     "SIM_RESYNC_SECONDS",
     "SIM_RUNTIME_IMAGES",
     "SPARK_RESERVATION_TIMEOUT",
+    "STATUS_BURST",
+    "STATUS_IN_FLIGHT",
+    "STATUS_QPS",
     "STOP_POLL_SECONDS",
     "STOP_TIMEOUT_SECONDS",
     "SYSTEM_NAMESPACE",
@@ -129,6 +134,18 @@ GANG_EVICTION_ALLOW_WHOLE_BUNDLE = True
 GANG_EVICTION_MAX_DOMAINS = 8
 SPARK_RESERVATION_TIMEOUT = 300.0  # seconds a running Spark driver's executors are owed their capacity
 SCHEDULER_PERIOD = 1.0  # seconds between cycles when nothing happens
+# The scheduler's status writes (PodGroup and Queue status, pod conditions, Events) leave the
+# cycle's path for a queue of their own (scheduler.io.status), drained at STATUS_QPS requests a
+# second with bursts of STATUS_BURST: kube-scheduler's own client limits (clientConnection qps 50,
+# burst 100), under which it writes its conditions and events too. Binds are not limited by it.
+STATUS_QPS = 50.0
+STATUS_BURST = 100
+STATUS_IN_FLIGHT = 32  # status requests in flight at once
+# A gang that did not fit is parked (scheduler.io.parking): not tried again until something it
+# could use changes, or until its backoff ends: kube-scheduler's podInitialBackoffSeconds (1) and
+# podMaxBackoffSeconds (10), doubled per attempt that failed again.
+PARK_BACKOFF_FIRST = 1.0
+PARK_BACKOFF_MOST = 10.0
 WEBHOOK_TIMEOUT_SECONDS = 5  # admission answers in milliseconds; 5 s bounds the damage of a stall
 
 # The Volcano Job controller (vbridge.controllers.vcjobs). Volcano bounds neither pods per job

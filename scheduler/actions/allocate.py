@@ -20,6 +20,9 @@ kept one pod per node by its own hostname anti-affinity placed in one batch
 ``SchedulerConfig.fast_paths`` false turns them all off: the reference path, job by job and
 task by task, that equivalence tests compare with.
 
+Parked jobs (``Session.parked``) keep their phase and are not placed: no pass over their
+tasks, no fit errors (their last verdict stands).
+
 A plugin that ``interleaves`` (capacity: a queue may go past its deserved share up to its
 capability, so shares come from taking turns) makes every turn Volcano's: a ready job places
 one task and goes back in line (``_interleaved_turn``), and queue keys are recomputed every turn
@@ -52,6 +55,8 @@ def execute(ssn: session.Session, plugins: tiers.Tiers) -> None:
             ssn.phase[key] = "Inqueue"  # Volcano: without enqueue every job counts as admitted
         if ssn.phase[key] not in ADMITTED or info.queue not in ssn.snapshot.queues or key in ssn.never:
             continue
+        if ssn.parked(key):
+            continue  # did not fit, and nothing it could use changed since (``SchedulerConfig.parked``)
         if ssn.counts.pending[key] <= ssn.counts.pending_best_effort[key]:
             continue  # no pending task that asks for resources
         invalid = plugins.job_valid(key)

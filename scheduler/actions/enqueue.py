@@ -8,6 +8,11 @@ reserve), proportion (the queue is Open and within its real capability). Admitti
 a time and counting it before the next is what stops two big gangs from each taking half the
 cluster.
 
+Parked jobs (``SchedulerConfig.parked``) are decided as the others: a decision costs the same
+whatever the job's size (its minResources against idle room and its queue), and jobs are
+admitted in order, each reserving room for the next, so leaving one out would change the
+decisions after it. Allocate is where a parked job is skipped.
+
 ``decide`` is the decision for one job; ``refusals`` records who said no (``never`` or the
 plugin's name) for the jobs left Pending, which ``tools.explain`` reports.
 """

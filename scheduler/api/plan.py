@@ -112,6 +112,10 @@ class PodVerdict(typing.NamedTuple):
     event_type: str  # Normal | Warning
     reason: str  # Scheduled | FailedScheduling | Unschedulable
     message: str
+    # The reason of its group's Unschedulable condition (NotEnoughTasks, NotEnoughResources, ...),
+    # "" without one. With ``reason``, what the pod is told changes only when one of them does:
+    # the status writer writes its condition and Event once per change of these, not per message.
+    cause: str = ""
 
     @property
     def condition(self) -> Condition | None:
@@ -126,6 +130,10 @@ class Plan:
     podgroups: tuple[PodGroupVerdict, ...]
     queues: tuple[QueueVerdict, ...]
     pods: tuple[PodVerdict, ...]
+    # The PodGroups the cycle could not schedule and that hold nothing from it (no operation, no
+    # room kept for a pipelined gang, no eviction on their behalf): the I/O shell may park them
+    # (``scheduler.io.parking``), which changes no other decision.
+    stuck: frozenset[str] = frozenset()
 
     def binds(self) -> dict[str, str]:
         return {op.pod: op.node for op in self.operations if isinstance(op, Allocate)}

@@ -164,6 +164,12 @@ class SchedulerConfig:
     # "volcano": this scheduler places the pods; "native" (``defaults.NATIVE``): kube-scheduler
     # does, and a cycle only admits groups and lifts their pods' queue gate (``scheduler.configure``).
     backend: str = defaults.BACKEND
+    # PodGroups ("namespace/name") this cycle leaves alone: parked by the I/O shell after a verdict
+    # that they cannot be scheduled, until something they could use changes (``scheduler.io.parking``).
+    # Allocate skips them (enqueue decides them as before: its cost does not grow with a job's pods,
+    # and each admission counts for the next); they still count for queue shares, and the plan gives no
+    # verdict for them or their pods (their last one stands). Not from the conf: set per cycle.
+    parked: frozenset[str] = frozenset()
 
     def plugin(self, name: str) -> PluginOption | None:
         return next((p for tier in self.tiers for p in tier if p.name == name), None)

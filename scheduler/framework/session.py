@@ -94,6 +94,12 @@ class Session:
     def task(self, key: str) -> snapshot.Task:
         return self.snapshot.tasks[key]
 
+    def parked(self, key: str) -> bool:
+        """Whether job ``key`` is left alone this cycle: the shell parked it
+        (``SchedulerConfig.parked``) and its phase is still the snapshot's (one enqueue admitted
+        just now is new, and placed as any other)."""
+        return key in self.config.parked and self.phase[key] == self.snapshot.jobs[key].phase
+
     def job(self, key: str) -> snapshot.Job:
         return self.snapshot.jobs[key]
 

@@ -16,6 +16,9 @@ ignore silently; InvalidPodGroup, QueueInvalid and QueueNotAllowed for groups th
 ``framework.feasibility``: it stays Pending) with "N/M tasks in gang unschedulable: ..." (or
 "K of N pods exist: ..." when fewer pods exist than are missing, see :func:`gang`);
 ``Scheduled`` when the gang is ready.
+
+A parked job (``Session.parked``) that nothing was bound for this cycle gets no verdict,
+nor do its pods: what was written for it last stands. Its phase still counts in its queue's.
 """
 
 from __future__ import annotations
@@ -58,19 +61,50 @@ def close(ssn: session.Session) -> plan.Plan:
     counts = by_status.reshape(len(cols.jobs), width).tolist()
     tasks = snap.tasks
     groups = []
+    phases: list[tuple[str, str]] = []  # (job, phase) of every job, parked ones included: queue counts
     for job, statuses in zip(snap.jobs.values(), counts, strict=True):
         here = ssn.committed.binds_per_job[job.key]
+        if not here and ssn.parked(job.key):  # its last verdict stands: counted, nothing written
+            phases.append((job.key, _phase(ssn, job, statuses, here)))
+            continue
         verdict, reason, detail = _podgroup(ssn, job, statuses, here, bound)
         groups.append(verdict)
+        phases.append((job.key, verdict.phase))
         if statuses[_PENDING] <= here + ssn.committed.pipelines_per_job[job.key]:
             continue  # every Pending task was bound or pipelined: no pod verdicts to give
         unready = max(job.min_member - _ready(statuses, here), 0)
+        cause = next((c.reason for c in verdict.conditions if c.type == "Unschedulable"), "")
         for task_key in job.tasks:
             if task_key in bound or task_key in pipelined or tasks[task_key].status is not S.PENDING:
                 continue
             event, message = _message(ssn, task_key, reason, detail, unready, job)
-            pods.append(plan.PodVerdict(task_key, "Warning", event, message))
-    return plan.Plan(operations=ops, podgroups=tuple(groups), queues=_queues(ssn, groups), pods=tuple(pods))
+            pods.append(plan.PodVerdict(task_key, "Warning", event, message, cause))
+    return plan.Plan(
+        operations=ops,
+        podgroups=tuple(groups),
+        queues=_queues(ssn, phases),
+        pods=tuple(pods),
+        stuck=_stuck(ssn, groups),
+    )
+
+
+def _stuck(ssn: session.Session, groups: list[plan.PodGroupVerdict]) -> frozenset[str]:
+    """The groups with an Unschedulable verdict that hold nothing from this cycle (``Plan.stuck``)."""
+    committed, status, tasks = ssn.committed, ssn.status, ssn.snapshot.tasks
+    out = []
+    for verdict in groups:
+        key = verdict.key
+        if not any(c.type == "Unschedulable" for c in verdict.conditions):
+            continue
+        if committed.binds_per_job[key] or committed.pipelines_per_job[key] or key in committed.requeued:
+            continue
+        if key in ssn.diagnostics.evictions:
+            continue
+        # A statement neither committed nor discarded (a pipelined gang) keeps its room this cycle.
+        if key in ssn.touched and any(status[t] is not tasks[t].status for t in ssn.snapshot.jobs[key].tasks):
+            continue
+        out.append(key)
+    return frozenset(out)
 
 
 def _ready(statuses: list[int], bound_here: int) -> int:
@@ -85,19 +119,7 @@ def _podgroup(
     ``statuses``: the job's task count per snapshot status code; ``bound_here``: bound this cycle.
     """
     running, succeeded, failed = statuses[_RUNNING], statuses[_SUCCEEDED], statuses[_FAILED]
-    scheduled = statuses[_BOUND] + running + succeeded + failed + bound_here
-    if job.key in ssn.committed.requeued:
-        phase = "Pending"  # evicted whole by the native backend's reclaim: admitted again, or not
-    elif scheduled == succeeded + failed and ((job.min_member <= scheduled and scheduled) or _ran(job, statuses)):
-        phase = "Completed"
-    elif scheduled >= job.min_member and scheduled:
-        phase = "Running"
-    elif running + statuses[_BOUND] + bound_here:
-        phase = "Unknown"
-    elif ssn.phase[job.key] in ("Inqueue", "Running", "Unknown"):
-        phase = "Inqueue"
-    else:
-        phase = "Pending"
+    phase = _phase(ssn, job, statuses, bound_here)
     ready = _ready(statuses, bound_here)
     waiting = statuses[_PENDING] - bound_here  # Pending tasks not bound (pipelined ones included)
     condition, reason, detail = _condition(ssn, job, phase, waiting, bound, ready)
@@ -108,6 +130,22 @@ def _podgroup(
         conditions = _READY_CONDITIONS
     verdict = plan.PodGroupVerdict(job.key, phase, conditions, running, succeeded, failed)
     return verdict, reason, detail
+
+
+def _phase(ssn: session.Session, job: snapshot.Job, statuses: list[int], bound_here: int) -> str:
+    running, succeeded, failed = statuses[_RUNNING], statuses[_SUCCEEDED], statuses[_FAILED]
+    scheduled = statuses[_BOUND] + running + succeeded + failed + bound_here
+    if job.key in ssn.committed.requeued:
+        return "Pending"  # evicted whole by the native backend's reclaim: admitted again, or not
+    if scheduled == succeeded + failed and ((job.min_member <= scheduled and scheduled) or _ran(job, statuses)):
+        return "Completed"
+    if scheduled >= job.min_member and scheduled:
+        return "Running"
+    if running + statuses[_BOUND] + bound_here:
+        return "Unknown"
+    if ssn.phase[job.key] in ("Inqueue", "Running", "Unknown"):
+        return "Inqueue"
+    return "Pending"
 
 
 def _ran(job: snapshot.Job, statuses: list[int]) -> bool:
@@ -186,13 +224,13 @@ def _condition(
     return None, "FailedScheduling", ssn.diagnostics.job_errors.get(job.key, "waiting for resources")
 
 
-def _queues(ssn: session.Session, groups: list[plan.PodGroupVerdict]) -> tuple[plan.QueueVerdict, ...]:
+def _queues(ssn: session.Session, phases: list[tuple[str, str]]) -> tuple[plan.QueueVerdict, ...]:
     snap = ssn.snapshot
     counts: dict[str, collections.Counter[str]] = {name: collections.Counter() for name in snap.queues}
-    for verdict in groups:
-        owner = snap.jobs[verdict.key].queue
+    for key, phase in phases:
+        owner = snap.jobs[key].queue
         if owner in counts:
-            counts[owner][verdict.phase] += 1
+            counts[owner][phase] += 1
     out = []
     for name, info in sorted(snap.queues.items()):
         c = counts[name]

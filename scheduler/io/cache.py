@@ -18,6 +18,15 @@ the last gate is lifted (the bridge gates spark-submit drivers until their group
 Gates the cycle itself lifts (``lifted``: the native backend's ``keys.QUEUE_GATE``) do not hide
 a pod: it is shown, gated, so the cycle can admit its group and ungate it; a pod with any other
 gate as well stays out.
+
+What wakes the loop, and what unparks a gang (``parking``): each event is sorted as it is
+stored. ``generation`` counts the cluster events that could free room or change what a parked
+gang could use: a node added, removed or changed in what the scheduler reads (not a heartbeat),
+a pod deleted, being deleted or finished, a Queue's spec or state changed, a PodGroup's spec
+changed or the PodGroup removed, any PriorityClass change. ``take_grown()`` hands over the
+groups that got a new schedulable pod. Status-only changes (the scheduler's own writes of pod
+conditions, PodGroup and Queue status coming back through the watch, a bound pod's status)
+change no decision: they wake nothing, so our writes never wake the loop that wrote them.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from bridge import defaults
+from bridge import defaults, keys
 from bridge.k8s import client, paths, views, watching
 from scheduler.io import reads
 
@@ -81,6 +90,8 @@ class Cache:
         self._assumed: dict[str, Assumed] = {}
         self._deleting: dict[str, str] = {}  # pod key -> uid
         self._gated: set[str] = set()  # unbound pods with scheduling gates: not schedulable yet
+        self.generation = 0  # cluster events that could let a parked gang through (see the docstring)
+        self._grown: set[str] = set()  # groups ("namespace/name") with a new schedulable pod
 
     # -- the binder's side -----------------------------------------------------------------
 
@@ -100,6 +111,11 @@ class Cache:
         return self.store["pods"].get(key)
 
     # -- the cycle's side -------------------------------------------------------------------
+
+    def take_grown(self) -> set[str]:
+        """The groups that got a new schedulable pod since the last call."""
+        grown, self._grown = self._grown, set()
+        return grown
 
     def inputs(self) -> dict[str, list[Obj]]:
         """Shallow copies of the lists; objects are replaced, never mutated, so this is consistent."""
@@ -153,16 +169,31 @@ class Cache:
             objs.pop(key, None)
         else:
             objs[key] = obj
-        if kind != "pods":
+        if kind == "pods":
+            return self._pod(key, event, old, obj)
+        if event == "DELETED" or old is None:
+            if kind == "podgroups" and old is None:
+                self._grown.add(key)  # a new group: nothing parked to let go but itself
+            else:
+                self.generation += 1
             return True
+        if _digest(kind, old) == _digest(kind, obj):
+            return False  # a status (our own write, a heartbeat): no decision changes
+        self.generation += 1
+        return True
+
+    def _pod(self, key: str, event: str, old: Obj | None, obj: Obj) -> bool:
         if event == "DELETED":
             self._assumed.pop(key, None)
             self._deleting.pop(key, None)
             self._gated.discard(key)
+            self.generation += 1
             return True
         meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
         gates = {(g or {}).get("name") for g in spec.get("schedulingGates") or ()}
-        if gates - self.lifted and not spec.get("nodeName"):
+        was_gated = key in self._gated
+        gated = bool(gates - self.lifted) and not spec.get("nodeName")
+        if gated:
             self._gated.add(key)
         else:
             self._gated.discard(key)
@@ -171,21 +202,48 @@ class Cache:
             del self._assumed[key]  # confirmed by the watch (or the pod was replaced)
         if key in self._deleting and (meta.get("deletionTimestamp") or self._deleting[key] != meta.get("uid")):
             del self._deleting[key]
-        return _relevant(old, obj)
+        change = _pod_change(old, obj)
+        if change == FREED:
+            self.generation += 1
+        elif not gated and not spec.get("nodeName") and (old is None or was_gated):
+            group = (meta.get("annotations") or {}).get(keys.GROUP_NAME)
+            if group:
+                self._grown.add(f"{meta.get('namespace', '')}/{group}")
+        return change != QUIET
 
 
-def _relevant(old: Obj | None, new: Obj) -> bool:
-    """A bound pod's status updates (Pending → Running) change nothing the core decides on."""
+QUIET, CHANGED, FREED = 0, 1, 2  # what a pod event means to the loop (nothing, a cycle, room)
+
+
+def _pod_change(old: Obj | None, new: Obj) -> int:
+    """Whether a pod event changes anything the core decides on, and whether it frees room. A
+    pod's status alone does not (a bound pod going Running; our own PodScheduled condition on a
+    pending one), but a pod finishing does."""
     if old is None:
-        return True
+        return CHANGED
+    new_meta, old_meta = new.get("metadata") or {}, old.get("metadata") or {}
+    if bool(new_meta.get("deletionTimestamp")) != bool(old_meta.get("deletionTimestamp")):
+        return FREED
     phase = (new.get("status") or {}).get("phase")
-    was = (old.get("status") or {}).get("phase")
-    bound = bool((new.get("spec") or {}).get("nodeName"))
-    bound_before = bool((old.get("spec") or {}).get("nodeName"))
-    deleting = bool((new.get("metadata") or {}).get("deletionTimestamp"))
-    deleting_before = bool((old.get("metadata") or {}).get("deletionTimestamp"))
-    if bound != bound_before or deleting != deleting_before:
-        return True
-    if phase in ("Succeeded", "Failed") and phase != was:
-        return True
-    return not bound
+    if phase in ("Succeeded", "Failed") and phase != (old.get("status") or {}).get("phase"):
+        return FREED
+    if bool((new.get("spec") or {}).get("nodeName")) != bool((old.get("spec") or {}).get("nodeName")):
+        return CHANGED
+    if (new.get("spec") or {}).get("nodeName"):
+        return QUIET
+    return CHANGED if _digest("pods", old) != _digest("pods", new) else QUIET
+
+
+def _digest(kind: str, obj: Obj) -> tuple[Any, ...]:
+    """What of an object the scheduler decides on, apart from what changes with every write of
+    its status (resourceVersion, managed fields, status counts, heartbeats)."""
+    meta = {k: v for k, v in (obj.get("metadata") or {}).items() if k not in ("resourceVersion", "managedFields")}
+    status = obj.get("status") or {}
+    if kind == "nodes":
+        ready = tuple((c.get("type"), c.get("status")) for c in status.get("conditions") or ())
+        return (meta, obj.get("spec"), status.get("allocatable"), ready)
+    if kind == "queues":
+        return (meta, obj.get("spec"), status.get("state"))
+    if kind in ("podgroups", "pods"):
+        return (meta, obj.get("spec"))
+    return (meta, {k: v for k, v in obj.items() if k != "metadata"})  # a PriorityClass: value, policy

@@ -8,6 +8,14 @@ first session before cache sync makes wrong decisions), nor while another instan
 On the native backend (``conf.backend``) the plan has no binds: its operations are queue-gate
 lifts (``plan.Ungate``), carried out by the binder like the rest; kube-scheduler places.
 
+What is on a cycle's path, and only that: the snapshot, the core, the binds (all of a gang's
+binds are, however many). Status writes are not: the cycle hands its verdicts to the
+``status.StatusWriter``'s queue (no I/O) and the writer's own task writes them out, paced, so
+the next cycle's binds never wait for the last one's bookkeeping. Gangs the last verdicts said
+cannot be scheduled are parked (``parking``) and handed to the core as
+``SchedulerConfig.parked`` until something they could use changes (``Cache.generation``, one of
+their own pods arrives) or their backoff ends; not on the native backend.
+
 The core's work (building the snapshot, the actions) runs in a worker thread so watches,
 lease renewals and the metrics server stay responsive during a long cycle; its inputs are
 shallow copies of immutable-by-convention objects, so the thread sees a consistent view.
@@ -31,7 +39,7 @@ from bridge import defaults, errors, keys
 from bridge.k8s import client, lease, paths
 from scheduler.api import plan
 from scheduler.framework import config
-from scheduler.io import binder, cache, metrics, status
+from scheduler.io import binder, cache, metrics, parking, status
 
 __all__ = ["CycleReport", "Scheduler"]
 
@@ -44,11 +52,11 @@ CORE_MODULES = ("scheduler.api.building", "scheduler.cycle")
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class CycleReport:
-    seconds: float  # whole cycle: snapshot, actions, binds, status writes
+    seconds: float  # whole cycle: snapshot, actions, binds, handing verdicts to the status writer
     core_seconds: float  # snapshot + actions only
     bind_seconds: float  # from the cycle's start until its last bind returned
     outcome: binder.Outcome
-    writes: int
+    writes: int  # status writes the cycle queued (written later, by the writer's task)
     # This cycle's ordinal (1, 2, ...); 0 when the Lease was lost while deciding: no status was
     # written, and only binds already handed over went out.
     cycle: int = 0
@@ -56,6 +64,7 @@ class CycleReport:
     # its annotation as the cycle saw it; pods without one are left out. With ``cycle``, what
     # proves a gang went out in one cycle.
     groups: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    parked: int = 0  # gangs the cycle left out (parked before it)
 
 
 @contextlib.contextmanager
@@ -90,6 +99,8 @@ class Scheduler:
         on_cycle: Callable[[CycleReport], None] | None = None,
         clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.UTC),
         write_api: client.Client | None = None,
+        status_qps: float = defaults.STATUS_QPS,
+        status_burst: int = defaults.STATUS_BURST,
     ) -> None:
         self.api = api
         self.conf = conf
@@ -109,7 +120,10 @@ class Scheduler:
         writer = write_api or api
         self._writer = write_api
         self.binder = binder.Binder(writer, self.cache, hook=bind_hook)
-        self.status = status.StatusWriter(writer, self.cache)
+        self.status = status.StatusWriter(writer, self.cache, qps=status_qps, burst=status_burst)
+        self.metrics.status = self.status.counts
+        self.metrics.status_depth = lambda: len(self.status.queue)
+        self.parking = parking.Parking()
         self.cycles = 0
         self._queues_ensured = False
         # What each cycle's snapshot derived from each pod, for the next (``podfacts.Memo``; made
@@ -122,6 +136,7 @@ class Scheduler:
     async def run(self) -> None:
         async with asyncio.TaskGroup() as group:
             group.create_task(self.cache.run())
+            group.create_task(self.status.run())
             core = group.create_task(asyncio.to_thread(_load_core))
             if self._writer is not None:
                 # Open the write pool while the cache lists: the first cycle's binds then start at
@@ -144,6 +159,8 @@ class Scheduler:
             await elector.changed.wait()
             elector.changed.clear()
             self.metrics.leader = int(elector.is_leader())
+            if not elector.is_leader():
+                self.status.clear()  # verdicts of a term that ended: not ours to write any more
             self._wake.set()
 
     async def _loop(self, core: asyncio.Task[None]) -> None:
@@ -183,12 +200,16 @@ class Scheduler:
 
         Each committed statement's binds go out while the core is still deciding the rest (the
         core runs in a worker thread and hands them over through ``on_commit``), as Volcano binds
-        from inside its session; evictions and nominations wait for the whole plan."""
+        from inside its session; evictions and nominations wait for the whole plan. The verdicts
+        are queued for the status writer, not written: the cycle ends with its last bind."""
         t0 = time.perf_counter()
         if not self._queues_ensured:
             await self._ensure_queues()
         inputs = self.cache.inputs()
-        now = self.clock()
+        generation, grown = self.cache.generation, self.cache.take_grown()
+        now, started = self.clock(), time.monotonic()
+        parked = frozenset() if self.native else self.parking.current(started, generation, grown)
+        conf = dataclasses.replace(self.conf, parked=parked) if parked else self.conf
         aio = asyncio.get_running_loop()
         binding: list[asyncio.Task[binder.Outcome]] = []
         groups: dict[str, str] = {}
@@ -211,7 +232,7 @@ class Scheduler:
                 aio.call_soon_threadsafe(start)
 
         try:
-            verdicts = await asyncio.to_thread(self._decide, inputs, now, on_commit)
+            verdicts = await asyncio.to_thread(self._decide, inputs, now, on_commit, conf)
         except BaseException:
             await asyncio.gather(*binding, return_exceptions=True)
             raise
@@ -223,15 +244,20 @@ class Scheduler:
         rest = [op for op in verdicts.operations if not isinstance(op, plan.Allocate)]
         outcome = binder.merge(await asyncio.gather(*binding, self.binder.execute(rest)))
         binds = time.perf_counter() - t0
-        writes = await self.status.write(verdicts, bound=outcome.bound)
+        if not self.native:
+            self._park(verdicts, started, generation)
+        writes = self.status.submit(verdicts, bound=outcome.bound)
         self.cycles += 1
-        report = CycleReport(time.perf_counter() - t0, core, binds, outcome, writes, self.cycles, groups)
+        report = CycleReport(
+            time.perf_counter() - t0, core, binds, outcome, writes, self.cycles, groups, parked=len(parked)
+        )
+        self.metrics.parked = len(self.parking)
         self.metrics.cycle(
             verdicts, seconds=report.seconds, bound=len(outcome.bound), failed=len(outcome.failed), writes=writes
         )
         if outcome.bound or outcome.failed:
             log.info(
-                "cycle %d: %d bound, %d failed in %.0f ms (core %.0f ms, binds done at %.0f ms), %d status writes",
+                "cycle %d: %d bound, %d failed in %.0f ms (core %.0f ms, binds done at %.0f ms), %d writes queued",
                 self.cycles,
                 len(outcome.bound),
                 len(outcome.failed),
@@ -243,6 +269,17 @@ class Scheduler:
         if self.on_cycle is not None:
             self.on_cycle(report)
         return report
+
+    def _park(self, verdicts: plan.Plan, now: float, generation: int) -> None:
+        """Park the gangs the plan says are stuck (``Plan.stuck``: not schedulable now, holding
+        nothing); forget the others it gave a verdict (placed, or changed), and the gone."""
+        stuck: dict[str, str] = {}
+        for group in verdicts.podgroups:
+            if group.key in verdicts.stuck:
+                stuck[group.key] = next(c.reason for c in group.conditions if c.type == "Unschedulable")
+        self.parking.forget(g.key for g in verdicts.podgroups if g.key not in verdicts.stuck)
+        self.parking.park(stuck, now, generation)
+        self.parking.keep_only(self.cache.store["podgroups"])
 
     def _groups(self, pods: Iterable[str]) -> dict[str, str]:
         """Each pod's PodGroup key, read before its bind goes out (the pod may be gone after)."""
@@ -259,6 +296,7 @@ class Scheduler:
         inputs: dict[str, list[cache.Obj]],
         now: datetime.datetime,
         on_commit: Callable[[list[plan.Allocate]], None],
+        conf: config.SchedulerConfig,
     ) -> plan.Plan:
         from scheduler import cycle
         from scheduler.api import building, podfacts  # loaded already by ``_load_core``
@@ -275,7 +313,7 @@ class Scheduler:
             native=self.native,
             memo=self._memo,
         )
-        return cycle.schedule(snap, self.conf, now, on_commit)
+        return cycle.schedule(snap, conf, now, on_commit)
 
     async def _ensure_queues(self) -> None:
         path = paths.resource(defaults.QUEUE_API, "queues")

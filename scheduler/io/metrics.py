@@ -4,7 +4,9 @@ Names follow Volcano's ``pkg/scheduler/metrics`` (namespace ``volcano``) so exis
 dashboards keep working: ``volcano_e2e_scheduling_latency_milliseconds`` (histogram,
 exponential buckets 5 ms × 2⁰ … 2⁹), ``volcano_schedule_attempts_total{result}``,
 ``volcano_queue_allocated_milli_cpu{queue_name}``, ``volcano_queue_pod_group_*_count`` and
-friends. Our own additions are prefixed ``vbridge_scheduler_``. The watches' counts, kept
+friends. Our own additions are prefixed ``vbridge_scheduler_``, among them the status writer's
+(``status_writes``, ``status_queue_depth``, ``status_coalesced``, ``status_dropped``) and
+``parked_gangs``. The watches' counts, kept
 process-wide by the kernel as plain numbers (``bridge.k8s.watching.STATS``), are exported by
 :func:`watch_families` (``vbridge_watch_relists_total{resource,reason}``, ``..._resumes_total``,
 ``..._skipped_total{resource}``), which any process's collector can yield as this one does.
@@ -22,6 +24,7 @@ The server is plain asyncio (one request per connection), bound to loopback by d
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from prometheus_client import exposition, registry
 from prometheus_client import metrics_core as families
@@ -32,6 +35,16 @@ from scheduler import build
 from scheduler.api import plan
 
 __all__ = ["BUCKETS", "CONTENT_TYPE", "Metrics", "serve", "watch_families"]
+
+
+class StatusCounts(Protocol):
+    """What the status writer counts (``status.Counts``)."""
+
+    requests: int
+    queued: int
+    coalesced: int
+    dropped: int
+
 
 BUCKETS = tuple(5.0 * 2**i for i in range(10))
 CYCLE_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
@@ -61,6 +74,9 @@ class Metrics:
         self.binds_failed = 0
         self.writes = 0
         self.leader = 0
+        self.parked = 0  # gangs parked after the last cycle (scheduler.io.parking)
+        self.status: StatusCounts | None = None  # the status writer's counts, read when scraped
+        self.status_depth: Callable[[], int] = lambda: 0  # its queue's length now
         self.port = 0  # the bound metrics port, once serving
         self.registry = registry.CollectorRegistry()
         self.registry.register(_Collector(self))
@@ -142,8 +158,30 @@ class _Collector(registry.Collector):
             buckets=[*cycle, ("+Inf", float(m.cycle_count))],
             sum_value=m.cycle_sum,
         )
+        status = m.status
         yield families.CounterMetricFamily(
-            "vbridge_scheduler_status_writes", "Status, condition and event requests made", value=m.writes
+            "vbridge_scheduler_status_writes",
+            "Status, condition and event requests made",
+            value=status.requests if status is not None else m.writes,
+        )
+        if status is not None:
+            yield families.GaugeMetricFamily(
+                "vbridge_scheduler_status_queue_depth", "Status writes queued, not yet sent", value=m.status_depth()
+            )
+            yield families.CounterMetricFamily(
+                "vbridge_scheduler_status_coalesced",
+                "Status writes that replaced one still queued for the same object",
+                value=status.coalesced,
+            )
+            yield families.CounterMetricFamily(
+                "vbridge_scheduler_status_dropped",
+                "Status writes refused (404, 409), failed, or out of date when their turn came",
+                value=status.dropped,
+            )
+        yield families.GaugeMetricFamily(
+            "vbridge_scheduler_parked_gangs",
+            "Gangs left out of cycles until something they could use changes",
+            value=m.parked,
         )
         yield families.GaugeMetricFamily("vbridge_scheduler_leader", "1 while this instance may bind", value=m.leader)
         info = families.GaugeMetricFamily(

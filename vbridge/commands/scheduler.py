@@ -54,6 +54,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--period", type=float, default=defaults.SCHEDULER_PERIOD, help="seconds between cycles when nothing happens"
     )
+    p.add_argument(
+        "--status-qps",
+        type=float,
+        default=defaults.STATUS_QPS,
+        help="status writes (PodGroup, Queue, pod conditions, Events) a second, off the cycle's path",
+    )
+    p.add_argument("--status-burst", type=int, default=defaults.STATUS_BURST, help="... in bursts of at most this many")
     p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics and /healthz on HOST:PORT")
     p.add_argument("--metrics-host", default="127.0.0.1", help="listen address of the metrics (the chart: 0.0.0.0)")
     leasing.add_arguments(p, what="bind")
@@ -138,6 +145,8 @@ async def _run(args: argparse.Namespace, conf: config.SchedulerConfig, conn: kub
             metrics_port=args.metrics_port,
             metrics_host=args.metrics_host,
             write_api=writer,
+            status_qps=args.status_qps,
+            status_burst=args.status_burst,
         )
         task = asyncio.create_task(sched.run())
         stop = asyncio.Event()

@@ -6,7 +6,7 @@ from typing import Any
 
 from bridge import keys
 from scheduler.api import plan
-from scheduler.io import binder, cache, status
+from scheduler.io import binder, bodies, cache
 
 
 def pod(name: str, *, node: str | None = None, uid: str = "u1") -> dict[str, Any]:
@@ -23,9 +23,9 @@ def test_podgroup_status_keeps_transition_time_of_unchanged_condition() -> None:
     cond = plan.Condition("Unschedulable", "True", "NotEnoughResources", "1/2 tasks in gang unschedulable")
     verdict = plan.PodGroupVerdict("ns/pg", "Inqueue", (cond,), 0, 0, 0)
     live = {"conditions": [{"type": "Unschedulable", "status": "True", "lastTransitionTime": "T0"}]}
-    out = status.podgroup_status(verdict, live, "T1")
+    out = bodies.podgroup_status(verdict, live, "T1")
     assert out["conditions"][0]["lastTransitionTime"] == "T0"
-    assert status.podgroup_status(verdict, {}, "T1")["conditions"][0]["lastTransitionTime"] == "T1"
+    assert bodies.podgroup_status(verdict, {}, "T1")["conditions"][0]["lastTransitionTime"] == "T1"
 
 
 def test_podgroup_status_keeps_the_native_reconcilers_condition() -> None:
@@ -33,19 +33,19 @@ def test_podgroup_status_keeps_the_native_reconcilers_condition() -> None:
     refused = {"type": keys.NATIVE_SYNCED, "status": "False", "reason": "Refused", "message": "m"}
     live = {"conditions": [{"type": "Unschedulable", "status": "True", "lastTransitionTime": "T0"}, refused]}
     verdict = plan.PodGroupVerdict("ns/pg", "Inqueue", (), 0, 0, 0)
-    assert status.podgroup_status(verdict, live, "T1")["conditions"] == [refused]
+    assert bodies.podgroup_status(verdict, live, "T1")["conditions"] == [refused]
 
 
 def test_queue_status_removes_resources_no_longer_held() -> None:
     verdict = plan.QueueVerdict("q", "Open", 0, 1, 2, 0, 0, {"cpu": "2"})
-    out = status.queue_status(verdict, {"allocated": {"cpu": "1", "nvidia.com/gpu": "1"}})
+    out = bodies.queue_status(verdict, {"allocated": {"cpu": "1", "nvidia.com/gpu": "1"}})
     assert out["allocated"] == {"cpu": "2", "nvidia.com/gpu": None}
 
 
 def test_queue_status_keeps_the_live_state_but_for_a_new_queue_and_a_drained_close() -> None:
     def state(verdict_state: str, live: str | None) -> str:
         verdict = plan.QueueVerdict("q", verdict_state, 0, 0, 0, 0, 0, {})
-        return str(status.queue_status(verdict, {"state": live} if live else {})["state"])
+        return str(bodies.queue_status(verdict, {"state": live} if live else {})["state"])
 
     assert state("Open", None) == "Open"  # a new queue gets its state
     assert state("Closed", "Closing") == "Closed"  # drained

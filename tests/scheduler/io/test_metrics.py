@@ -10,7 +10,7 @@ from prometheus_client import parser
 from bridge.k8s import watching
 from scheduler import build
 from scheduler.api import plan
-from scheduler.io import metrics
+from scheduler.io import metrics, status
 
 QUEUE = plan.QueueVerdict("default", "Open", 1, 2, 3, 0, 0, {"cpu": "1500m", "memory": "1Gi"})
 
@@ -25,6 +25,19 @@ def _samples(m: metrics.Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]]
 
 def _cycle(m: metrics.Metrics, *, seconds: float, bound: int = 3) -> None:
     m.cycle(plan.Plan((), (), (QUEUE,), ()), seconds=seconds, bound=bound, failed=0, writes=2)
+
+
+def test_the_status_writers_queue_and_parked_gangs_are_exposed() -> None:
+    m = metrics.Metrics()
+    m.status = status.Counts(requests=7, queued=12, coalesced=4, dropped=1)
+    m.status_depth = lambda: 5
+    m.parked = 2
+    samples = _samples(m)
+    assert samples[("vbridge_scheduler_status_writes_total", ())] == 7  # requests made, not queued
+    assert samples[("vbridge_scheduler_status_queue_depth", ())] == 5
+    assert samples[("vbridge_scheduler_status_coalesced_total", ())] == 4
+    assert samples[("vbridge_scheduler_status_dropped_total", ())] == 1
+    assert samples[("vbridge_scheduler_parked_gangs", ())] == 2
 
 
 def test_whole_cycles_are_counted_in_seconds_around_one() -> None:
