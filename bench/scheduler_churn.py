@@ -89,7 +89,7 @@ async def measure(out: Outcome, lc: cluster.LocalCluster, args: argparse.Namespa
                 out.backlog_bound = sum(1 for p in listed.get("items") or [] if (p.get("spec") or {}).get("nodeName"))
         finally:
             proc.stop()
-        if isinstance(lc, contenders.AuditedCluster):
+        if lc.audit_rules:
             every = churn.requests_by_agent(lc.audit_log, time.perf_counter() - started)
             out.requests = {agent: verbs for agent, verbs in every.items() if agent not in BED_AGENTS}
         out.jobs = len(stream.jobs)

@@ -255,28 +255,6 @@ def median(runs: list[Result]) -> Result:
     return sorted(runs, key=lambda r: r.rate)[(len(runs) - 1) // 2]
 
 
-class AuditedCluster(cluster.LocalCluster):
-    """A control plane whose apiserver writes every request's metadata (no bodies) to
-    ``audit_log``, so a bench can count each client's requests by verb (``audit.requests``)."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.audit_log = self.workdir / "logs" / "audit.log"
-
-    def _run(self, proc: processes.Process) -> None:
-        if proc.name == "kube-apiserver":
-            policy = self.workdir / "audit-policy.yaml"
-            body = {"apiVersion": "audit.k8s.io/v1", "kind": "Policy", "omitStages": ["RequestReceived"]}
-            policy.write_text(yaml.safe_dump({**body, "rules": [{"level": "Metadata"}]}))
-            proc.argv += [
-                f"--audit-policy-file={policy}",
-                f"--audit-log-path={self.audit_log}",
-                "--audit-log-format=json",
-                "--audit-log-maxsize=0",
-            ]
-        super()._run(proc)
-
-
 def in_fresh_cluster(
     contender: str,
     vdir: pathlib.Path | None,
@@ -285,13 +263,14 @@ def in_fresh_cluster(
     *,
     audited: bool = False,
 ) -> str:
-    """``body`` run on a fresh control plane of its own (with Volcano's CRDs for ``volcano``; an
-    ``AuditedCluster`` with ``audited``), removed afterwards; '' or the error that ended it."""
+    """``body`` run on a fresh control plane of its own (with Volcano's CRDs for ``volcano``; with
+    ``audited``, every request's metadata in its ``audit_log``), removed afterwards; '' or the
+    error that ended it."""
     crds = tuple(sorted((vdir / "crds").glob("*.yaml"))) if contender == "volcano" and vdir else ()
     workdir = pathlib.Path(tempfile.mkdtemp(prefix=f"vbridge-bench-{contender}-"))
-    kind = AuditedCluster if audited else cluster.LocalCluster
+    rules: tuple[dict[str, Any], ...] = ({"level": "Metadata"},) if audited else ()
     try:
-        with kind(workdir, bins=bins, extra_crds=crds) as lc:
+        with cluster.LocalCluster(workdir, bins=bins, extra_crds=crds, audit_rules=rules) as lc:
             asyncio.run(body(lc))
     except (errors.BridgeError, OSError) as exc:
         return f"{type(exc).__name__}: {exc}"

@@ -20,10 +20,8 @@ import subprocess
 import threading
 from typing import Any
 
-import yaml
-
 from bridge.k8s import kubeconfigs
-from vbridge.localcluster import cluster, processes
+from vbridge.localcluster import cluster
 
 __all__ = ["BareCluster", "Helm", "LogKeeper", "audit_events", "forbidden"]
 
@@ -32,26 +30,12 @@ class BareCluster(cluster.LocalCluster):
     """No CRDs, no Queues; the apiserver audits the ServiceAccounts of ``audited`` namespaces."""
 
     def __init__(self, *args: Any, audited: tuple[str, ...] = (), **kwargs: Any) -> None:
-        super().__init__(*args, endpoint_routing=True, **kwargs)
+        rules: tuple[dict[str, Any], ...] = ()
+        if audited:
+            groups = [f"system:serviceaccounts:{ns}" for ns in audited]
+            rules = ({"level": "Metadata", "userGroups": groups}, {"level": "None"})
+        super().__init__(*args, endpoint_routing=True, audit_rules=rules, **kwargs)
         self.audited = audited
-        self.audit_log = self.workdir / "logs" / "audit.log"
-
-    def _run(self, proc: processes.Process) -> None:
-        if proc.name == "kube-apiserver" and self.audited:
-            policy = self.workdir / "audit-policy.yaml"
-            rules: list[dict[str, Any]] = [
-                {"level": "Metadata", "userGroups": [f"system:serviceaccounts:{ns}" for ns in self.audited]},
-                {"level": "None"},
-            ]
-            body = {"apiVersion": "audit.k8s.io/v1", "kind": "Policy", "omitStages": ["RequestReceived"]}
-            policy.write_text(yaml.safe_dump({**body, "rules": rules}))
-            proc.argv += [
-                f"--audit-policy-file={policy}",
-                f"--audit-log-path={self.audit_log}",
-                "--audit-log-format=json",
-                "--audit-log-maxsize=0",
-            ]
-        super()._run(proc)
 
     async def _bootstrap(self, conn: kubeconfigs.Connection) -> None:
         return None

@@ -96,6 +96,7 @@ class LocalCluster(processes.Started):
         endpoint_routing: bool = False,
         native_gangs: bool = False,
         gate_policy: bool = True,
+        audit_rules: tuple[dict[str, Any], ...] = (),
     ) -> None:
         self._own_workdir = workdir is None
         # True: the apiserver reaches webhook (and aggregated API) Services through their
@@ -109,7 +110,11 @@ class LocalCluster(processes.Started):
         # True: the policy that keeps our scheduling gates ours (bridge.gates) is in force from the
         # start, as the chart installs it; False for tests that install the chart's own copy.
         self.gate_policy = gate_policy
+        # The apiserver's audit policy rules (audit.k8s.io/v1); none: no audit log. The log (JSON
+        # lines, no RequestReceived stage) is ``audit_log``.
+        self.audit_rules = audit_rules
         self.workdir = workdir or pathlib.Path(tempfile.mkdtemp(prefix="vbridge-cluster-"))
+        self.audit_log = self.workdir / "logs" / "audit.log"
         self.bins = bins
         self.ports = ports
         self.extra_crds = extra_crds
@@ -241,9 +246,23 @@ class LocalCluster(processes.Started):
                 "--event-ttl=15m",
                 "-v=1",
                 *(NATIVE_APISERVER_FLAGS if self.native_gangs else ()),
+                *self._audit_flags(),
             ],
             log=logs / "kube-apiserver.log",
         )
+
+    def _audit_flags(self) -> list[str]:
+        if not self.audit_rules:
+            return []
+        policy = self.workdir / "audit-policy.yaml"
+        body = {"apiVersion": "audit.k8s.io/v1", "kind": "Policy", "omitStages": ["RequestReceived"]}
+        policy.write_text(yaml.safe_dump({**body, "rules": list(self.audit_rules)}))
+        return [
+            f"--audit-policy-file={policy}",
+            f"--audit-log-path={self.audit_log}",
+            "--audit-log-format=json",
+            "--audit-log-maxsize=0",
+        ]
 
     def _run(self, proc: processes.Process) -> None:
         self.procs.append(proc)
