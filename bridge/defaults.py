@@ -49,6 +49,8 @@ __all__ = [
     "MAX_INPUT_BYTES",
     "MAX_PENDING_CONNECTIONS",
     "NATIVE",
+    "NATIVE_CREATE_RETRY_FIRST",
+    "NATIVE_CREATE_RETRY_MOST",
     "NATIVE_SCHEDULER_NAME",
     "OFFLOOP_REVIEW_BYTES",
     "OVERCOMMIT_FACTOR",
@@ -159,6 +161,12 @@ VCJOB_CREATE_RETRY_FIRST = 1.0  # seconds before a failed create is tried again 
 # the apiserver choking on the template), doubled up to VCJOB_CREATE_RETRY_MOST.
 VCJOB_CREATE_RETRY_CLIENT = 5.0
 VCJOB_CREATE_RETRY_MOST = 300.0  # the longest wait between attempts (kube's Job controller: 6 min)
+# The native reconciler (vbridge.controllers.native): a Workload or native PodGroup the apiserver
+# refused to create (a missing PriorityClass, an admission policy) is tried again, unchanged, only
+# after this many seconds, doubled per refusal in a row up to NATIVE_CREATE_RETRY_MOST; a change of
+# the Volcano PodGroup's spec tries at once. As the Volcano Job controller waits after a refusal.
+NATIVE_CREATE_RETRY_FIRST = VCJOB_CREATE_RETRY_CLIENT
+NATIVE_CREATE_RETRY_MOST = VCJOB_CREATE_RETRY_MOST
 VCJOB_EXPECT_SECONDS = 60.0  # how long a created pod the watch has not shown yet counts as present
 # Pod creates and deletes per second (token buckets, vbridge.controllers.vcjob_create): for the
 # whole controller, and for one job. client-go's default (5/s, burst 10) makes a 10,000-pod job

@@ -5,9 +5,11 @@ for a replaced pod; a bind is retried with backoff on transient errors (429, 5xx
 connections). A 409 ("already assigned", or a UID mismatch) is settled by reading the pod: on
 the intended node it is a success (our earlier attempt, or another leader, got there), else a
 failure. Every Allocate is *assumed* in the cache before its request goes out; a failed bind
-is forgotten (so the next cycle places the pod again), recorded as a ``FailedScheduling``
+is forgotten (so the next cycle places the pod again), and recorded as a ``FailedScheduling``
 Event and, if the pod is still unbound, a ``PodScheduled=False`` condition (kube-scheduler's
-``handleBindingCycleError``; Volcano PR #3547). A gang's binds are issued together.
+``handleBindingCycleError``; Volcano PR #3547): both queued on the status writer
+(``status.StatusWriter.bind_failed``), which sends them paced, off the cycle's path. A gang's
+binds are issued together.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class Binder:
         self,
         api: client.Client,
         cache: cache_mod.Cache,
+        writer: status.StatusWriter,
         *,
         concurrency: int = 64,
         retries: int = 3,
@@ -81,6 +84,7 @@ class Binder:
     ) -> None:
         self.api = api
         self.cache = cache
+        self.writer = writer
         self.retries = retries
         self.backoff = backoff
         self.hook = hook
@@ -133,7 +137,7 @@ class Binder:
                     why = f"binding failed: {exc!r}"
                 if attempt < self.retries:
                     await asyncio.sleep(self.backoff * 2**attempt)
-        await self._failed(op, why)
+        self._failed(op, why)
         return why
 
     async def _settle(self, op: plan.Allocate) -> str | None:
@@ -159,16 +163,15 @@ class Binder:
             return "pod is being deleted"
         return "conflict (409) with the pod still unbound: decided again next cycle"
 
-    async def _failed(self, op: plan.Allocate, why: str) -> None:
+    def _failed(self, op: plan.Allocate, why: str) -> None:
         self.cache.forget(op.pod)
         log.warning("bind of %s to %s failed: %s", op.pod, op.node, why)
         pod = self.cache.pod(op.pod)
         if pod is None or (pod.get("metadata") or {}).get("uid") != op.uid:
             return
         message = f"failed to bind {op.pod} to {op.node}: {why}"
-        await status.event(self.api, pod, reason="FailedScheduling", message=message, warning=True)
-        if "already assigned" not in why:  # a pod bound elsewhere is scheduled: no False condition
-            await status.pod_condition(self.api, pod, reason="SchedulerError", message=message)
+        # A pod bound elsewhere is scheduled: no False condition.
+        self.writer.bind_failed(op.pod, pod, message, condition="already assigned" not in why)
 
     async def _evict(self, op: plan.Evict) -> bool:
         namespace, name = _split(op.pod)

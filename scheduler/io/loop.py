@@ -119,8 +119,8 @@ class Scheduler:
         # Writes may go through their own client: the watches each pin a connection of theirs.
         writer = write_api or api
         self._writer = write_api
-        self.binder = binder.Binder(writer, self.cache, hook=bind_hook)
         self.status = status.StatusWriter(writer, self.cache, qps=status_qps, burst=status_burst)
+        self.binder = binder.Binder(writer, self.cache, self.status, hook=bind_hook)
         self.metrics.status = self.status.counts
         self.metrics.status_depth = lambda: len(self.status.queue)
         self.parking = parking.Parking()

@@ -15,7 +15,9 @@ waits for a status write (issue 31: 4,132 writes on one cycle's path made it ten
 - a pending pod's ``PodScheduled=False`` condition and its Event are compared on their reason
   (``PodVerdict.reason`` and ``cause``, the group's condition reason) and the pod's uid, not the
   message: one write per change of reason, not one per cycle because a count in the message
-  moved. The PodGroup's Unschedulable condition and Event keep the message (one per gang).
+  moved. The PodGroup's Unschedulable condition and Event keep the message (one per gang);
+- a failed bind (``bind_failed``, from ``binder``) queues its ``FailedScheduling`` Event (a slot of
+  its own) and ``PodScheduled=False`` reason ``SchedulerError`` (the pod's condition slot).
 
 Writes carry the ``resourceVersion`` cached when the verdict was made as a precondition: if
 another leader (or anyone) changed the object since we saw it, the apiserver answers 409, the
@@ -54,11 +56,6 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _split(key: str) -> tuple[str, str]:
-    namespace, _, name = key.partition("/")
-    return namespace, name
-
-
 async def event(api: client.Client, obj: Obj, *, reason: str, message: str, warning: bool = False) -> None:
     """An Event on a pod (or another object); list items carry no kind, so pods are assumed."""
     full = {"apiVersion": obj.get("apiVersion", "v1"), "kind": obj.get("kind", "Pod"), "metadata": obj["metadata"]}
@@ -68,13 +65,8 @@ async def event(api: client.Client, obj: Obj, *, reason: str, message: str, warn
 async def pod_condition(api: client.Client, pod: Obj, *, reason: str, message: str) -> bool:
     """PodScheduled=False with ``reason``/``message``; False when the precondition failed."""
     meta = pod.get("metadata") or {}
-    condition = {
-        "type": "PodScheduled",
-        "status": "False",
-        "reason": reason,
-        "message": message,
-        "lastTransitionTime": _now(),
-    }
+    condition = {"type": "PodScheduled", "status": "False", "reason": reason, "message": message}
+    condition["lastTransitionTime"] = _now()
     body = {"metadata": {"resourceVersion": meta.get("resourceVersion")}, "status": {"conditions": [condition]}}
     path = paths.resource("v1", "pods", namespace=meta.get("namespace"), name=meta.get("name"), subresource="status")
     try:
@@ -89,9 +81,9 @@ async def pod_condition(api: client.Client, pod: Obj, *, reason: str, message: s
     return True
 
 
-PG, QUEUE, POD, EVENT = "pg", "q", "pod", "ev"
-STORES = {PG: "podgroups", QUEUE: "queues", POD: "pods", EVENT: "pods"}
-TIERS = {PG: 0, QUEUE: 0, POD: 1, EVENT: 1}  # what users read first goes first
+PG, QUEUE, POD, EVENT, BIND = "pg", "q", "pod", "ev", "bind"
+STORES = {PG: "podgroups", QUEUE: "queues", POD: "pods", EVENT: "pods", BIND: "pods"}
+TIERS = {PG: 0, QUEUE: 0, POD: 1, EVENT: 1, BIND: 1}  # what users read first goes first
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -246,6 +238,14 @@ class StatusWriter:
             return
         self._put(POD, verdict.pod, Write(want, pod, {"reason": condition.reason, "message": condition.message}))
 
+    def bind_failed(self, key: str, pod: Obj, message: str, *, condition: bool) -> None:
+        """A failed bind of ``pod`` (``key``): its Event and, with ``condition``, PodScheduled=False."""
+        uid = pod["metadata"].get("uid", "")
+        self._put(BIND, key, Write((uid, message), pod, {}, ("FailedScheduling", message, True)))
+        if condition:
+            want = (uid, "PodScheduled", "False", "SchedulerError", message)
+            self._put(POD, key, Write(want, pod, {"reason": "SchedulerError", "message": message}))
+
     def _prune(self) -> None:
         """Forget objects that no longer exist, so memory follows the cluster."""
         for slot in list(self._last):
@@ -309,6 +309,7 @@ class StatusWriter:
                 QUEUE: self._send_queue,
                 POD: self._send_pod,
                 EVENT: self._send_event,
+                BIND: self._send_event,
             }[kind](slot, key, write)
             if not sent:
                 self.counts.dropped += 1
@@ -333,7 +334,7 @@ class StatusWriter:
 
     async def _send_podgroup(self, slot: str, key: str, write: Write) -> bool:
         version = write.obj["metadata"].get("resourceVersion")
-        namespace, name = _split(key)
+        namespace, _, name = key.partition("/")
         body = {"metadata": {"resourceVersion": version}, "status": write.body}
         path = paths.resource(PG_API, "podgroups", namespace=namespace, name=name)
         if not await self._send("PATCH", path, body, client.MERGE):

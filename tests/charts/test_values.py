@@ -45,6 +45,8 @@ def _leaves(tree: dict[str, Any], prefix: str = "") -> list[str]:
 def test_value_defaults_are_the_codes_defaults() -> None:
     assert VALUES["schedulerName"] == defaults.SCHEDULER_NAME
     assert VALUES["scheduler"]["period"] == defaults.SCHEDULER_PERIOD
+    assert VALUES["scheduler"]["statusQps"] == defaults.STATUS_QPS
+    assert VALUES["scheduler"]["statusBurst"] == defaults.STATUS_BURST
 
 
 def test_every_value_is_documented_in_the_readme() -> None:
@@ -251,14 +253,29 @@ def test_the_interface_flags_are_rendered(helm: pathlib.Path, ca_file: pathlib.P
     assert not any(re.match(r"--kubeconfig", a) for c in COMPONENTS for a in _args(rendered, c))
 
 
-def test_the_scheduler_period_takes_a_set_flag(helm: pathlib.Path, ca_file: pathlib.Path) -> None:
+@pytest.mark.parametrize(("value", "flag"), [("period", "--period"), ("statusQps", "--status-qps")])
+def test_the_scheduler_s_decimal_values_take_a_set_flag(
+    helm: pathlib.Path, ca_file: pathlib.Path, value: str, flag: str
+) -> None:
     # `--set` hands helm "0.5" as a string; `--set-json` and values files a number: both render.
-    for flag in ("--set", "--set-json"):
-        rendered = helmchart.render(helm, "defaults", ca_file, flag, "scheduler.period=0.5")
-        assert "--period=0.5" in _args(rendered, "scheduler")
+    for how in ("--set", "--set-json"):
+        rendered = helmchart.render(helm, "defaults", ca_file, how, f"scheduler.{value}=0.5")
+        assert f"{flag}=0.5" in _args(rendered, "scheduler")
     for bad in ("abc", "0", "-1", "1e400x"):
-        proc = helmchart.run_template(helm, ["--set", f"scheduler.period={bad}"])
-        assert proc.returncode != 0 and "period" in proc.stderr, (bad, proc.stderr)
+        proc = helmchart.run_template(helm, ["--set", f"scheduler.{value}={bad}"])
+        assert proc.returncode != 0 and value in proc.stderr, (bad, proc.stderr)
+
+
+def test_the_scheduler_s_status_writes_are_paced_as_the_values_say(helm: pathlib.Path, ca_file: pathlib.Path) -> None:
+    scheduler = _args(helmchart.render(helm, "defaults", ca_file), "scheduler")
+    assert f"--status-qps={defaults.STATUS_QPS:g}" in scheduler
+    assert f"--status-burst={defaults.STATUS_BURST}" in scheduler
+    # A whole number of any size renders as one (helm reads numbers as floats: 1e+06 otherwise).
+    rendered = helmchart.render(helm, "defaults", ca_file, "--set-json", "scheduler.statusBurst=1000000")
+    assert "--status-burst=1000000" in _args(rendered, "scheduler")
+    for bad in ("0", "-1", "abc", "1.5"):
+        proc = helmchart.run_template(helm, ["--set-json", f"scheduler.statusBurst={bad}"])
+        assert proc.returncode != 0 and "statusBurst" in proc.stderr, (bad, proc.stderr)
 
 
 def test_user_roles_aggregate_into_view_and_edit(helm: pathlib.Path, ca_file: pathlib.Path) -> None:

@@ -95,6 +95,9 @@ ITEMS: tuple[checklist.Item, ...] = (
             + "test_status_writer.py::test_a_write_whose_object_changed_meanwhile_is_dropped_and_decided_again",
             "tests/integration/test_vcjob_pacing.py::"
             "test_a_refused_template_costs_one_call_per_attempt_backs_off_and_stops_at_deletion",
+            checklist.SCHED + "test_status_writer.py::test_a_failed_bind_is_told_through_the_writer_s_queue",
+            "tests/integration/native/test_native_refusal_backoff.py::"
+            "test_a_refused_create_waits_its_backoff_restarts_on_a_spec_change_and_ends_with_the_group",
         ),
     ),
     checklist.Item(

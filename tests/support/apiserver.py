@@ -6,13 +6,17 @@ truthy (that value is returned) or ``timeout`` passes (an AssertionError naming 
 ``every`` seconds (a probe that lists thousands of objects should not run ten times a second). An
 exception the probe raises is not retried: it fails the wait at once. ``backend`` is what
 ``bridge.k8s.backends.resolve`` makes of a ``--backend`` choice against a control plane.
+``calls`` is the apiserver's own count of the calls on one resource so far
+(``apiserver_request_total``), by (verb, code).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import pathlib
+import re
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -29,6 +33,24 @@ PG = ("scheduling.volcano.sh", "v1beta1")
 # Spelled out, not taken from bridge.keys: the tests pin the key Volcano reads.
 GROUP_NAME = "scheduling.k8s.io/group-name"
 POLL_SECONDS = 0.1
+_LABEL = re.compile(r'(\w+)="([^"]*)"')
+
+
+def calls(api: k8s.ApiClient, resource: str, group: str = "") -> collections.Counter[tuple[str, str]]:
+    """The apiserver's own count of calls on ``resource`` of ``group`` ("": core) so far
+    (``apiserver_request_total``, no subresource: creates, deletes, reads), by (verb, code): e.g.
+    ``("POST", "201")``."""
+    response = api.call_api("GET", api.configuration.host + "/metrics")
+    response.read()
+    out: collections.Counter[tuple[str, str]] = collections.Counter()
+    for line in response.data.decode().splitlines():
+        if not line.startswith("apiserver_request_total{"):
+            continue
+        labels_text, _, value = line.rpartition(" ")
+        labels = dict(_LABEL.findall(labels_text))
+        if (labels.get("resource"), labels.get("group", "")) == (resource, group) and not labels.get("subresource"):
+            out[(labels["verb"], labels["code"])] += int(float(value))
+    return out
 
 
 def eventually(

@@ -12,7 +12,6 @@ from __future__ import annotations
 import collections
 import dataclasses
 import datetime
-import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -26,7 +25,6 @@ from vbridge.localcluster import cluster
 from vbridge.nodesim import envvars, podstatus, volumes
 
 VC = ("batch.volcano.sh", "v1alpha1")
-_LABEL = re.compile(r'(\w+)="([^"]*)"')
 
 
 NODES = [f"sim-node-{i}" for i in range(4)]  # the session's simulated nodes (tests/conftest.py)
@@ -82,19 +80,8 @@ def pods_of(api: k8s.ApiClient, ns: str, job: str) -> dict[str, dict[str, Any]]:
 
 
 def pod_calls(api: k8s.ApiClient) -> collections.Counter[tuple[str, str]]:
-    """The apiserver's own count of pod calls so far (``apiserver_request_total`` of ``pods``, no
-    subresource: creates, deletes, reads), by (verb, code): e.g. ``("POST", "201")``."""
-    response = api.call_api("GET", api.configuration.host + "/metrics")
-    response.read()
-    out: collections.Counter[tuple[str, str]] = collections.Counter()
-    for line in response.data.decode().splitlines():
-        if not line.startswith("apiserver_request_total{"):
-            continue
-        labels_text, _, value = line.rpartition(" ")
-        labels = dict(_LABEL.findall(labels_text))
-        if labels.get("resource") == "pods" and not labels.get("subresource"):
-            out[(labels["verb"], labels["code"])] += int(float(value))
-    return out
+    """The apiserver's own count of pod calls so far (``apiserver.calls`` of ``pods``)."""
+    return apiserver.calls(api, "pods")
 
 
 def running(api: k8s.ApiClient, ns: str, job: str, expected: set[str]) -> dict[str, dict[str, Any]]:

@@ -14,6 +14,11 @@ reconciler follows every Volcano PodGroup and keeps its two native twins:
   places its pods: the Volcano PodGroup gets the condition ``keys.NATIVE_SYNCED`` False, reason
   ``Refused``, with the apiserver's message, and one Warning Event ``NativeGroupRefused`` per
   new message (``vbridge explain`` reports it). Once both twins exist the condition goes.
+  The same create is not sent again at once: the group's events are ignored for a backoff per
+  group (``NATIVE_CREATE_RETRY_FIRST`` seconds, doubled per refusal in a row up to
+  ``NATIVE_CREATE_RETRY_MOST``), after which a timer reads the group again and tries once (a
+  PriorityClass made since is picked up); a change of the group's ``spec`` tries at once, with
+  the backoff starting over. A group deleted, or being deleted, is never tried again.
 - DELETED (the job finished and its reconciler released the group, or the job went): both
   twins are deleted. The native PodGroup's own finalizer keeps it until its pods have ended.
 
@@ -23,6 +28,9 @@ PodGroup is missing and looks again once it appears, and the queue gate holds th
 
 from __future__ import annotations
 
+import asyncio
+import copy
+import dataclasses
 import datetime
 import logging
 from typing import Any
@@ -50,21 +58,123 @@ def _path(obj: dict[str, Any], *, named: bool = True) -> str:
     )
 
 
+def _key(pg: dict[str, Any]) -> str:
+    meta = pg["metadata"]
+    return f"{meta['namespace']}/{meta['name']}"
+
+
+@dataclasses.dataclass
+class _Refusal:
+    """A group whose twin was refused: the spec it was made from, the backoff, its retry."""
+
+    spec: dict[str, Any]
+    delay: float  # seconds waited after the last refusal
+    until: float  # loop time before which the same spec is not tried again
+    timer: asyncio.TimerHandle
+
+
 class NativeReconciler:
-    def __init__(self, api: client.Client) -> None:
+    def __init__(
+        self,
+        api: client.Client,
+        *,
+        first: float = defaults.NATIVE_CREATE_RETRY_FIRST,
+        most: float = defaults.NATIVE_CREATE_RETRY_MOST,
+    ) -> None:
+        """``first``, ``most``: the backoff after a refused create (see the module's docstring)."""
         self.api = api
+        self.backoff = watching.Backoff(first=first, most=most)
+        self._refusals: dict[str, _Refusal] = {}  # group key -> its refused create
+        self._locks: dict[str, asyncio.Lock] = {}  # group key -> held by its event or its retry
+        self._tasks: set[asyncio.Task[None]] = set()
 
     async def run(self) -> None:
-        await watching.follow(self.api, paths.resource(defaults.PODGROUP_API, "podgroups"), self._on_event)
+        try:
+            await watching.follow(self.api, paths.resource(defaults.PODGROUP_API, "podgroups"), self._on_event)
+        finally:
+            for key in list(self._refusals):
+                self._forget(key)
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _lock(self, key: str) -> asyncio.Lock:
+        return self._locks.setdefault(key, asyncio.Lock())
+
+    def _forget(self, key: str) -> None:
+        """No retry for ``key`` (deleted, being deleted, or its twins made)."""
+        refusal = self._refusals.pop(key, None)
+        if refusal is not None:
+            refusal.timer.cancel()
 
     async def _on_event(self, kind: str, pg: dict[str, Any]) -> None:
+        key = _key(pg)
         if kind == "DELETED":
-            await self.release(pg)
-        elif not (pg.get("metadata") or {}).get("deletionTimestamp"):
-            await self.reconcile(pg)
+            self._forget(key)
+            async with self._lock(key):
+                await self.release(pg)
+            self._locks.pop(key, None)
+        elif (pg.get("metadata") or {}).get("deletionTimestamp"):
+            self._forget(key)
+        else:
+            async with self._lock(key):
+                await self.reconcile(pg)
+
+    def _refusal(self, key: str, pg: dict[str, Any]) -> float:
+        """Record a refused create of ``pg``'s twin: the seconds before it is tried again."""
+        spec = pg.get("spec") or {}
+        previous = self._refusals.pop(key, None)
+        if previous is not None:
+            previous.timer.cancel()
+        delay = self.backoff.next(previous.delay if previous is not None and previous.spec == spec else 0.0)
+        loop = asyncio.get_running_loop()
+        timer = loop.call_later(delay, self._retry_soon, key)
+        self._refusals[key] = _Refusal(copy.deepcopy(spec), delay, loop.time() + delay, timer)
+        return delay
+
+    def _retry_soon(self, key: str) -> None:
+        task = asyncio.create_task(self._retry(key))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _retry(self, key: str) -> None:
+        """The backoff of ``key`` has passed: read the group again and reconcile it."""
+        async with self._lock(key):
+            refusal = self._refusals.get(key)
+            if refusal is None:  # deleted, or made, meanwhile
+                return
+            refusal.until = 0.0
+            namespace, _, name = key.partition("/")
+            path = paths.resource(defaults.PODGROUP_API, "podgroups", namespace=namespace, name=name)
+            try:
+                pg = await self.api.request("GET", path)
+                if (pg.get("metadata") or {}).get("deletionTimestamp"):
+                    self._forget(key)
+                    return
+                await self.reconcile(pg)
+            except errors.ApiError as exc:
+                if exc.status == 404:
+                    self._forget(key)
+                    return
+                self._again(key, refusal, exc)
+            except client.TRANSPORT_ERRORS as exc:
+                self._again(key, refusal, exc)
+
+    def _again(self, key: str, refusal: _Refusal, exc: BaseException) -> None:
+        """A retry that failed for another reason: the next one after the same wait."""
+        if self._refusals.get(key) is not refusal:  # refused again meanwhile: its own timer stands
+            return
+        log.warning("native twins of PodGroup %s: %s; trying again in %.0f s", key, exc, refusal.delay)
+        refusal.timer = asyncio.get_running_loop().call_later(refusal.delay, self._retry_soon, key)
 
     async def reconcile(self, pg: dict[str, Any]) -> None:
-        """Both twins of ``pg`` exist and match it (the Workload first: the PodGroup refers to it)."""
+        """Both twins of ``pg`` exist and match it (the Workload first: the PodGroup refers to it);
+        nothing while a refusal of the same spec waits out its backoff."""
+        key = _key(pg)
+        refusal = self._refusals.get(key)
+        waiting = refusal is not None and asyncio.get_running_loop().time() < refusal.until
+        if refusal is not None and waiting and refusal.spec == (pg.get("spec") or {}):
+            return  # the same create, refused: its timer tries again
         for desired in (workloads.workload(pg), workloads.podgroup(pg)):
             try:
                 created = await self._create(desired)
@@ -72,7 +182,9 @@ class NativeReconciler:
                 if exc.status not in _REFUSALS:
                     raise
                 where = f"{desired['kind']} {desired['metadata']['namespace']}/{desired['metadata']['name']}"
-                await self._refused(pg, f"{where} ({workloads.API}) refused: {exc.message or exc.reason}")
+                message = f"{where} ({workloads.API}) refused: {exc.message or exc.reason}"
+                log.warning("%s; trying again in %.0f s or when its spec changes", message, self._refusal(key, pg))
+                await self._refused(pg, message)
                 return
             if created:
                 continue
@@ -83,6 +195,7 @@ class NativeReconciler:
                     raise
                 message = f"{desired['kind']} {desired['metadata']['name']} not brought in line: {exc.message}"
                 await events.emit(self.api, pg, reason="NativeGroupNotSynced", message=message, warning=True)
+        self._forget(key)
         await self._refused(pg, None)
 
     async def _refused(self, pg: dict[str, Any], message: str | None) -> None:

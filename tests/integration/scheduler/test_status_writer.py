@@ -1,6 +1,7 @@
 """The status writer on a real apiserver: its queue coalesces per object, is bounded by the
 objects, goes out paced with PodGroups first, skips no-op writes, tells a pod again only when
-its reason changes, and drops a write whose object changed under it (409).
+its reason changes, and drops a write whose object changed under it (409). A failed bind's Event
+and condition go through the same queue: the binder's path makes no status request.
 
 The writer is driven by hand (``submit``, then ``flush``) over a cache that follows the
 apiserver, with pods no scheduler takes (a scheduler name of nobody's).
@@ -18,9 +19,9 @@ from typing import Any, TypeVar
 import pytest
 from kubernetes import client as k8s
 
-from bridge.k8s import client, kubeconfigs
+from bridge.k8s import client, kubeconfigs, paths
 from scheduler.api import plan
-from scheduler.io import cache, status
+from scheduler.io import binder, cache, status
 from tests.support import schedbed
 from vbridge.localcluster import cluster
 
@@ -173,3 +174,44 @@ def test_a_write_whose_object_changed_meanwhile_is_dropped_and_decided_again(
     with_cache(lc, ns, body)
     (cond,) = [c for c in core.read_namespaced_pod("g-0", ns).status.conditions if c.type == "PodScheduled"]
     assert cond.message == "pod: fresh"
+
+
+def test_a_failed_bind_is_told_through_the_writer_s_queue(
+    lc: cluster.LocalCluster, api: k8s.ApiClient, gang: str
+) -> None:
+    """g-0 is bound to no node (the apiserver refuses it: 422); g-1 was bound elsewhere by another
+    writer first (409 "already assigned"). Both failures are queued, not written, by the bind;
+    the writer then sends g-0's Event and PodScheduled=False SchedulerError, and g-1's Event only."""
+    ns = gang
+
+    async def body(held: cache.Cache, conn: client.Client) -> dict[str, str]:
+        writer = status.StatusWriter(conn, held)
+        uids = [(held.pod(f"{ns}/g-{i}") or {})["metadata"]["uid"] for i in (0, 1)]
+        path = paths.resource("v1", "pods", namespace=ns, name="g-1", subresource="binding")
+        await conn.request("POST", path, body=binder.binding(plan.Allocate(f"{ns}/g-1", uids[1], "elsewhere")))
+        ops = [plan.Allocate(f"{ns}/g-0", uids[0], ""), plan.Allocate(f"{ns}/g-1", uids[1], "ours")]
+        outcome = await binder.Binder(conn, held, writer, retries=0).execute(ops)
+        assert writer.counts.requests == 0 and len(writer.queue) == 3  # two Events, one condition
+        assert not [e for e in schedbed.events(api, ns) if e.reason == "FailedScheduling"]
+        await writer.flush()
+        assert writer.counts.requests == 3 and writer.counts.dropped == 0
+        return dict(outcome.failed)
+
+    failed = with_cache(lc, ns, body)
+    assert sorted(failed) == [f"{ns}/g-0", f"{ns}/g-1"] and "already assigned" in failed[f"{ns}/g-1"], failed
+    told = {e.involved_object.name: e.message for e in schedbed.events(api, ns) if e.reason == "FailedScheduling"}
+    assert told == {
+        "g-0": f"failed to bind {ns}/g-0 to : {failed[f'{ns}/g-0']}",
+        "g-1": f"failed to bind {ns}/g-1 to ours: {failed[f'{ns}/g-1']}",
+    }
+    conditions = {
+        i: scheduled(api.sanitize_for_serialization(k8s.CoreV1Api(api).read_namespaced_pod(f"g-{i}", ns)))
+        for i in (0, 1)
+    }
+    assert conditions[0] is not None
+    assert (conditions[0]["status"], conditions[0]["reason"], conditions[0]["message"]) == (
+        "False",
+        "SchedulerError",
+        told["g-0"],
+    )
+    assert conditions[1] is None or conditions[1]["status"] == "True"  # bound elsewhere: never False
