@@ -30,7 +30,7 @@ from bridge.k8s import client, kubeconfigs, owners
 from scheduler import configure
 from scheduler.framework import config
 from scheduler.io import loop
-from vbridge.commands import backends, connecting, leasing
+from vbridge.commands import backends, connecting, leasing, up
 
 __all__ = ["GC_THRESHOLDS", "MALLOC_OPTIONS", "add_backend", "add_parser", "load_config", "main", "tune_process"]
 
@@ -56,11 +56,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--status-qps",
-        type=float,
+        type=up.positive,
         default=defaults.STATUS_QPS,
         help="status writes (PodGroup, Queue, pod conditions, Events) a second, off the cycle's path",
     )
-    p.add_argument("--status-burst", type=int, default=defaults.STATUS_BURST, help="... in bursts of at most this many")
+    p.add_argument("--status-burst", type=up.count(1), default=defaults.STATUS_BURST, help="... in bursts of at most this many")
     p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics and /healthz on HOST:PORT")
     p.add_argument("--metrics-host", default="127.0.0.1", help="listen address of the metrics (the chart: 0.0.0.0)")
     leasing.add_arguments(p, what="bind")

@@ -27,7 +27,7 @@ from typing import Any
 from bridge import errors, quantity
 from vbridge.commands import backends, interrupts, output
 
-__all__ = ["LOG_FILE", "add_parser", "count", "main", "port", "resource", "seconds"]
+__all__ = ["LOG_FILE", "add_parser", "count", "main", "port", "positive", "resource", "seconds"]
 
 LOG_FILE = "vbridge.log"
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -58,14 +58,20 @@ def resource(text: str) -> str:
     return text
 
 
-def seconds(text: str) -> float:
+def positive(text: str, unit: str = "") -> float:
+    """A number above 0 (e.g. a rate), else a usage error; ``unit`` names it in the message."""
+    what = f"a number of {unit}" if unit else "a number"
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 seconds")
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0" + (f" {unit}" if unit else ""))
     return value
+
+
+def seconds(text: str) -> float:
+    return positive(text, "seconds")
 
 
 def port(text: str) -> int:
