@@ -60,7 +60,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=defaults.STATUS_QPS,
         help="status writes (PodGroup, Queue, pod conditions, Events) a second, off the cycle's path",
     )
-    p.add_argument("--status-burst", type=up.count(1), default=defaults.STATUS_BURST, help="... in bursts of at most this many")
+    p.add_argument(
+        "--status-burst", type=up.count(1), default=defaults.STATUS_BURST, help="... in bursts of at most this many"
+    )
     p.add_argument("--metrics-port", type=int, default=None, help="serve /metrics and /healthz on HOST:PORT")
     p.add_argument("--metrics-host", default="127.0.0.1", help="listen address of the metrics (the chart: 0.0.0.0)")
     leasing.add_arguments(p, what="bind")
