@@ -3,7 +3,7 @@
 Every module stays under 400 lines. Every package of ours (``bridge``, ``webhooks``,
 ``scheduler``, ``vbridge`` and all their subpackages) has a docstring stating its contract and an
 ``__all__`` listing exactly its modules and subpackages (``__main__``, an entry point, aside);
-every dotted name and file its docstring names exists. A dotted name is checked when its first
+its docstring names each of them, and every dotted name and file it names exists. A dotted name is checked when its first
 part is one of our packages or a module of the package (or of its top package); a bare word is
 not (it cannot be told from a value such as ``None``).
 """
@@ -27,6 +27,7 @@ PACKAGES = sorted(
 )
 # ``name``, ``name(args)`` or :role:`name`: the leading dotted name of a literal.
 _LITERAL = re.compile(r"``([^`]+)``|:\w+:`([^`]+)`")
+_LEADING = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?=$|\()")
 _FILE = re.compile(r"[\w.-]+(?:/[\w.-]+)*(?:\.(?:py|sh|md|toml|yaml)|/)")
 
@@ -101,6 +102,17 @@ def _named(name: str, doc: str) -> list[str]:
     return missing
 
 
+def _unnamed(name: str, doc: str) -> list[str]:
+    """The modules of package ``name`` that its docstring does not name (``module``, ``module.x``
+    or ``name.module``)."""
+    named = set()
+    for match in _LITERAL.finditer(doc):
+        if leading := _LEADING.match((match.group(1) or match.group(2)).strip().lstrip("~")):
+            dotted = leading.group(0).removeprefix(f"{name}.")
+            named.add(dotted.split(".")[0])
+    return sorted(_modules(importlib.import_module(name)) - named)
+
+
 def test_every_package_is_found() -> None:
     assert {"bridge", "bridge.k8s", "webhooks", "scheduler.io", "vbridge.commands"} <= set(PACKAGES)
 
@@ -111,6 +123,7 @@ def test_package_states_its_contract(name: str) -> None:
     assert package.__doc__ and len(package.__doc__) > 80, f"{name}: no docstring stating its contract"
     assert sorted(getattr(package, "__all__", ["<no __all__>"])) == sorted(_modules(package))
     assert _named(name, package.__doc__) == []
+    assert _unnamed(name, package.__doc__) == [], f"{name}: modules its docstring does not name"
 
 
 def test_stale_names_are_caught() -> None:
@@ -124,3 +137,14 @@ def test_stale_names_are_caught() -> None:
         "bridge.errors.Missing: bridge.errors has no Missing",
         "tools/nothing.sh: no such file",
     ]
+    assert _unnamed("bridge.k8s", doc) == [
+        "backends",
+        "events",
+        "kubeconfigs",
+        "lease",
+        "owners",
+        "paths",
+        "salvage",
+        "views",
+        "writes",
+    ]  # named: client, watching
