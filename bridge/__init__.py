@@ -1,26 +1,56 @@
-"""volcano-bridge: Volcano gang scheduling for unchanged Spark and Kubeflow workloads.
+"""volcano-bridge's kernel: what every layer above (``webhooks``, ``scheduler``, ``vbridge``) shares.
 
-Contract of the package tree:
+Contract: ``bridge`` imports nothing above it (``pyproject.toml``'s layer contracts). Only
+``bridge.k8s`` talks to a kube-apiserver (``bridge.facts`` keeps the cluster facts admission
+reads through it); ``bridge.probes`` serves probes over plain HTTP, ``bridge.inputs`` reads a
+user's files, ``bridge.crdgen`` writes ``crds/`` and ``bridge.defaults`` reads the environment
+where asked. Every other module is pure: no client, clock or environment.
 
-- ``bridge.models``: pydantic models of the Volcano objects we own (PodGroup, Queue). Pure data.
-- ``bridge.crdgen``: turns those models into CRD manifests. Pure.
-- ``bridge.errors``: the one error hierarchy of the project.
-- ``bridge.inputs``: a user's files (and stdin) read within bounds, YAML with bounded aliases.
-- ``bridge.k8s``: the only place that talks HTTP to a kube-apiserver.
-- ``vbridge.localcluster``: a local control plane (etcd, kube-apiserver, kube-controller-manager)
-  built from Go modules and run on loopback.
-- ``vbridge.nodesim``: simulated nodes, standing in for kubelets.
-- ``bridge.adapters``: one pure translation per workload kind, listed in ``registry``.
-- ``bridge.spark``, ``bridge.queues``, ``bridge.podresources``, ``bridge.quantity``,
-  ``bridge.convert``, ``bridge.patching``, ``bridge.podgroups``: pure rules and helpers;
-  ``bridge.bus``: bus.volcano.sh Commands (what one asks) and the queue state machine;
-  ``bridge.gates``: the ValidatingAdmissionPolicy that lets only us lift our scheduling gates.
-- ``bridge.vcjob``: Volcano Jobs, pure (state machine, plugins, desired objects).
-- ``vbridge.controllers``: the reconcilers (I/O).
-- ``vbridge.runtime``: the composition root of webhook server and reconcilers;
-  ``vbridge.embedded`` adds the local cluster, simulator and scheduler for ``vbridge up``.
-- ``bridge.crdgen``, ``vbridge.chartgen``: generated CRDs and chart parts.
-- ``vbridge.cli``: the ``vbridge`` command (``cli_serve``, ``cli_jobs``: its larger subcommands).
+- ``bridge.errors``: the one error hierarchy of the project; ``bridge.defaults``: every
+  configuration default, defined once; ``bridge.keys``: annotation, label and gate keys.
+- ``bridge.models``: pydantic models of the Volcano objects we own (PodGroup, Queue, Job,
+  Command); ``bridge.crdgen`` turns them into the CRD manifests in ``crds/``.
+- ``bridge.k8s``: the HTTP client, kubeconfigs, ``watching.follow`` (the one way to follow a
+  watch), Events, Leases, owners, the backend's resolution.
+- ``bridge.adapters``: one pure translation per workload kind, listed in ``registry``
+  (Spark, Kubeflow, Volcano Jobs, PodGroups, Queues and Commands written directly).
+- ``bridge.native``: the native backend (Kubernetes' Workload API), pure translation.
+- pure rules and helpers: ``bridge.queues`` (queue access), ``bridge.validation`` (sound
+  PodGroup and Queue specs), ``bridge.podgroups`` (correcting a PodGroup), ``bridge.podresources``
+  and ``bridge.quantity`` (what pods ask for), ``bridge.convert`` (old Kubeflow APIs),
+  ``bridge.patching`` (JSON Patch by diffing), ``bridge.translating`` (``vbridge translate``),
+  ``bridge.bus`` (bus.volcano.sh Commands and the queue state machine), ``bridge.gates`` (the
+  ValidatingAdmissionPolicy that lets only us lift our scheduling gates), ``bridge.certs``
+  (the webhook's X.509, the clock an argument).
+- ``bridge.inputs``: a user's files (and stdin) read within bounds, YAML with bounded aliases;
+  ``bridge.probes``: the plain-HTTP probe and metrics server.
+
+What used to sit here moved: Spark's rules to ``bridge.adapters.spark``, Volcano Jobs' pure core
+to ``bridge.adapters.vcjob``, the reconcilers to ``vbridge.controllers``, the commands to
+``vbridge.commands``; the composition root is ``vbridge``.
 """
 
-__all__: list[str] = []
+__all__ = [
+    "adapters",
+    "bus",
+    "certs",
+    "convert",
+    "crdgen",
+    "defaults",
+    "errors",
+    "facts",
+    "gates",
+    "inputs",
+    "k8s",
+    "keys",
+    "models",
+    "native",
+    "patching",
+    "podgroups",
+    "podresources",
+    "probes",
+    "quantity",
+    "queues",
+    "translating",
+    "validation",
+]

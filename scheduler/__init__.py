@@ -15,6 +15,8 @@ Laid out like Volcano's ``pkg/scheduler``, bottom to top:
   commits (they are final), so the shell can bind them while the cycle goes on;
 - ``tools``: ``explain`` and ``simulate``, built on the same core;
 - ``build``: whether the hot path runs compiled (mypyc, the image) or interpreted;
+- ``errors``: what the core raises on purpose (a conf or an input it cannot use, never a
+  scheduling outcome), below ``bridge.errors.BridgeError``;
 - ``io``: the I/O shell (cache, binder, status writers, leader election, metrics, the loop).
 
 A ``Plan`` holds ordered operations (``Allocate`` = bind, ``Pipeline`` = nominate, wait for

@@ -170,9 +170,9 @@ def _answer(exc: Exception, prog: str, args: argparse.Namespace) -> int:
         return 1
     if isinstance(exc, BrokenPipeError):  # `vbridge translate f | head`
         return 0
-    import aiohttp  # not imported by every command
+    from bridge.k8s import client  # not imported by every command (it imports aiohttp)
 
-    if isinstance(exc, aiohttp.ClientError | TimeoutError | ConnectionError):
+    if isinstance(exc, client.CONNECTION_ERRORS):
         print(f"{prog}: error: {output.describe(exc)}", file=sys.stderr)  # a dropped connection
         return 1
     if isinstance(exc, OSError):  # a file that cannot be read or written

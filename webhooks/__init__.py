@@ -14,4 +14,4 @@ The webhooks have no side effects (``sideEffects: None``): PodGroups are made by
 reconcilers in ``vbridge.controllers``, so a dry run or a request rejected later creates nothing.
 """
 
-__all__ = ["admission", "configuration", "reviews", "server"]
+__all__ = ["admission", "configuration", "limits", "reviews", "server", "tls"]

@@ -9,7 +9,22 @@ resourceVersion and lists again only on 410 Gone, without replaying old events; 
 lists and watch events through a shape (only the members a consumer reads); ``salvage`` takes apart
 a list or an event holding one object that cannot be decoded (pure), so that only that one is
 skipped. ``writes`` holds the writes that may be repeated (create or
-replace, delete what may be gone).
+replace, delete what may be gone). ``events`` sends Kubernetes Events about the objects we act
+on; ``lease`` is leader election on a Lease, as client-go's; ``owners`` the ServiceAccount that
+owns what our components make at run time; ``backends`` resolves ``--backend`` against the
+cluster (``volcano`` or ``native``).
 """
 
-__all__ = ["client", "kubeconfigs", "paths", "salvage", "views", "watching", "writes"]
+__all__ = [
+    "backends",
+    "client",
+    "events",
+    "kubeconfigs",
+    "lease",
+    "owners",
+    "paths",
+    "salvage",
+    "views",
+    "watching",
+    "writes",
+]

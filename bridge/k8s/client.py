@@ -24,15 +24,17 @@ import orjson
 from bridge import defaults, errors
 from bridge.k8s import kubeconfigs
 
-__all__ = ["JSON_PATCH", "MERGE", "STRATEGIC", "TRANSPORT_ERRORS", "Client", "cleanup_closed"]
+__all__ = ["CONNECTION_ERRORS", "JSON_PATCH", "MERGE", "STRATEGIC", "TRANSPORT_ERRORS", "Client", "cleanup_closed"]
 
 MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 # A watch event is one line; objects are at most ~3 MiB, the reader allows lines of twice this.
 _MAX_LINE = 4 * 1024 * 1024
-# What a dropped or refused connection raises (besides errors.ApiError for an answered request).
-TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (aiohttp.ClientError, OSError, asyncio.TimeoutError)
+# What a dropped or refused connection raises (besides errors.ApiError for an answered request);
+# CONNECTION_ERRORS leaves out other OSErrors (a file that cannot be read), for callers that tell them apart.
+CONNECTION_ERRORS: tuple[type[BaseException], ...] = (aiohttp.ClientError, ConnectionError, asyncio.TimeoutError)
+TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, OSError)
 # client-go's rest client: at most 10 retries of an answer with Retry-After, each wait capped.
 RETRIES = 10
 RETRY_AFTER_CAP = 10.0

@@ -1,5 +1,8 @@
 """Scheduler actions: each module has ``execute(session, tiers)`` and changes the session only through
 statements (Allocate/Pipeline/Evict), committing or discarding them; none performs I/O.
+Volcano's: ``enqueue`` (admit Pending groups the cluster can hold), ``allocate`` (place whole
+gangs), ``backfill`` (BestEffort tasks), ``preempt`` and ``reclaim`` (per pod), ``gangpreempt``
+and ``gangreclaim`` (per victim job).
 ``ungate`` is the native backend's last step (not a conf action: ``cycle`` runs it there);
 ``nativereclaim`` is that backend's reclaim (whole groups, at admission: ``registry.NATIVE``).
 

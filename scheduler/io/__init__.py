@@ -2,7 +2,7 @@
 
 Contract:
 
-- ``cache.Cache`` holds what the watches (``bridge.k8s.watching.watch``) report for nodes,
+- ``cache.Cache`` holds what the watches (``bridge.k8s.watching.follow``) report for nodes,
   pods, PodGroups, Queues and PriorityClasses, plus pods the binder *assumed* (bound by us, not
   yet seen bound), and hands ``building.build`` consistent API-dict lists; pods and nodes are
   held as far as ``reads`` describes them (what the scheduler reads), nothing more;

@@ -1,5 +1,10 @@
 """Scheduler plugins: typed objects with named hooks that return values (see ``framework.plugin``).
 
+Volcano's plugins, by conf name: ``gang`` (all or nothing), ``priority``, ``drf`` (dominant
+resource fairness), ``proportion`` (queue shares by weight), ``capacity`` (elastic queue quotas,
+its queue tree's figures in ``levels``), ``overcommit``, ``conformance`` (never evict system
+pods), ``predicates`` and ``nodeorder``.
+
 A plugin is built per cycle from its conf arguments and reads the session; it never writes
 status or changes session state (but for ``on_session_open`` set-up). ``registry`` lists the
 available plugins explicitly, by conf name, plus those every session has (``ALWAYS``); the

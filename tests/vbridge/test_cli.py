@@ -7,6 +7,7 @@ import pathlib
 import tomllib
 from collections.abc import Iterator
 
+import aiohttp
 import pytest
 
 from tests.support import golden
@@ -146,3 +147,22 @@ def _crd_order(path: pathlib.Path) -> int:
     from bridge import crdgen
 
     return [f"{i.group}_{i.plural}.yaml" for i in crdgen.ALL].index(path.name)
+
+
+@pytest.mark.parametrize(
+    ("exc", "line"),
+    [
+        (aiohttp.ClientConnectionError("refused"), "cannot reach the apiserver (refused)"),
+        (ConnectionResetError("reset"), "cannot reach the apiserver (reset)"),
+        (TimeoutError(), "cannot reach the apiserver (TimeoutError)"),
+        (FileNotFoundError(2, "No such file or directory", "job.yaml"), "No such file or directory: 'job.yaml'"),
+    ],
+)
+def test_a_dropped_connection_and_a_missing_file_are_one_line_exit_1(
+    exc: Exception, line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The connection errors are bridge.k8s.client's (aiohttp lives there); a file error is not one.
+    assert cli._answer(exc, "vbridge", argparse.Namespace()) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("vbridge: error: ") and line in err and err.count("\n") == 1
+    assert ("cannot reach" in err) is not isinstance(exc, FileNotFoundError)

@@ -10,14 +10,19 @@ lists, watches, one-line errors), ``connecting`` (``--kubeconfig``, ``--context`
 context's namespace, resolved as kubectl resolves them), ``live`` (``up``'s live view of
 ``listing``'s tables), ``leasing`` (leader election flags), ``interrupts`` (SIGINT and SIGTERM
 end every command within 1 s: installed first by ``vbridge.cli.main``; every asyncio command
-runs its main through ``interrupts.run``, not ``asyncio.run``).
+runs its main through ``interrupts.run``, not ``asyncio.run``), ``backends`` (``--backend``).
+Also ``stop`` (the chart's pre-delete hook), and the pure parts of two commands:
+``doctor_checks`` (``doctor``'s verdicts from observed objects) and ``queuetree`` (``vbridge queue
+list``'s tree, from the scheduler's own queue tree and figures).
 """
 
 __all__ = [
+    "backends",
     "connecting",
     "controllers",
     "dev",
     "doctor",
+    "doctor_checks",
     "explain",
     "interrupts",
     "jobs",
@@ -25,9 +30,11 @@ __all__ = [
     "listing",
     "live",
     "output",
+    "queuetree",
     "scheduler",
     "serve",
     "simulate",
+    "stop",
     "translate",
     "up",
 ]

@@ -19,7 +19,24 @@ Contract: a reconciler holds the I/O only. What to write is decided by pure code
 - ``commands``: vcctl's ``bus.volcano.sh`` Commands (job suspend/resume through the same
   annotation as ``vbridge job``, queue open/close with ``Closing`` until drained; pure part in
   ``bridge.bus``), deleted before they are carried out;
+- ``native``: the native backend's ``Workload`` and ``PodGroup`` twins of every Volcano PodGroup
+  (made by ``bridge.native.workloads``);
+- ``certs``: the webhook's self-managed certificate (``--manage-certs``): the Secret and every
+  webhook's ``caBundle``, kept by the leader;
 - ``podgroup_io``: create or correct one PodGroup, shared by the reconcilers.
 """
 
-__all__ = ["commands", "jobs", "podgroup_io", "spark", "templates", "vcjobs", "wiring"]
+__all__ = [
+    "certs",
+    "commands",
+    "jobs",
+    "native",
+    "podgroup_io",
+    "spark",
+    "templates",
+    "vcjob_cache",
+    "vcjob_create",
+    "vcjob_owned",
+    "vcjobs",
+    "wiring",
+]

@@ -14,10 +14,23 @@ our scheduling gates (``bridge.gates``, as the chart does), and writes a kubecon
 ``LocalCluster``, with what a pod would give them (``trainingwebhook``: the training-operator's
 Secret, Service and webhook configuration). ``volcano`` runs Volcano's own vc-scheduler and
 vc-controller-manager (built by ``tools/build-volcano.sh``) with Volcano's CRDs, what the chart's
-``volcano.external=true`` mode is installed beside. ``probes`` asks loopback HTTP endpoints whether
+``volcano.external=true`` mode is installed beside. ``kubescheduler`` runs the built
+kube-scheduler for pods of ``default-scheduler`` (``vbridge up --backend native``, the chart's
+own pods in the tests). ``probes`` asks loopback HTTP endpoints whether
 they are ready (standard library, no proxy).
 
 Errors are :class:`bridge.errors.ControlPlaneError` subclasses with the component's last log lines.
 """
 
-__all__ = ["binaries", "certs", "cluster", "depcrds", "operators", "probes", "processes", "trainingwebhook", "volcano"]
+__all__ = [
+    "binaries",
+    "certs",
+    "cluster",
+    "depcrds",
+    "kubescheduler",
+    "operators",
+    "probes",
+    "processes",
+    "trainingwebhook",
+    "volcano",
+]
