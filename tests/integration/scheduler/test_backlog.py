@@ -50,9 +50,11 @@ def _backlog_does_not_block(api: k8s.ApiClient, ns: str, sched: schedthread.Sche
     assert not first.outcome.bound  # all or nothing: none of the gang bound
     assert len(writer.queue) > BIG / 2  # and they are still being written, behind it
 
-    # The gang is parked: the cycles after it leave it out and are short.
+    # The gang is parked: the cycles after it leave it out and are short. Its backoff (1 s, then
+    # doubling) may end within them once on a slow machine, and that one cycle tries it again.
     later = sched.cycles.next(3)
-    assert all(r.parked == 1 and r.seconds < 2.0 for r in later), later
+    parked = [r for r in later if r.parked == 1]
+    assert len(parked) >= 2 and all(r.seconds < 2.0 for r in parked), later
 
     # A small gang created now binds at once, however long the status queue.
     start = time.monotonic()
