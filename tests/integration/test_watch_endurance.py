@@ -25,6 +25,7 @@ TIMEOUT = 4  # seconds each watch is asked to stay open: a bookmark after ~2 s, 
 INTERVALS = 5
 
 
+@pytest.mark.timeout(watchendurance.patience(TIMEOUT, INTERVALS) + 180)
 def test_every_watcher_crosses_bookmark_intervals_with_no_relist(
     control_plane: cluster.LocalCluster, namespace: str
 ) -> None:
