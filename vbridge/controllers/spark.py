@@ -36,6 +36,9 @@ class SparkReconciler:
         self.templates = templates_by_name
         self.conf_timeout = conf_timeout
         self._busy: set[str] = set()
+        # The latest event of a pod that came while its work ran: handled once that work ends,
+        # so an event that may let the work through (the group now exists) is never lost.
+        self._again: dict[str, dict[str, Any]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def run(self) -> None:
@@ -43,10 +46,12 @@ class SparkReconciler:
         await watching.follow(self.api, path, self._on_pod, params={"labelSelector": keys.SPARK_ROLE})
 
     def _on_pod(self, kind: str, pod: dict[str, Any]) -> None:
-        if kind not in ("ADDED", "MODIFIED"):
-            return
         uid = pod["metadata"].get("uid", "")
+        if kind not in ("ADDED", "MODIFIED"):
+            self._again.pop(uid, None)
+            return
         if uid in self._busy:
+            self._again[uid] = pod
             return
         if driver.gated_driver(pod):
             self._spawn(uid, self._driver(pod))
@@ -63,6 +68,9 @@ class SparkReconciler:
                 log.exception("spark reconcile failed")
             finally:
                 self._busy.discard(uid)
+                again = self._again.pop(uid, None)
+                if again is not None:
+                    self._on_pod("MODIFIED", again)
 
         task = asyncio.create_task(guarded())
         self._tasks.add(task)
