@@ -228,7 +228,7 @@ STOP_TIMEOUT_SECONDS = 120.0
 STOP_POLL_SECONDS = 0.5
 # A command asked to end (SIGINT, SIGTERM: vbridge.commands.interrupts) that has not unwound this
 # long after the signal is ended outright, its child processes killed: each ends within 1 s.
-INTERRUPT_GRACE_SECONDS = 0.5
+INTERRUPT_GRACE_SECONDS = 0.3  # the rest of the second is for killing children and exiting on a loaded machine
 HEALTH_HOST = "127.0.0.1"  # `vbridge controllers` probes (/healthz, /readyz)
 HEALTH_PORT = 8081
 

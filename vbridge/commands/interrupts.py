@@ -228,6 +228,11 @@ def _watch(read: int, grace: float) -> None:
                 return
             if byte in SIGNALS or byte == _HANDLED[0]:
                 seen[byte] = seen.get(byte, 0) + 1
+    # From here this thread must get the GIL back at once after each of its system calls (it
+    # reads /proc for every process to find the children): with the default 5 ms switch
+    # interval, a main thread busy in pure Python (parsing the CRDs' YAML) made a few hundred of
+    # those reads take over a second.
+    sys.setswitchinterval(1e-4)
     deadline = time.monotonic() + grace
     while max(seen.values()) < 2 and (left := deadline - time.monotonic()) > 0:
         if select.select([read], [], [], left)[0]:
