@@ -24,8 +24,8 @@ SIZES = (1, 2, 4, 8, 16, 32, 64)
 WEIGHTS = (8, 4, 3, 2, 1, 1, 1)  # mostly small jobs, every size of the scale workloads
 SMALL_SIZES, SMALL_WEIGHTS = (1, 2, 4), (4, 2, 1)  # the small tenant beside a backlog
 STREAMS = ("gangs", "singles", "backlog")
-# Clients of the apiserver that are the test bed's, not a contender's (audit log User-Agents).
-BED_AGENTS = ("vbridge", "kube-apiserver", "kube-controller-manager", "?")
+# Clients of the apiserver that are the test bed's, not a contender's (audit log User-Agents; urllib: metrics scrapes).
+BED_AGENTS = ("vbridge", "kube-apiserver", "kube-controller-manager", "Python-urllib", "?")
 
 
 @dataclasses.dataclass
