@@ -109,7 +109,7 @@ class Stream:
                 if callable(alive) and not alive():
                     why = "the scheduler exited"
                     break
-                size = rng.choices(self.sizes, self.weights)[0] if self.gangs else 1
+                size = rng.choices(self.sizes, self.weights)[0]  # bare pods when not gangs
                 job = Job(f"j{k}", [f"j{k}-{i}" for i in range(size)])
                 self.jobs.append(job)
                 creating.append(asyncio.create_task(self._create(api, job, size)))
