@@ -19,7 +19,8 @@ where asked. Every other module is pure: no client, clock or environment.
   PodGroup and Queue specs), ``bridge.podgroups`` (correcting a PodGroup), ``bridge.podresources``
   and ``bridge.quantity`` (what pods ask for), ``bridge.convert`` (old Kubeflow APIs),
   ``bridge.patching`` (JSON Patch by diffing), ``bridge.translating`` (``vbridge translate``),
-  ``bridge.bus`` (bus.volcano.sh Commands and the queue state machine), ``bridge.gates`` (the
+  ``bridge.bus`` (bus.volcano.sh Commands and the queue state machine), ``bridge.ratelimit``
+  (client-go's token bucket, the time an argument), ``bridge.gates`` (the
   ValidatingAdmissionPolicy that lets only us lift our scheduling gates), ``bridge.certs``
   (the webhook's X.509, the clock an argument).
 - ``bridge.inputs``: a user's files (and stdin) read within bounds, YAML with bounded aliases;
@@ -51,6 +52,7 @@ __all__ = [
     "probes",
     "quantity",
     "queues",
+    "ratelimit",
     "translating",
     "validation",
 ]

@@ -1,8 +1,8 @@
 """Pacing for the scheduler's status writes: a token bucket and a coalescing queue. No I/O.
 
 - ``Bucket(qps, burst)``: ``wait()`` is how long until a token is there, ``take()`` takes one
-  (``await bucket.acquire()`` does both); client-go's token bucket: ``burst`` tokens at most,
-  ``qps`` added a second.
+  (``await bucket.acquire()`` does both); the kernel's token bucket (``bridge.ratelimit``,
+  client-go's: ``burst`` tokens at most, ``qps`` added a second) read on a clock.
 - ``Coalescing``: what is left to write, one entry per slot (an object and what is written to
   it), in tiers written in order (tier 0 first). ``put`` of a slot already queued replaces its
   value in place (the latest wins, its place in line kept, so a value rewritten every cycle is
@@ -19,34 +19,26 @@ import time
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from bridge import ratelimit
+
 __all__ = ["Bucket", "Coalescing"]
 
 V = TypeVar("V")
 
 
 class Bucket:
-    def __init__(self, qps: float, burst: int, *, clock: Callable[[], float] = time.monotonic) -> None:
-        if qps <= 0 or burst < 1:
-            raise ValueError(f"a token bucket needs qps > 0 and burst >= 1, not {qps} and {burst}")
-        self.qps = qps
-        self.burst = float(burst)
-        self.clock = clock
-        self._tokens = float(burst)
-        self._at = clock()
+    """The kernel's token bucket (``bridge.ratelimit``) on a clock, for one task that awaits."""
 
-    def _refill(self) -> None:
-        now = self.clock()
-        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.qps)
-        self._at = now
+    def __init__(self, qps: float, burst: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self._bucket = ratelimit.Bucket(qps, burst)
+        self.clock = clock
 
     def wait(self) -> float:
         """Seconds until a token is there (0: one is)."""
-        self._refill()
-        return 0.0 if self._tokens >= 1.0 else (1.0 - self._tokens) / self.qps
+        return self._bucket.wait(self.clock())
 
     def take(self) -> None:
-        self._refill()
-        self._tokens -= 1.0
+        self._bucket.take(self.clock())
 
     async def acquire(self) -> None:
         """Wait for a token and take it."""

@@ -33,7 +33,7 @@ import itertools
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
-from bridge import defaults, errors
+from bridge import defaults, errors, ratelimit
 from bridge.adapters.vcjob import creation, pacing
 from bridge.k8s import client, paths
 
@@ -68,9 +68,9 @@ class Pool:
     def __init__(self, api: client.Client, pace: Pace = PACE) -> None:
         self.api = api
         self._slots = asyncio.Semaphore(pace.in_flight)
-        self._overall = pacing.Bucket(pace.qps, pace.burst)
+        self._overall = ratelimit.Bucket(pace.qps, pace.burst)
         self._job_rate = (pace.job_qps, pace.job_burst)
-        self._jobs: dict[str, pacing.Bucket] = {}
+        self._jobs: dict[str, ratelimit.Bucket] = {}
         self.in_flight = 0
         self.most_in_flight = 0  # the highest number of calls seen in flight at once
 
@@ -83,7 +83,7 @@ class Pool:
         loop = asyncio.get_running_loop()
         mine = self._jobs.get(job)
         if mine is None:
-            mine = self._jobs[job] = pacing.Bucket(*self._job_rate)
+            mine = self._jobs[job] = ratelimit.Bucket(*self._job_rate)
         for bucket in (mine, self._overall):
             wait = bucket.take(loop.time())
             if wait > 0:
