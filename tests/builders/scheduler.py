@@ -339,3 +339,21 @@ def lone_task_workload(seed: int) -> dict[str, Any]:
         "queues": queues,
         "priorityclasses": [priority_class("hi", 100)],
     }
+
+
+def held(queue: dict[str, Any], cpu: str) -> dict[str, Any]:
+    """``queue`` Open, with ``cpu`` allocated in its status (as the scheduler writes it)."""
+    queue["status"] = {"state": "Open", "allocated": {"cpu": cpu}}
+    return queue
+
+
+def org_tree() -> list[dict[str, Any]]:
+    """A queue tree by spec.parent: root, org (deserved 8, capability 12 CPUs) over leaves pa
+    (6 deserved, 5 held) and pb (2 deserved, 3 held), and one whose parent does not exist."""
+    return [
+        queue("root"),
+        queue("org", deserved={"cpu": "8"}, capability={"cpu": "12"}),
+        held(queue("pa", parent="org", deserved={"cpu": "6"}), "5"),
+        held(queue("pb", parent="org", deserved={"cpu": "2"}), "3"),
+        queue("lost", parent="nowhere"),
+    ]

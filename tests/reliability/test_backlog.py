@@ -28,9 +28,8 @@ from kubernetes import client as k8s
 
 from tests.builders import vcjob
 from tests.reliability import budget, conftest
-from tests.support import accounting, apiserver, bridgethread, ctlproc, simthread, toxiproxy
+from tests.support import accounting, apiserver, ctlproc, proxiedbed, toxiproxy
 from vbridge.localcluster import cluster
-from vbridge.nodesim import nodes
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]
 
@@ -114,23 +113,16 @@ def created_after(api: k8s.ApiClient, ns: str, job_name: str, moment: float) -> 
 def bed(
     rlc: cluster.LocalCluster, rapi: k8s.ApiClient, kubeconfig: pathlib.Path, logs: pathlib.Path, name: str
 ) -> Iterator[tuple[ctlproc.Proc, int]]:
-    specs = nodes.pool(4, prefix=f"bl-{uuid.uuid4().hex[:4]}", cpu="16", memory="256Gi", pods=110)
-    sim = simthread.SimThread(rlc.kubeconfig, specs).start()
-    for spec in specs:
-        k8s.CoreV1Api(rapi).patch_node(spec.name, {"spec": {"taints": None}})
-    bridge = bridgethread.BridgeThread(rlc, scheduler_name=name, kubeconfig=kubeconfig).start()
-    port = cluster.free_port()
-    args = ["scheduler", f"--kubeconfig={kubeconfig}", f"--scheduler-name={name}", f"--metrics-port={port}"]
-    sched = ctlproc.Proc(f"{name}-sched", args, logs)
-    try:
-        ctlproc.wait_for(f"http://127.0.0.1:{port}/healthz", 200, sched, timeout=60)
-        yield sched, port
-    finally:
-        sched.stop()
-        bridge.stop()
-        sim.stop()
-        for spec in specs:
-            k8s.CoreV1Api(rapi).delete_node(spec.name)
+    node = {"cpu": "16", "memory": "256Gi", "pods": 110}
+    with proxiedbed.nodes_and_bridge(rlc, rapi, kubeconfig, name=name, prefix="bl", **node):
+        port = cluster.free_port()
+        args = ["scheduler", f"--kubeconfig={kubeconfig}", f"--scheduler-name={name}", f"--metrics-port={port}"]
+        sched = ctlproc.Proc(f"{name}-sched", args, logs)
+        try:
+            ctlproc.wait_for(f"http://127.0.0.1:{port}/healthz", 200, sched, timeout=60)
+            yield sched, port
+        finally:
+            sched.stop()
 
 
 @pytest.mark.timeout(900)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from scheduler.api import resources
 from scheduler.tools import queuelevels
 from tests.builders import scheduler as b
@@ -11,19 +9,8 @@ from tests.builders import scheduler as b
 NODES = [b.node("n0", cpu="10", memory="8Gi"), b.node("n1", cpu="10", memory="8Gi")]
 
 
-def held(queue: dict[str, Any], cpu: str) -> dict[str, Any]:
-    queue["status"] = {"state": "Open", "allocated": {"cpu": cpu}}
-    return queue
-
-
 def test_levels_follow_the_tree_and_sum_their_leaves() -> None:
-    queues = [
-        b.queue("root"),
-        b.queue("org", deserved={"cpu": "8"}, capability={"cpu": "12"}),
-        held(b.queue("pa", parent="org", deserved={"cpu": "6"}), "5"),
-        held(b.queue("pb", parent="org", deserved={"cpu": "2"}), "3"),
-        b.queue("lost", parent="nowhere"),
-    ]
+    queues = b.org_tree()
     table = queuelevels.of(queues, NODES)
     by = {level.label: level for level in table.levels}
     assert [(level.label, level.depth) for level in table.levels] == [("root", 0), ("org", 1), ("pa", 2), ("pb", 2)]

@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from tests.builders import scheduler as b
 from vbridge.commands import queuetree
-
-
-def held(queue: dict[str, Any], cpu: str) -> dict[str, Any]:
-    queue["status"] = {"state": "Open", "allocated": {"cpu": cpu}}
-    return queue
-
 
 NODES = [b.node("n0", cpu="10", memory="8Gi"), b.node("n1", cpu="10", memory="8Gi")]
 
@@ -28,13 +20,7 @@ def row(text: str, name: str) -> list[str]:
 
 
 def test_a_spec_parent_tree_sums_its_leaves_and_shows_each_level() -> None:
-    queues = [
-        b.queue("root"),
-        b.queue("org", deserved={"cpu": "8"}, capability={"cpu": "12"}),
-        held(b.queue("pa", parent="org", deserved={"cpu": "6"}), "5"),
-        held(b.queue("pb", parent="org", deserved={"cpu": "2"}), "3"),
-        b.queue("lost", parent="nowhere"),
-    ]
+    queues = b.org_tree()
     assert queuetree.is_tree(queues)
     text = queuetree.render(queues, NODES)
     assert row(text, "org")[2:] == ["cpu", "8", "cpu", "8", "cpu", "12"]  # 5 + 3 held; deserved; capability
@@ -45,7 +31,7 @@ def test_a_spec_parent_tree_sums_its_leaves_and_shows_each_level() -> None:
 
 def test_the_annotation_form_names_its_levels_and_gives_them_their_weighted_share() -> None:
     queues = [
-        held(
+        b.held(
             b.queue(
                 "eng-prod", annotations={"volcano.sh/hierarchy": "eng/prod", "volcano.sh/hierarchy-weights": "1/3"}
             ),
