@@ -2,13 +2,15 @@
 
 A gang whose verdict says it cannot be scheduled now (an ``Unschedulable`` condition, and no
 operation of the cycle touched its pods) is *parked*: the next cycles hand it to the core in
-``SchedulerConfig.parked``, and the core leaves it out of enqueue and allocate at no cost per
-pod while still counting it for queue shares (its last verdict stands; see ``scheduler.cycle``).
+``SchedulerConfig.parked``, and the core's allocate leaves it out at no cost per pod (enqueue
+still decides it, at a cost that does not grow with its pods), while it still counts for queue
+shares (its last verdict stands).
 It is let go, and tried again, when:
 
 - something it could use changed (``Cache.generation`` moved: a node, a pod leaving or
   finishing, a queue, a PodGroup's spec, a PriorityClass) and its backoff has passed, the
   backoff being ``first`` seconds doubled per attempt that failed in a row, at most ``most``
+  (``watching.Backoff``, as every other backoff here)
   (kube-scheduler's podInitialBackoffSeconds 1 and podMaxBackoffSeconds 10: an event moves a
   pod to the backoff queue, not straight back);
 - ``most`` seconds went by without such an event (kube-scheduler flushes its unschedulable
@@ -26,6 +28,7 @@ import dataclasses
 from collections.abc import Collection, Iterable, Mapping
 
 from bridge import defaults
+from bridge.k8s import watching
 
 __all__ = ["WAITS_FOR_ROOM", "Parking"]
 
@@ -42,10 +45,10 @@ class Parked:
 
 class Parking:
     def __init__(self, *, first: float = defaults.PARK_BACKOFF_FIRST, most: float = defaults.PARK_BACKOFF_MOST) -> None:
-        self.first = first
         self.most = most
+        self.backoff = watching.Backoff(first=first, most=most)
         self._parked: dict[str, Parked] = {}
-        self._attempts: dict[str, int] = {}  # failed attempts in a row, per gang
+        self._delays: dict[str, float] = {}  # per gang: its backoff after the attempts failed in a row
 
     def __len__(self) -> int:
         return len(self._parked)
@@ -62,17 +65,15 @@ class Parking:
         """Park each gang of ``jobs`` (key → the reason of its Unschedulable condition) after a
         cycle that decided at ``now`` on a cache at ``generation``."""
         for job, reason in jobs.items():
-            attempts = self._attempts.get(job, 0)
-            self._attempts[job] = attempts + 1
-            backoff = min(self.first * 2.0 ** min(attempts, 30), self.most)
+            backoff = self._delays[job] = self.backoff.next(self._delays.get(job, 0.0))
             self._parked[job] = Parked(now + backoff, now + self.most, generation, reason != WAITS_FOR_ROOM)
 
     def forget(self, jobs: Iterable[str]) -> None:
         """These gangs were placed, or are gone: no longer parked, their attempts forgotten."""
         for job in jobs:
             self._parked.pop(job, None)
-            self._attempts.pop(job, None)
+            self._delays.pop(job, None)
 
     def keep_only(self, present: Collection[str]) -> None:
         """Forget every gang not in ``present`` (the PodGroups the cache holds)."""
-        self.forget([job for job in self._attempts if job not in present])
+        self.forget([job for job in self._delays if job not in present])
