@@ -11,6 +11,10 @@ pods and nodes are decoded only as far as the scheduler reads them (``reads``).
   forgets a failed bind.
 - *deleting* pods: victims we deleted, shown with a ``deletionTimestamp`` until the watch says
   so, so their room counts as releasing rather than free or still held.
+- *decided* PodGroup phases (``decide``): the phase the last verdict gave a group, shown until
+  the watch brings any newer version of it. Status is written off the cycle's path, so the next
+  cycle may start before the write lands; without this it would decide again from the phase
+  before (a gang the native reclaim sent back to Pending would read as still admitted).
 
 Unbound pods with ``spec.schedulingGates`` are left out: the apiserver refuses to bind them (409
 "non-empty .spec.schedulingGates"), and kube-scheduler likewise keeps them out of its queue until
@@ -89,6 +93,7 @@ class Cache:
         self._synced_kinds: set[str] = set()
         self._assumed: dict[str, Assumed] = {}
         self._deleting: dict[str, str] = {}  # pod key -> uid
+        self._decided: dict[str, tuple[Any, str]] = {}  # podgroup key -> (resourceVersion seen, phase)
         self._gated: set[str] = set()  # unbound pods with scheduling gates: not schedulable yet
         self.generation = 0  # cluster events that could let a parked gang through (see the docstring)
         self._grown: set[str] = set()  # groups ("namespace/name") with a new schedulable pod
@@ -103,6 +108,10 @@ class Cache:
 
     def deleting(self, pod: str, uid: str) -> None:
         self._deleting[pod] = uid
+
+    def decide(self, group: str, version: Any, phase: str) -> None:
+        """The status writer's side: ``group``, seen at ``version``, was given ``phase``."""
+        self._decided[group] = (version, phase)
 
     def assumed(self) -> dict[str, str]:
         return {pod: a.node for pod, a in self._assumed.items()}
@@ -124,7 +133,16 @@ class Cache:
             out["pods"] = [p for p in out["pods"] if key_of(p) not in self._gated]
         if self._assumed or self._deleting:
             out["pods"] = [self._overlay(p) for p in out["pods"]]
+        if self._decided:
+            out["podgroups"] = [self._phase(g) for g in out["podgroups"]]
         return out
+
+    def _phase(self, group: Obj) -> Obj:
+        decided = self._decided.get(key_of(group))
+        if decided is None or decided[0] != group["metadata"].get("resourceVersion"):
+            return group
+        status = group.get("status") or {}
+        return group if status.get("phase") == decided[1] else {**group, "status": {**status, "phase": decided[1]}}
 
     def _overlay(self, pod: Obj) -> Obj:
         key = key_of(pod)
@@ -171,6 +189,8 @@ class Cache:
             objs[key] = obj
         if kind == "pods":
             return self._pod(key, event, old, obj)
+        if kind == "podgroups":
+            self._decided.pop(key, None)  # a newer version (ours or anyone's) is the truth now
         if event == "DELETED" or old is None:
             if kind == "podgroups" and old is None:
                 self._grown.add(key)  # a new group: nothing parked to let go but itself

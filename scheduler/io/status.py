@@ -174,6 +174,7 @@ class StatusWriter:
         if obj is None:
             return
         live = obj.get("status") or {}
+        self.cache.decide(verdict.key, obj["metadata"].get("resourceVersion"), verdict.phase)
         status = bodies.podgroup_status(verdict, live, self.clock())
         want = bodies.pg_key(status)
         if self._unchanged(f"{PG}:{verdict.key}", want, bodies.pg_key(live), obj["metadata"].get("resourceVersion")):

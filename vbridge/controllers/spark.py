@@ -39,6 +39,9 @@ class SparkReconciler:
         # The latest event of a pod that came while its work ran: handled once that work ends,
         # so an event that may let the work through (the group now exists) is never lost.
         self._again: dict[str, dict[str, Any]] = {}
+        # Each driver's spark.properties as its first pass found it (None: not found in time), so
+        # a later pass (its PodGroup arrived, a gate to lift) does not wait for it again.
+        self._confs: dict[str, dict[str, str] | None] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def run(self) -> None:
@@ -49,6 +52,7 @@ class SparkReconciler:
         uid = pod["metadata"].get("uid", "")
         if kind not in ("ADDED", "MODIFIED"):
             self._again.pop(uid, None)
+            self._confs.pop(uid, None)
             return
         if uid in self._busy:
             self._again[uid] = pod
@@ -77,7 +81,14 @@ class SparkReconciler:
         task.add_done_callback(self._tasks.discard)
 
     async def _conf(self, pod: dict[str, Any]) -> dict[str, str] | None:
-        """The driver's spark.properties; Spark writes the ConfigMap just after the pod, so wait a little."""
+        """The driver's spark.properties; Spark writes the ConfigMap just after the pod, so the
+        first pass waits a little, and later passes take what it found."""
+        uid = pod["metadata"].get("uid", "")
+        if uid not in self._confs:
+            self._confs[uid] = await self._read_conf(pod)
+        return self._confs[uid]
+
+    async def _read_conf(self, pod: dict[str, Any]) -> dict[str, str] | None:
         name = sparkconf.conf_map_name(pod)
         if name is None:
             return None
@@ -94,6 +105,11 @@ class SparkReconciler:
 
     async def _driver(self, pod: dict[str, Any]) -> None:
         meta = pod["metadata"]
+        group_name = (meta.get("annotations") or {}).get(keys.GROUP_NAME, "")
+        if not driver.group_is_ours(pod):  # an operator's group: no conf to wait for, only the group
+            if await self._get_group(meta["namespace"], group_name) is not None:
+                await self._lift_gate(pod)
+            return  # not made yet (spark-<app>-pg): the next pod event retries
         conf = await self._conf(pod)
         if conf is None:
             await events.emit(
@@ -118,7 +134,6 @@ class SparkReconciler:
         except errors.InvalidObjectError as exc:
             await self._stuck(pod, "PodGroupNotCreated", f"{exc}; the driver stays gated")
             return
-        group_name = (meta.get("annotations") or {}).get(keys.GROUP_NAME, "")
         if group is not None:
             group["metadata"]["ownerReferences"] = [podgroups.owner_ref(pod)]
             existing = await self._get_group(meta["namespace"], group_name)
@@ -127,8 +142,6 @@ class SparkReconciler:
             detail = f"template {name}" if name else "no template"
             message = f"{podgroups.describe(group)} ({detail})"
             await events.emit(self.api, pod, reason="PodGroupReady", message=message)
-        elif await self._get_group(meta["namespace"], group_name) is None:
-            return  # an operator's group (spark-<app>-pg) not made yet: the next pod event retries
         await self._lift_gate(pod)
 
     async def _stuck(self, pod: dict[str, Any], reason: str, message: str) -> None:

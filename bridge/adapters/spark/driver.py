@@ -64,13 +64,19 @@ def made_by_others(group: Mapping[str, Any]) -> bool:
     return keys.MANAGED_BY not in ((group.get("metadata") or {}).get("labels") or {})
 
 
+def group_is_ours(pod: Mapping[str, Any]) -> bool:
+    """Whether the driver's group is the one spark-submit's own (``spark-<app id>-podgroup``) that we
+    make, rather than one an operator makes (the driver then only waits for it)."""
+    return _annotations(pod).get(keys.GROUP_NAME) == spark_pod.group_name(sparkconf.app_id(pod))
+
+
 def podgroup(
     pod: Mapping[str, Any], ctx: base.Context, *, conf: Mapping[str, str], template: Mapping[str, Any] | None
 ) -> dict[str, Any] | None:
     """A gated driver's desired group; raises InvalidObjectError for a conf Spark would refuse."""
-    name = _annotations(pod).get(keys.GROUP_NAME)
-    if name != spark_pod.group_name(sparkconf.app_id(pod)):
+    if not group_is_ours(pod):
         return None
+    name = _annotations(pod)[keys.GROUP_NAME]
     meta, spec = pod.get("metadata") or {}, pod.get("spec") or {}
     template = dict(template or {})
     tmeta, tspec = dict(template.get("metadata") or {}), dict(template.get("spec") or {})

@@ -110,3 +110,24 @@ def test_a_lifted_gate_grows_the_group() -> None:
     assert c.take_grown() == set()
     c._apply("pods", "MODIFIED", pod("p", group="g"))
     assert c.take_grown() == {"ns/g"}
+
+
+def group(name: str, *, version: str, phase: str) -> dict[str, Any]:
+    return {"metadata": {"namespace": "ns", "name": name, "resourceVersion": version}, "status": {"phase": phase}}
+
+
+def phases(c: cache.Cache) -> dict[str, str]:
+    return {g["metadata"]["name"]: g["status"]["phase"] for g in c.inputs()["podgroups"]}
+
+
+def test_a_decided_phase_shows_until_the_watch_brings_a_newer_version() -> None:
+    c = made()
+    c._apply("podgroups", "ADDED", group("g", version="1", phase="Running"))
+    c._apply("podgroups", "ADDED", group("h", version="1", phase="Running"))
+    c.decide("ns/g", "1", "Pending")  # reclaimed whole: the write is queued, not landed
+    assert phases(c) == {"g": "Pending", "h": "Running"}
+    assert c.store["podgroups"]["ns/g"]["status"]["phase"] == "Running"  # the store is the watch's
+    c._apply("podgroups", "MODIFIED", group("g", version="2", phase="Inqueue"))  # anyone's newer write
+    assert phases(c) == {"g": "Inqueue", "h": "Running"}
+    c.decide("ns/h", "0", "Pending")  # decided on a version the watch has already replaced
+    assert phases(c)["h"] == "Running"

@@ -44,6 +44,7 @@ def test_the_group_of_a_driver_sized_from_its_conf() -> None:
 def test_a_group_named_by_others_is_not_ours_to_build() -> None:
     feature_step = admitted(annotations={"scheduling.k8s.io/group-name": "spark-pi-pg"})
     assert driver.podgroup(feature_step, CTX, conf={}, template=None) is None
+    assert not driver.group_is_ours(feature_step) and driver.group_is_ours(admitted())
 
 
 def test_a_refused_queue_is_a_queue_error() -> None:
