@@ -73,3 +73,20 @@ def test_a_malformed_executor_count_is_an_event_and_a_condition_on_the_driver(
         "scheduling.volcano.sh", "v1beta1", namespace, "podgroups"
     )["items"]
     assert groups == []
+
+
+def test_a_driver_waiting_for_an_operators_group_is_ungated_when_it_comes_without_a_pod_event(
+    api_client: k8s.ApiClient, bridge: bridgethread.BridgeThread, namespace: str
+) -> None:
+    core = k8s.CoreV1Api(api_client)
+    pod = spark.submit_pod("driver", annotations={"scheduling.k8s.io/group-name": "spark-pi-pg"})
+    pod["metadata"]["namespace"] = namespace
+    core.create_namespaced_pod(namespace, pod)
+    name = pod["metadata"]["name"]
+    time.sleep(1.5)  # the scenario: the operator makes its group later, and nothing touches the gated pod
+    group = {"metadata": {"name": "spark-pi-pg"}, "spec": {"minMember": 1, "queue": "default"}}
+    group |= {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup"}
+    k8s.CustomObjectsApi(api_client).create_namespaced_custom_object(
+        "scheduling.volcano.sh", "v1beta1", namespace, "podgroups", group
+    )
+    eventually(lambda: not core.read_namespaced_pod(name, namespace).spec.scheduling_gates, "the gate lifted", 20)

@@ -43,6 +43,10 @@ class SparkReconciler:
         # a later pass (its PodGroup arrived, a gate to lift) does not wait for it again.
         self._confs: dict[str, dict[str, str] | None] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        # Drivers waiting for an operator's group: the last wait (watching.Backoff), by pod uid.
+        self._delays: dict[str, float] = {}
+        self._backoff = watching.Backoff(first=0.5)
+        self._timers: set[str] = set()
 
     async def run(self) -> None:
         path = paths.resource("v1", "pods")
@@ -53,6 +57,7 @@ class SparkReconciler:
         if kind not in ("ADDED", "MODIFIED"):
             self._again.pop(uid, None)
             self._confs.pop(uid, None)
+            self._delays.pop(uid, None)
             return
         if uid in self._busy:
             self._again[uid] = pod
@@ -77,6 +82,39 @@ class SparkReconciler:
                     self._on_pod("MODIFIED", again)
 
         task = asyncio.create_task(guarded())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _later(self, pod: dict[str, Any]) -> None:
+        """Handle the driver again after a backoff, as the apiserver then has it: the group an
+        operator makes may come with no event on the pod (a gated pod changes no more)."""
+        uid, meta = pod["metadata"].get("uid", ""), pod["metadata"]
+        if uid in self._timers:
+            return  # already to be looked at again
+        self._timers.add(uid)
+        delay = self._delays[uid] = self._backoff.next(self._delays.get(uid, 0.0))
+
+        async def again() -> None:
+            await asyncio.sleep(delay)
+            self._timers.discard(uid)  # so the pass below, or a failure, may set another
+            if uid not in self._delays:
+                return  # the pod is gone, or an event's pass found the group
+            path = paths.resource("v1", "pods", namespace=meta["namespace"], name=meta["name"])
+            try:
+                fresh = await self.api.request("GET", path)
+            except errors.ApiError as exc:
+                if exc.status == 404:
+                    self._delays.pop(uid, None)
+                    return
+                log.warning("could not read Spark driver %s again: %s", meta["name"], exc)
+                self._later(pod)
+            except client.TRANSPORT_ERRORS as exc:
+                log.warning("could not read Spark driver %s again: %r", meta["name"], exc)
+                self._later(pod)
+            else:
+                self._on_pod("MODIFIED", fresh)
+
+        task = asyncio.create_task(again())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -107,9 +145,12 @@ class SparkReconciler:
         meta = pod["metadata"]
         group_name = (meta.get("annotations") or {}).get(keys.GROUP_NAME, "")
         if not driver.group_is_ours(pod):  # an operator's group: no conf to wait for, only the group
-            if await self._get_group(meta["namespace"], group_name) is not None:
-                await self._lift_gate(pod)
-            return  # not made yet (spark-<app>-pg): the next pod event retries
+            if await self._get_group(meta["namespace"], group_name) is None:
+                self._later(pod)  # not made yet (spark-<app>-pg): looked for again, backing off
+                return
+            self._delays.pop(meta.get("uid", ""), None)
+            await self._lift_gate(pod)
+            return
         conf = await self._conf(pod)
         if conf is None:
             await events.emit(
