@@ -21,8 +21,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bridge import errors, keys, patching, podgroups, podresources, validation
-from bridge.adapters import base, shapes
-from bridge.native import pods as native_pods
+from bridge.adapters import base, shapes, stamping
 
 __all__ = ["KubeflowAdapter", "registration"]
 
@@ -86,32 +85,8 @@ class KubeflowAdapter:
 
     @staticmethod
     def _stamp(rs: dict[str, Any], job: str, role: str, ctx: base.Context) -> dict[str, Any]:
-        """A replica spec whose pod template carries the group, the task and our scheduler; on the
-        native backend also the native group and the queue gate (``bridge.native.pods``), and no
-        ``vbridge.io/grouped`` label: an operator built on an older ``k8s.io/api`` drops
-        ``schedulingGroup`` when it copies the template, so the pod webhook completes its pods."""
-        template = rs.get("template")
-        template = template if isinstance(template, dict) else {}
-        meta, spec = template.get("metadata"), template.get("spec")
-        meta = meta if isinstance(meta, dict) else {}
-        spec = spec if isinstance(spec, dict) else {}
-        annotations = {**(meta.get("annotations") or {}), keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower()}
-        stamped_meta = dict(meta)
-        if not ctx.native:  # so the pod webhook skips its pods
-            stamped_meta["labels"] = {**(meta.get("labels") or {}), keys.GROUPED_LABEL: "true"}
-        out = {**template, "metadata": {**stamped_meta, "annotations": annotations}}
-        if spec.get("schedulerName") not in (
-            None,
-            "",
-            "default-scheduler",
-            *((ctx.scheduler_name,) if ctx.native else ()),
-        ):
-            return {**rs, "template": out}  # the user chose a scheduler: theirs wins
-        if ctx.native:
-            out["spec"] = native_pods.stamp(spec, job, ours=ctx.scheduler_name)
-        else:
-            out["spec"] = {**spec, "schedulerName": ctx.scheduler_name}
-        return {**rs, "template": out}
+        """A replica spec whose pod template is stamped (``bridge.adapters.stamping``)."""
+        return {**rs, "template": stamping.template(rs.get("template"), group=job, task=role.lower(), ctx=ctx)}
 
     def _validated(self, obj: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict[str, int], int] | None:
         """The replica specs, replicas per role and minMember; None when the job opted out."""
