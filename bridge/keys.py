@@ -27,6 +27,9 @@ GROUPED_LABEL = "vbridge.io/grouped"
 # On a bus.volcano.sh Command: who made it (the request's userInfo as JSON), written by our admission
 # on CREATE and never changed after; the Command controller acts only for what that author may do.
 COMMAND_AUTHOR = "vbridge.io/command-author"
+# On a PodGroup of a workload whose pods arrive in stages (a JobSet): the stages as JSON, each its
+# tasks' pod counts and what releases it (``bridge.adapters.jobset.stages``). The first is the gang.
+STAGES = "vbridge.io/stages"
 
 # Spark (spark-submit) and the spark-operator.
 SPARK_APP_SELECTOR = "spark-app-selector"
@@ -37,3 +40,7 @@ SPARK_OPERATOR_LAUNCHED = "sparkoperator.k8s.io/launched-by-spark-operator"
 # Kubeflow operators.
 KF_JOB_NAME = "training.kubeflow.org/job-name"
 KF_REPLICA_TYPE = "training.kubeflow.org/replica-type"
+
+# JobSet's and Kueue's.
+JOBSET_CONTROLLER = "jobset.sigs.k8s.io/jobset-controller"  # spec.managedBy of the JobSets its controller runs
+KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"  # a Kueue LocalQueue, never read as a Volcano queue

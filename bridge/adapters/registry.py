@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from bridge.adapters import base
+from bridge.adapters.jobset import adapter as jobset_adapter
 from bridge.adapters.kubeflow import mpijob as mpi_job
 from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
 from bridge.adapters.kubeflow import pod as kubeflow_pod
@@ -25,6 +26,7 @@ ADAPTERS: tuple[base.Adapter, ...] = (
     mpi_job_v1.MPIJobV1Adapter(),
     mpi_job.MPIJobAdapter(),
     volcano_job.VolcanoJobAdapter(),
+    jobset_adapter.JobSetAdapter(),
     spark_pod.SparkPodAdapter(),
     kubeflow_pod.KubeflowPodAdapter(),
     podgroup_kind.PodGroupAdapter(),

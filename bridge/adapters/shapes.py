@@ -20,6 +20,7 @@ import msgspec
 
 __all__ = [
     "Command",
+    "JobSet",
     "KubeflowJob",
     "Object",
     "PodGroup",
@@ -112,6 +113,41 @@ class KubeflowSpec(TypedDict, total=False):
 
 
 KubeflowJob = Object[KubeflowSpec]
+
+
+# -- JobSet ----------------------------------------------------------------------------------
+
+
+class JobSetDependsOn(TypedDict, total=False):
+    name: str | None
+    status: str | None
+
+
+class BatchJobSpec(TypedDict, total=False):
+    parallelism: Any
+    completions: Any
+    template: Template | None
+
+
+class ReplicatedJob(TypedDict, total=False):
+    name: str | None
+    replicas: Any
+    dependsOn: list[JobSetDependsOn] | None
+    template: Object[BatchJobSpec] | None
+
+
+class StartupPolicy(TypedDict, total=False):
+    startupPolicyOrder: str | None
+
+
+class JobSetSpec(TypedDict, total=False):
+    replicatedJobs: list[ReplicatedJob] | None
+    startupPolicy: StartupPolicy | None
+    suspend: bool | None
+    managedBy: str | None
+
+
+JobSet = Object[JobSetSpec]
 
 
 # -- Spark ------------------------------------------------------------------------------------
