@@ -25,6 +25,7 @@ every other object is scheduled as usual. One bad object never fails a cycle.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -201,7 +202,18 @@ def _job(
         spark=any(tasks[k].spark_role for k in members),
         owner=_owner(meta.get("ownerReferences") or []),
         held=held,
+        later=_later((meta.get("annotations") or {}).get(keys.STAGES)),
     )
+
+
+def _later(raw: Any) -> int:
+    """How many pods the stages after the first hold (``keys.STAGES``); 0 when unreadable."""
+    try:
+        stages = json.loads(raw) if isinstance(raw, str) else []
+        counts = [sum(int(n) for n in stage["tasks"].values()) for stage in stages]
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return 0
+    return max(sum(counts[1:]), 0)
 
 
 def _owner(refs: list[Mapping[str, Any]]) -> tuple[str, str] | None:

@@ -108,6 +108,9 @@ class Job:
     # (reason, message) when the group must not be scheduled at all: its spec is unsound, its
     # queue is, or its queue does not admit its namespace (``building``). Its verdict says why.
     held: tuple[str, str] | None = None
+    # Pods of its later stages (the group's ``vbridge.io/stages``, a JobSet's): once its first stage
+    # runs, the room they need is held for them (``plugins.stages``) until they have all arrived.
+    later: int = 0
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
