@@ -84,3 +84,17 @@ def torchtune(name: str = "tune", nodes: int = 2) -> dict[str, Any]:
             spec=pod("4", "16Gi", gpu=1),
         ),
     )
+
+
+def everything(name: str = "tpu") -> dict[str, Any]:
+    """Much of what a JobSet may say: InOrder, exclusive topology, both queue labels, suspend, a failure policy."""
+    return jobset(
+        name,
+        rjob("coordinator", spec=pod("1", "1Gi", priority_class="high")),
+        rjob("slices", replicas=2, parallelism=4, completions=4, annotations={"a": "b"}),
+        in_order=True,
+        labels={"scheduling.volcano.sh/queue-name": "default", "kueue.x-k8s.io/queue-name": "lq"},
+        annotations={"alpha.jobset.sigs.k8s.io/exclusive-topology": "zone"},
+        suspend=True,
+        failurePolicy={"maxRestarts": 2, "rules": [{"name": "r", "action": "RestartJobSet"}]},
+    )

@@ -20,6 +20,7 @@ import json
 import random
 from typing import Any
 
+from tests.builders import jobset as js
 from tests.builders import kubeflow as kf
 from tests.builders import spark, vcjob
 from tests.support import admission as support
@@ -60,6 +61,7 @@ SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
         kf.mpijob("m", Launcher=kf.replica(1), Worker=kf.replica(2)),
     ),
     "/mutate/batch-volcano-sh-job": (("batch.volcano.sh", "v1alpha1", "Job"), vcjob.simple("v")),
+    "/mutate/jobset-x-k8s-io-jobset": (("jobset.x-k8s.io", "v1alpha2", "JobSet"), js.deepspeed("ds")),
     "/mutate/spark-apache-org-pod": (support.POD, spark.submit_pod("driver")),
     "/mutate/kubeflow-org-pod": (support.POD, kf.operator_pod("t", "worker")),
     "/mutate/scheduling-volcano-sh-podgroup": (
@@ -173,6 +175,7 @@ RICH: dict[str, list[dict[str, Any]]] = {
             },
         }
     ],
+    "/mutate/jobset-x-k8s-io-jobset": [js.torchtune("tune"), js.everything("tpu")],
     "/mutate/spark-apache-org-pod": [
         spark.submit_pod("executor"),
         spark.submit_pod("driver", operator_app="pi", annotations={"scheduling.k8s.io/group-name": "spark-pi-pg"}),

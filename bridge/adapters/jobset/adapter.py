@@ -53,35 +53,38 @@ def _ours(obj: Mapping[str, Any]) -> bool:
     return spec.get("managedBy") in (None, "", keys.JOBSET_CONTROLLER)
 
 
-def _templates(obj: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    rjs = (obj.get("spec") or {}).get("replicatedJobs") or []
-    return [
-        ((rj.get("template") or {}).get("spec") or {}).get("template") or {} for rj in rjs if isinstance(rj, Mapping)
-    ]
+def _map(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
 
 
 def _stamped(obj: Mapping[str, Any]) -> bool:
-    """Its pods name its group: a pod template carries the group annotation we stamp."""
-    name = (obj.get("metadata") or {}).get("name")
-    return any(
-        ((t.get("metadata") or {}).get("annotations") or {}).get(keys.GROUP_NAME) == name for t in _templates(obj)
-    )
+    """Its pods name its group: a pod template carries the group annotation we stamp. Reads any
+    JSON (the old object of an UPDATE is not shaped)."""
+    name = _map(obj.get("metadata")).get("name")
+    rjs = _map(obj.get("spec")).get("replicatedJobs")
+    for rj in rjs if isinstance(rjs, list) else []:
+        template = _map(_map(_map(_map(rj).get("template")).get("spec")).get("template"))
+        if name and _map(_map(template.get("metadata")).get("annotations")).get(keys.GROUP_NAME) == name:
+            return True
+    return False
 
 
 def _frozen(obj: Mapping[str, Any], previous: Mapping[str, Any] | None) -> bool:
     """An UPDATE of a JobSet made before us, running: JobSet refuses any change to its templates."""
     if previous is None or _stamped(previous):
         return False
-    return not any((o.get("spec") or {}).get("suspend") is True for o in (obj, previous))
+    return not any(_map(o.get("spec")).get("suspend") is True for o in (obj, previous))
 
 
 def _checked(obj: Mapping[str, Any]) -> list[stages.Part]:
+    """The replicatedJobs; denied naming the member (a pod template's quantities first, by their path)."""
     spec = obj.get("spec") or {}
-    found = stages.parts(spec, (obj.get("metadata") or {}).get("annotations"))
-    for i, rj in enumerate(spec["replicatedJobs"]):
-        template = ((rj.get("template") or {}).get("spec") or {}).get("template")
-        validation.pod_template(template, f"spec.replicatedJobs[{i}].template.spec.template")
-    return found
+    rjs = spec.get("replicatedJobs")
+    for i, rj in enumerate(rjs if isinstance(rjs, list) else []):
+        if isinstance(rj, Mapping):
+            template = ((rj.get("template") or {}).get("spec") or {}).get("template")
+            validation.pod_template(template, f"spec.replicatedJobs[{i}].template.spec.template")
+    return stages.parts(spec, (obj.get("metadata") or {}).get("annotations"))
 
 
 class JobSetAdapter:
@@ -102,9 +105,11 @@ class JobSetAdapter:
         return ctx.resolve(field=None, annotations=_queue_annotations(obj.get("metadata") or {}))
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
-        if not _ours(obj) or _frozen(obj, ctx.previous):
+        if not _ours(obj):
             return None
-        _checked(obj)
+        _checked(obj)  # bad input is denied even where we change nothing
+        if _frozen(obj, ctx.previous):
+            return None
         meta = obj.get("metadata") or {}
         queue = ctx.queue(field=None, annotations=_queue_annotations(meta))
         name = meta.get("name") or ""

@@ -15,18 +15,19 @@ replicatedJob's Jobs only once what it waits for is reached, so:
   followers until its leader (completion index 0) is scheduled: the stage holds one leader per
   Job, and the followers are the next stage.
 
-How a plan maps onto one PodGroup (``vbridge.adapters.jobset.adapter``), the Spark model:
+How a plan maps onto one PodGroup (``bridge.adapters.jobset.adapter``), the Spark model:
 ``minMember`` and ``minTaskMember`` are the first stage's pods, so that stage is all or nothing and
-no stage waits for pods that appear only after it runs (a ``minTaskMember`` for a task without
-pods holds the whole group, in our gang plugin and in Volcano's); ``minResources`` is ``room``,
-the most that may run at once, so that once the first stage runs the scheduler can hold the room
-of the later ones. ``room`` is not the plain sum: a replicatedJob that another (or one of its
-ancestors) waits for with ``Complete`` is over before that one starts (torchtune's initializers
-and its trainer never coexist). It is the largest set of replicatedJobs around any one of them
-that may run together, which is exact for the chains and trees ``dependsOn`` makes and never
-below the truth. ``Plan.describe`` is the stages as the group's ``vbridge.io/stages`` annotation
-carries them: for the native backend's one ``podGroupTemplate`` per stage, for ``explain``, and
-for the scheduler to place each later stage whole.
+no stage waits for pods that appear only after it runs (our gang plugin holds a whole group while
+a ``minTaskMember`` task has too few pods; Volcano's skips every per-task check once minMember is
+below their sum). ``minResources`` is ``room``, the most that may run at once: once the first
+stage runs, the scheduler holds what is left of it for the later stages (``scheduler.plugins.
+stages``). ``room`` is not the plain sum: a replicatedJob that another (or one of its ancestors)
+waits for with ``Complete`` is over before that one starts (torchtune's initializers and its
+trainer never coexist). Per resource, it is the most that the replicatedJobs that may run beside
+any one of them ask for: exact for a chain (every Trainer runtime, ``InOrder``), never below the
+truth (two branches may be counted together though one ends before the other starts).
+``Plan.describe`` is the stages as the group's ``vbridge.io/stages`` annotation carries them, for
+the scheduler's hold, ``explain`` and the native backend's one ``podGroupTemplate`` per stage.
 """
 
 from __future__ import annotations

@@ -122,6 +122,8 @@ def test_a_running_jobset_made_before_us_is_left_alone_until_it_is_suspended() -
     suspended = {**relabelled, "spec": {**relabelled["spec"], "suspend": True}}
     admitted = JOBSET.admit(suspended, dataclasses.replace(CTX, previous=before))
     assert admitted is not None and JOBSET.podgroup(admitted.desired, CTX) is not None
+    # an old object of any shape is read without a failure (admission shapes only the new one)
+    assert JOBSET.admit(relabelled, dataclasses.replace(CTX, previous={"spec": [], "metadata": "x"})) is None
     # once stamped, an UPDATE is stamped (unchanged) like a CREATE
     again = JOBSET.admit(admitted.desired, dataclasses.replace(CTX, previous=admitted.desired))
     assert again is not None and again.desired == admitted.desired
