@@ -47,6 +47,11 @@ _ARGS = {  # as spark-submit writes them; the image's entrypoint hands a driver'
 }
 
 
+def conf_map(properties: str = "spark.executor.instances=1\n") -> dict[str, Any]:
+    """The ConfigMap spark-submit writes just after the driver (``submit_pod("driver")`` mounts it)."""
+    return {"metadata": {"name": "spark-drv-abc-conf-map"}, "data": {"spark.properties": properties}}
+
+
 def submit_pod(
     role: str,
     *,
