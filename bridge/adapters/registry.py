@@ -39,11 +39,14 @@ ADAPTERS: tuple[base.Adapter, ...] = (
 )
 
 
-_BY_PATH: dict[str, base.Adapter] = {a.registration.path: a for a in ADAPTERS}
-
-
 def by_path(path: str) -> base.Adapter | None:
-    return _BY_PATH.get(path)
+    """The adapter the webhook path ``/mutate/<name>`` routes to."""
+    return _paths(ADAPTERS).get(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _paths(adapters: tuple[base.Adapter, ...]) -> dict[str, base.Adapter]:
+    return {a.registration.path: a for a in adapters}
 
 
 def for_object(obj: dict[str, object]) -> list[base.Adapter]:
