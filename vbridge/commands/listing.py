@@ -63,12 +63,11 @@ def _kind_of(obj: dict[str, Any]) -> registry.Kind | None:
 
 def job_state(job: dict[str, Any]) -> str:
     """The state its kind's ``Workload.state`` names (a SparkApplication's applicationState), else
-    the latest true condition (a Kubeflow job's). Of no registered kind: either, as it has."""
+    the latest true condition (a Kubeflow job's, or one of no registered kind)."""
     known = _kind_of(job)
-    path = known.workload.state if known else ("status", "applicationState", "state")
-    if path and (known or "applicationState" in _status(job)):
+    if known is not None and known.workload.state:
         value: Any = job
-        for key in path:
+        for key in known.workload.state:
             value = value.get(key) if isinstance(value, dict) else None
         return str(value or "")
     true = [c.get("type", "") for c in _status(job).get("conditions") or [] if c.get("status") == "True"]

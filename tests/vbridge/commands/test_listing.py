@@ -123,8 +123,10 @@ def test_operator_jobs_without_status_get_a_hint() -> None:
 
 
 def test_job_state_of_a_spark_application_is_its_application_state() -> None:
-    assert listing.job_state({"status": {"applicationState": {"state": "COMPLETED"}}}) == "COMPLETED"
-    assert listing.job_state({"status": {"applicationState": None}}) == ""
+    app = {"apiVersion": "sparkoperator.k8s.io/v1beta2", "kind": "SparkApplication"}
+    assert listing.job_state({**app, "status": {"applicationState": {"state": "COMPLETED"}}}) == "COMPLETED"
+    assert listing.job_state({**app, "status": {"applicationState": None}}) == ""
+    assert listing.job_state({**app, "status": {"conditions": [{"type": "Running", "status": "True"}]}}) == ""
 
 
 def test_job_state_of_a_kubeflow_job_is_its_latest_true_condition() -> None:
