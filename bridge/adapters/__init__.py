@@ -12,7 +12,9 @@ Families: ``spark`` (SparkApplication, spark-submit pods, Spark's sizing and con
 and Queues written directly: validated, their queue access checked). ``podview`` is the narrow
 decoding of pod reviews that the pod adapters share; ``shapes`` the JSON shape each adapter
 reads, checked before it sees an object. The webhook configuration, the chart
-entries and the reconcilers are built from ``registry.ADAPTERS``.
+entries and the reconcilers are built from ``registry.ADAPTERS``; ``vbridge list``'s and
+``vbridge explain``'s kinds and the scheduler's "who creates the pods" from ``registry.kinds``
+(each job kind's ``base.Workload``).
 """
 
 __all__ = ["base", "kubeflow", "podview", "registry", "scheduling", "shapes", "spark", "vcjob"]

@@ -12,7 +12,8 @@ replica template is stamped with schedulerName, ``scheduling.k8s.io/group-name``
 that the pod webhook is not called for its pods. ``admit`` validates and stamps only (the
 webhook's fast path); ``podgroup`` computes the group for the reconciler. A job is finished
 once a Succeeded or Failed condition is true. ``registration`` makes each kind's record: the
-same failure policy, for the same reason, and the generic reconciler.
+same failure policy, for the same reason, and the generic reconciler; its ``base.Workload``
+(``workload``) names the training-operator and the kind's singular and plural, unless given.
 """
 
 from __future__ import annotations
@@ -24,12 +25,23 @@ from bridge import errors, keys, patching, podgroups, podresources, validation
 from bridge.adapters import base, shapes
 from bridge.native import pods as native_pods
 
-__all__ = ["KubeflowAdapter", "registration"]
+__all__ = ["KubeflowAdapter", "registration", "workload"]
 
 
-def registration(name: str, kind: str, plural: str, version: str = "v1") -> base.Registration:
+def workload(kind: str, plural: str) -> base.Workload:
+    """A kind the training-operator runs: ``vbridge explain`` takes its singular and plural."""
+    return base.Workload(
+        operator="training-operator",
+        creates="the Kubeflow training-operator has not created them",
+        aliases=(kind.lower(), plural),
+    )
+
+
+def registration(
+    name: str, kind: str, plural: str, version: str = "v1", *, runs: base.Workload | None = None
+) -> base.Registration:
     """A Kubeflow job kind's record: denied when it cannot be stamped, its group kept by the
-    generic reconciler."""
+    generic reconciler; ``runs``: its workload, when the training-operator is not its only one."""
     return base.Registration(
         name=name,
         group="kubeflow.org",
@@ -41,6 +53,7 @@ def registration(name: str, kind: str, plural: str, version: str = "v1") -> base
         operations=("CREATE", "UPDATE"),
         generic_reconciler=True,
         shape=shapes.KubeflowJob,
+        workload=runs or workload(kind, plural),
     )
 
 

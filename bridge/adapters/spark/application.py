@@ -113,6 +113,13 @@ class SparkApplicationAdapter:
         operations=("CREATE", "UPDATE"),
         generic_reconciler=True,
         shape=shapes.SparkApplication,
+        workload=base.Workload(
+            operator="spark-operator",
+            creates="the spark-operator has not created them (it makes the driver; the driver its executors)",
+            aliases=("sparkapplication", "sparkapplications", "sparkapp"),
+            group_name="spark-{name}-pg",
+            state=("status", "applicationState", "state"),
+        ),
     )
 
     def _ours(self, obj: Mapping[str, Any], ctx: base.Context) -> bool:

@@ -123,8 +123,10 @@ def test_operator_jobs_without_status_get_a_hint() -> None:
 
 
 def test_job_state_of_a_spark_application_is_its_application_state() -> None:
-    assert listing.job_state({"status": {"applicationState": {"state": "COMPLETED"}}}) == "COMPLETED"
-    assert listing.job_state({"status": {"applicationState": None}}) == ""
+    app = {"apiVersion": "sparkoperator.k8s.io/v1beta2", "kind": "SparkApplication"}
+    assert listing.job_state({**app, "status": {"applicationState": {"state": "COMPLETED"}}}) == "COMPLETED"
+    assert listing.job_state({**app, "status": {"applicationState": None}}) == ""
+    assert listing.job_state({**app, "status": {"conditions": [{"type": "Running", "status": "True"}]}}) == ""
 
 
 def test_job_state_of_a_kubeflow_job_is_its_latest_true_condition() -> None:
@@ -136,3 +138,29 @@ def test_job_state_of_a_kubeflow_job_is_its_latest_true_condition() -> None:
     assert listing.job_state({"status": {"conditions": conditions}}) == "Succeeded"
     assert listing.job_state({"status": {"conditions": conditions[:2]}}) == "Created"
     assert listing.job_state({}) == ""
+
+
+def test_every_version_of_a_kind_is_asked_for() -> None:
+    asked = [(k.kind, k.api_version) for k in listing.operator_kinds()]
+    assert ("MPIJob", "kubeflow.org/v1") in asked and ("MPIJob", "kubeflow.org/v2beta1") in asked
+    assert asked.index(("MPIJob", "kubeflow.org/v1")) + 1 == asked.index(("MPIJob", "kubeflow.org/v2beta1"))
+
+
+def test_mpi_operators_v2beta1_mpijobs_are_operator_jobs_with_their_operator_named() -> None:
+    mpi = kubeflow.mpijob("pi")  # v2beta1, as mpi-operator serves it
+    mpi["metadata"]["namespace"] = "seed"
+    *_, operators = listing.tables([mpi])
+    assert [(o["apiVersion"], o["kind"], listing.job_state(o)) for o in operators.items] == [
+        ("kubeflow.org/v2beta1", "MPIJob", "")
+    ]
+    assert listing.hints([operators]) == [
+        "note: 1 MPIJob(s) without status: their PodGroups wait for pods only the training-operator (MPIJob v1) "
+        "or mpi-operator (v2beta1) creates; is it running? (`vbridge up --with-operators` runs it locally)"
+    ]
+
+
+def test_one_object_read_at_two_versions_is_one_row() -> None:
+    v1 = {"apiVersion": "kubeflow.org/v1", "kind": "MPIJob", "metadata": {"name": "pi", "uid": "u1"}}
+    v2 = {**v1, "apiVersion": "kubeflow.org/v2beta1"}
+    other = {**v1, "metadata": {"name": "other", "uid": "u2"}}
+    assert listing.once([v1, v2, other]) == [v1, other]
