@@ -1,4 +1,5 @@
-"""The Kubeflow family base: TFJob, PyTorchJob, MPIJob (v1 and v2beta1) share all logic here.
+"""The Kubeflow family base: TFJob, PyTorchJob, MPIJob (v1 and v2beta1), XGBoostJob, PaddleJob
+and JAXJob share all logic here.
 
 Rules (training-operator's, without its gang flag): PodGroup named after the job; minMember =
 Σ replicas of the gang roles, or ``runPolicy.schedulingPolicy.minAvailable``; minResources =
@@ -12,7 +13,8 @@ replica template is stamped with schedulerName, ``scheduling.k8s.io/group-name``
 that the pod webhook is not called for its pods. ``admit`` validates and stamps only (the
 webhook's fast path); ``podgroup`` computes the group for the reconciler. A job is finished
 once a Succeeded or Failed condition is true. ``registration`` makes each kind's record: the
-same failure policy, for the same reason, and the generic reconciler.
+same failure policy, for the same reason, and the generic reconciler. ``known_roles`` denies a
+replica type the kind's operator does not know (for the kinds whose own webhook refuses one).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from bridge import errors, keys, patching, podgroups, podresources, validation
 from bridge.adapters import base, shapes
 from bridge.native import pods as native_pods
 
-__all__ = ["KubeflowAdapter", "registration"]
+__all__ = ["KubeflowAdapter", "known_roles", "registration"]
 
 
 def registration(name: str, kind: str, plural: str, version: str = "v1") -> base.Registration:
@@ -42,6 +44,20 @@ def registration(name: str, kind: str, plural: str, version: str = "v1") -> base
         generic_reconciler=True,
         shape=shapes.KubeflowJob,
     )
+
+
+def known_roles(adapter: KubeflowAdapter, spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The job's replica specs, once every replica type is one of ``adapter.roles`` (the
+    operator's validating webhook refuses any other, spelt exactly so); another is denied."""
+    specs: Mapping[str, Any] = spec.get(adapter.replica_field) or {}
+    unknown = sorted(set(specs) - set(adapter.roles))
+    if unknown:
+        kind = adapter.registration.kind
+        raise errors.InvalidObjectError(
+            f"spec.{adapter.replica_field}.{unknown[0]}: a {kind} has no replica type {unknown[0]!r}; "
+            f"its replica types are {', '.join(adapter.roles)} (the training-operator refuses any other)"
+        )
+    return specs
 
 
 class KubeflowAdapter:

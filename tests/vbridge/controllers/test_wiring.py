@@ -18,6 +18,9 @@ def test_generic_reconcilers_for_registered_job_kinds_and_the_own_controllers() 
         "kubeflow.org/pytorchjob",
         "kubeflow.org/mpijob-v1",
         "kubeflow.org/mpijob",
+        "kubeflow.org/xgboostjob",
+        "kubeflow.org/paddlejob",
+        "kubeflow.org/jaxjob",
     ]
     assert [type(r) for r in built if not isinstance(r, jobs.JobReconciler)] == [
         spark.SparkReconciler,
