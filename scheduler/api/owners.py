@@ -13,6 +13,9 @@ _TRAINING = "the Kubeflow training-operator has not created them"
 _CREATORS = {
     "TFJob": _TRAINING,
     "PyTorchJob": _TRAINING,
+    "XGBoostJob": _TRAINING,
+    "PaddleJob": _TRAINING,
+    "JAXJob": _TRAINING,
     "MPIJob": "the Kubeflow training-operator (or mpi-operator) has not created them",
     "SparkApplication": "the spark-operator has not created them (it makes the driver; the driver its executors)",
     "Job": "the Volcano Job controller (vbridge controllers) has not created them",

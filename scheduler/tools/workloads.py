@@ -1,7 +1,8 @@
 """Which PodGroup a workload has, and who should create its pods. Pure.
 
 ``resolve(snapshot, kind, namespace, name)`` finds the group of ``pg|podgroup``, ``tfjob``,
-``pytorchjob``, ``mpijob``, ``sparkapplication|sparkapp``, ``vcjob|job.batch.volcano.sh``: the
+``pytorchjob``, ``mpijob``, ``xgboostjob``, ``paddlejob``, ``jaxjob``,
+``sparkapplication|sparkapp``, ``vcjob|job.batch.volcano.sh``: the
 PodGroup whose ownerReference is that object, else the name its controller gives the group
 (``<job>-<uid>`` for a Volcano Job, ``spark-<app>-pg`` for a SparkApplication, the job's own
 name for the Kubeflow kinds) among the groups nothing owns yet: a kind named outright never
@@ -24,6 +25,9 @@ KINDS = {
     "tfjob": "TFJob",
     "pytorchjob": "PyTorchJob",
     "mpijob": "MPIJob",
+    "xgboostjob": "XGBoostJob",
+    "paddlejob": "PaddleJob",
+    "jaxjob": "JAXJob",
     "sparkapplication": "SparkApplication",
     "sparkapp": "SparkApplication",
     "vcjob": "Job",

@@ -3,8 +3,9 @@
 The one implementation of that view: ``vbridge list`` prints it with kubectl's conventions
 (:mod:`vbridge.commands.output`), ``vbridge up`` redraws it (``vbridge.embedded``), and ``job
 list`` prints the Volcano Job table with the same columns. :data:`SECTIONS` are the tables, in
-order: PodGroups, Volcano Jobs, operator jobs (SparkApplication, TFJob, PyTorchJob, MPIJob; their
-state in the operator's own words). A kind whose CRD the cluster does not serve is left out.
+order: PodGroups, Volcano Jobs, operator jobs (SparkApplication, TFJob, PyTorchJob, MPIJob,
+XGBoostJob, PaddleJob, JAXJob; their state in the operator's own words). A kind whose CRD the
+cluster does not serve is left out.
 
 :func:`hints` says when operator jobs have no status yet: nothing has created their pods, so
 their operator is probably not running (the bridge makes the PodGroup; the operator the pods).
@@ -100,8 +101,12 @@ OPERATOR_KINDS = (
     output.Kind("TFJob", "kubeflow.org/v1", "tfjobs", _OPERATOR_COLUMNS),
     output.Kind("PyTorchJob", "kubeflow.org/v1", "pytorchjobs", _OPERATOR_COLUMNS),
     output.Kind("MPIJob", "kubeflow.org/v1", "mpijobs", _OPERATOR_COLUMNS),
+    output.Kind("XGBoostJob", "kubeflow.org/v1", "xgboostjobs", _OPERATOR_COLUMNS),
+    output.Kind("PaddleJob", "kubeflow.org/v1", "paddlejobs", _OPERATOR_COLUMNS),
+    output.Kind("JAXJob", "kubeflow.org/v1", "jaxjobs", _OPERATOR_COLUMNS),
 )
 OPERATORS = {"SparkApplication": "spark-operator", "TFJob": "training-operator", "PyTorchJob": "training-operator"}
+OPERATORS |= {"XGBoostJob": "training-operator", "PaddleJob": "training-operator", "JAXJob": "training-operator"}
 OPERATORS["MPIJob"] = "training-operator (MPIJob v1) or mpi-operator (v2beta1)"
 
 
@@ -176,7 +181,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "list",
         help="PodGroups, Volcano Jobs and operator jobs in one view",
         description="PodGroups, Volcano Jobs and the operators' jobs (SparkApplication, TFJob, PyTorchJob, "
-        "MPIJob) with their states: the table `vbridge up` prints.",
+        "MPIJob, XGBoostJob, PaddleJob, JAXJob) with their states: the table `vbridge up` prints.",
         epilog=EXAMPLES,
     )
     output.add_namespaces(p)
