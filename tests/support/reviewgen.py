@@ -59,14 +59,8 @@ SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
         ("kubeflow.org", "v2beta1", "MPIJob"),
         kf.mpijob("m", Launcher=kf.replica(1), Worker=kf.replica(2)),
     ),
-    "/mutate/kubeflow-org-xgboostjob": (
-        ("kubeflow.org", "v1", "XGBoostJob"),
-        kf.xgboostjob("x", Master=kf.replica(1), Worker=kf.replica(2)),
-    ),
-    "/mutate/kubeflow-org-paddlejob": (
-        ("kubeflow.org", "v1", "PaddleJob"),
-        kf.paddlejob("p", Master=kf.replica(1), Worker=kf.replica(2)),
-    ),
+    "/mutate/kubeflow-org-xgboostjob": (("kubeflow.org", "v1", "XGBoostJob"), kf.xgboostjob("x", Master=kf.replica(1))),
+    "/mutate/kubeflow-org-paddlejob": (("kubeflow.org", "v1", "PaddleJob"), kf.paddlejob("p", Worker=kf.replica(2))),
     "/mutate/kubeflow-org-jaxjob": (("kubeflow.org", "v1", "JAXJob"), kf.jaxjob("j", Worker=kf.replica(2))),
     "/mutate/batch-volcano-sh-job": (("batch.volcano.sh", "v1alpha1", "Job"), vcjob.simple("v")),
     "/mutate/spark-apache-org-pod": (support.POD, spark.submit_pod("driver")),
