@@ -7,12 +7,12 @@ facts (namespace labels and annotations, queues, priority classes). No client, c
 environment inside.
 
 Families: ``spark`` (SparkApplication, spark-submit pods, Spark's sizing and conf rules),
-``kubeflow`` (TFJob, PyTorchJob, MPIJob v1 and v2beta1, their operators' pods), ``vcjob``
-(Volcano Jobs: admission, and the pure core of their controller), ``scheduling`` (PodGroups
-and Queues written directly: validated, their queue access checked). ``podview`` is the narrow
-decoding of pod reviews that the pod adapters share; ``shapes`` the JSON shape each adapter
-reads, checked before it sees an object. The webhook configuration, the chart
-entries and the reconcilers are built from ``registry.ADAPTERS``; ``vbridge list``'s and
+``kubeflow`` (TFJob, PyTorchJob, MPIJob v1 and v2beta1, XGBoostJob, PaddleJob, JAXJob, their
+operators' pods), ``vcjob`` (Volcano Jobs: admission, and the pure core of their controller),
+``scheduling`` (PodGroups and Queues written directly: validated, their queue access checked).
+``podview`` is the narrow decoding of pod reviews that the pod adapters share; ``shapes`` the
+JSON shape each adapter reads, checked before it sees an object. The webhook configuration, the
+chart entries and the reconcilers are built from ``registry.ADAPTERS``; ``vbridge list``'s and
 ``vbridge explain``'s kinds and the scheduler's "who creates the pods" from ``registry.kinds``
 (each job kind's ``base.Workload``).
 """

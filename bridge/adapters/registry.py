@@ -10,11 +10,14 @@ import dataclasses
 import functools
 
 from bridge.adapters import base
+from bridge.adapters.kubeflow import jaxjob as jax_job
 from bridge.adapters.kubeflow import mpijob as mpi_job
 from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
+from bridge.adapters.kubeflow import paddlejob as paddle_job
 from bridge.adapters.kubeflow import pod as kubeflow_pod
 from bridge.adapters.kubeflow import pytorchjob as pytorch_job
 from bridge.adapters.kubeflow import tfjob as tf_job
+from bridge.adapters.kubeflow import xgboostjob as xgboost_job
 from bridge.adapters.scheduling import command as command_kind
 from bridge.adapters.scheduling import podgroup as podgroup_kind
 from bridge.adapters.scheduling import queue as queue_kind
@@ -30,6 +33,9 @@ ADAPTERS: tuple[base.Adapter, ...] = (
     pytorch_job.PyTorchJobAdapter(),
     mpi_job_v1.MPIJobV1Adapter(),
     mpi_job.MPIJobAdapter(),
+    xgboost_job.XGBoostJobAdapter(),
+    paddle_job.PaddleJobAdapter(),
+    jax_job.JAXJobAdapter(),
     volcano_job.VolcanoJobAdapter(),
     spark_pod.SparkPodAdapter(),
     kubeflow_pod.KubeflowPodAdapter(),

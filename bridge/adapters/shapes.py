@@ -108,6 +108,9 @@ class KubeflowSpec(TypedDict, total=False):
     tfReplicaSpecs: dict[str, Replica] | None
     pytorchReplicaSpecs: dict[str, Replica] | None
     mpiReplicaSpecs: dict[str, Replica] | None
+    xgbReplicaSpecs: dict[str, Replica] | None
+    paddleReplicaSpecs: dict[str, Replica] | None
+    jaxReplicaSpecs: dict[str, Replica] | None
     runPolicy: RunPolicy | None
 
 

@@ -59,6 +59,9 @@ SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
         ("kubeflow.org", "v2beta1", "MPIJob"),
         kf.mpijob("m", Launcher=kf.replica(1), Worker=kf.replica(2)),
     ),
+    "/mutate/kubeflow-org-xgboostjob": (("kubeflow.org", "v1", "XGBoostJob"), kf.xgboostjob("x", Master=kf.replica(1))),
+    "/mutate/kubeflow-org-paddlejob": (("kubeflow.org", "v1", "PaddleJob"), kf.paddlejob("p", Worker=kf.replica(2))),
+    "/mutate/kubeflow-org-jaxjob": (("kubeflow.org", "v1", "JAXJob"), kf.jaxjob("j", Worker=kf.replica(2))),
     "/mutate/batch-volcano-sh-job": (("batch.volcano.sh", "v1alpha1", "Job"), vcjob.simple("v")),
     "/mutate/spark-apache-org-pod": (support.POD, spark.submit_pod("driver")),
     "/mutate/kubeflow-org-pod": (support.POD, kf.operator_pod("t", "worker")),
@@ -150,6 +153,11 @@ RICH: dict[str, list[dict[str, Any]]] = {
             runLauncherAsWorker=True,
         )
     ],
+    "/mutate/kubeflow-org-xgboostjob": [_kubeflow(kf.xgboostjob("x", Master=kf.replica(1), Worker=_SIZED))],
+    "/mutate/kubeflow-org-paddlejob": [
+        _kubeflow(kf.paddlejob("p", Master=kf.replica(1), Worker=_SIZED), elasticPolicy={"minReplicas": 1})
+    ],
+    "/mutate/kubeflow-org-jaxjob": [_kubeflow(kf.jaxjob("j", Worker=_SIZED))],
     "/mutate/batch-volcano-sh-job": [
         {
             "apiVersion": "batch.volcano.sh/v1alpha1",

@@ -57,6 +57,22 @@ def _mpijob_v1_pod_resources(value: str) -> dict[str, Any]:
     return job
 
 
+def _xgboostjob(value: str) -> dict[str, Any]:
+    return kf.xgboostjob(Master=kf.replica(1, kf.container(memory=value)), Worker=kf.replica(2))
+
+
+def _paddlejob_ephemeral(value: str) -> dict[str, Any]:
+    job = kf.paddlejob(Worker=kf.replica(2))
+    job["spec"]["paddleReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["resources"] = {
+        "limits": {"ephemeral-storage": value}
+    }
+    return job
+
+
+def _jaxjob(value: str) -> dict[str, Any]:
+    return kf.jaxjob(Worker=kf.replica(2, kf.container(cpu=value, limits=True)))
+
+
 def _spark_core_request(value: str) -> dict[str, Any]:
     return spark.app(batchScheduler="volcano", driver={"coreRequest": value})
 
@@ -117,6 +133,17 @@ CASES: list[tuple[str, Callable[[str], dict[str, Any]], str]] = [
         _mpijob_v1_pod_resources,
         "spec.mpiReplicaSpecs.Launcher.template.spec.resources.limits.cpu",
     ),
+    (
+        "kubeflow.org/xgboostjob",
+        _xgboostjob,
+        "spec.xgbReplicaSpecs.Master.template.spec.containers[0].resources.requests.memory",
+    ),
+    (
+        "kubeflow.org/paddlejob",
+        _paddlejob_ephemeral,
+        "spec.paddleReplicaSpecs.Worker.template.spec.containers[0].resources.limits.ephemeral-storage",
+    ),
+    ("kubeflow.org/jaxjob", _jaxjob, "spec.jaxReplicaSpecs.Worker.template.spec.containers[0].resources.limits.cpu"),
     ("sparkoperator.k8s.io/sparkapplication", _spark_core_request, "spec.driver.coreRequest"),
     (
         "sparkoperator.k8s.io/sparkapplication",

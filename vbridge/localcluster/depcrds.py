@@ -31,7 +31,10 @@ SETS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "training-operator": (
         "github.com/kubeflow/training-operator",
         "v1.9.4",
-        ("manifests/base/crds/kubeflow.org_tfjobs.yaml", "manifests/base/crds/kubeflow.org_pytorchjobs.yaml"),
+        tuple(
+            f"manifests/base/crds/kubeflow.org_{plural}.yaml"
+            for plural in ("tfjobs", "pytorchjobs", "xgboostjobs", "paddlejobs", "jaxjobs")
+        ),
     ),
     "training-operator-mpi": (
         "github.com/kubeflow/training-operator",

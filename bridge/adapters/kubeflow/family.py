@@ -1,4 +1,5 @@
-"""The Kubeflow family base: TFJob, PyTorchJob, MPIJob (v1 and v2beta1) share all logic here.
+"""The Kubeflow family base: TFJob, PyTorchJob, MPIJob (v1 and v2beta1), XGBoostJob, PaddleJob
+and JAXJob share all logic here.
 
 Rules (training-operator's, without its gang flag): PodGroup named after the job; minMember =
 Σ replicas of the gang roles, or ``runPolicy.schedulingPolicy.minAvailable``; minResources =
@@ -14,6 +15,8 @@ webhook's fast path); ``podgroup`` computes the group for the reconciler. A job 
 once a Succeeded or Failed condition is true. ``registration`` makes each kind's record: the
 same failure policy, for the same reason, and the generic reconciler; its ``base.Workload``
 (``workload``) names the training-operator and the kind's singular and plural, unless given.
+``known_roles`` denies a replica type the kind's operator does not know (for the kinds whose own
+webhook refuses one).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from bridge import errors, keys, patching, podgroups, podresources, validation
 from bridge.adapters import base, shapes
 from bridge.native import pods as native_pods
 
-__all__ = ["KubeflowAdapter", "registration", "workload"]
+__all__ = ["KubeflowAdapter", "known_roles", "registration", "workload"]
 
 
 def workload(kind: str, plural: str) -> base.Workload:
@@ -55,6 +58,20 @@ def registration(
         shape=shapes.KubeflowJob,
         workload=runs or workload(kind, plural),
     )
+
+
+def known_roles(adapter: KubeflowAdapter, spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The job's replica specs, once every replica type is one of ``adapter.roles`` (the
+    operator's validating webhook refuses any other, spelt exactly so); another is denied."""
+    specs: Mapping[str, Any] = spec.get(adapter.replica_field) or {}
+    unknown = sorted(set(specs) - set(adapter.roles))
+    if unknown:
+        kind = adapter.registration.kind
+        raise errors.InvalidObjectError(
+            f"spec.{adapter.replica_field}.{unknown[0]}: a {kind} has no replica type {unknown[0]!r}; "
+            f"its replica types are {', '.join(adapter.roles)} (the training-operator refuses any other)"
+        )
+    return specs
 
 
 class KubeflowAdapter:

@@ -13,6 +13,9 @@
   - tfjobs
   - pytorchjobs
   - mpijobs
+  - xgboostjobs
+  - paddlejobs
+  - jaxjobs
   verbs:
   - list
   - watch

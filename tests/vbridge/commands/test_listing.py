@@ -122,6 +122,23 @@ def test_operator_jobs_without_status_get_a_hint() -> None:
     assert listing.hints(listing.tables(objects()[:-1])) == []
 
 
+def test_xgboost_paddle_and_jax_jobs_are_training_operator_jobs() -> None:
+    done = kubeflow.xgboostjob("iris")
+    done["status"] = {"conditions": [{"type": "Running", "status": "False"}, {"type": "Succeeded", "status": "True"}]}
+    jobs = [done, kubeflow.paddlejob("fleet"), kubeflow.jaxjob("spmd")]
+    [_, _, operators] = listing.tables(jobs)
+    assert [(o["kind"], listing.job_state(o)) for o in operators.items] == [
+        ("PaddleJob", ""),  # by name: fleet, iris, spmd
+        ("XGBoostJob", "Succeeded"),
+        ("JAXJob", ""),
+    ]
+    assert listing.hints(listing.tables(jobs)) == [
+        f"note: 1 {kind}(s) without status: their PodGroups wait for pods only the training-operator creates; "
+        "is it running? (`vbridge up --with-operators` runs it locally)"
+        for kind in ("PaddleJob", "JAXJob")
+    ]
+
+
 def test_job_state_of_a_spark_application_is_its_application_state() -> None:
     app = {"apiVersion": "sparkoperator.k8s.io/v1beta2", "kind": "SparkApplication"}
     assert listing.job_state({**app, "status": {"applicationState": {"state": "COMPLETED"}}}) == "COMPLETED"
