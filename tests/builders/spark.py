@@ -91,3 +91,53 @@ def submit_pod(
         "metadata": {"name": name, "namespace": "team-a", "labels": labels, "annotations": annotations or {}},
         "spec": spec,
     }
+
+
+CONNECT: dict[str, Any] = {  # spark-operator v2.5.2's own example (examples/sparkconnect), trimmed
+    "apiVersion": "sparkoperator.k8s.io/v1alpha1",
+    "kind": "SparkConnect",
+    "metadata": {"name": "spark-connect", "namespace": "team-a"},
+    "spec": {
+        "sparkVersion": "4.0.4",
+        "server": {
+            "template": {
+                "metadata": {"labels": {"key1": "value1"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "spark-kubernetes-driver",
+                            "image": "docker.io/apache/spark:4.0.4",
+                            "resources": {
+                                "requests": {"cpu": 1, "memory": "1Gi"},
+                                "limits": {"cpu": 1, "memory": "1Gi"},
+                            },
+                        }
+                    ],
+                    "serviceAccount": "spark-operator-spark",
+                },
+            }
+        },
+        "executor": {
+            "instances": 2,
+            "cores": 1,
+            "memory": "512m",
+            "template": {
+                "spec": {"containers": [{"name": "spark-kubernetes-executor", "image": "docker.io/apache/spark:4.0.4"}]}
+            },
+        },
+    },
+}
+
+
+def connect(name: str = "spark-connect", **spec: Any) -> dict[str, Any]:
+    """A SparkConnect; ``spec`` members replace (or, for dicts, update) the example's."""
+    body = copy.deepcopy(CONNECT)
+    body["metadata"]["name"] = name
+    for key, value in spec.items():
+        if isinstance(value, dict) and isinstance(body["spec"].get(key), dict):
+            body["spec"][key].update(value)
+        elif value is None:
+            body["spec"].pop(key, None)
+        else:
+            body["spec"][key] = value
+    return body

@@ -46,6 +46,10 @@ SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
         ("sparkoperator.k8s.io", "v1beta2", "SparkApplication"),
         spark.app(batchScheduler="volcano"),
     ),
+    "/mutate/sparkoperator-k8s-io-sparkconnect": (
+        ("sparkoperator.k8s.io", "v1alpha1", "SparkConnect"),
+        spark.connect(),
+    ),
     "/mutate/kubeflow-org-tfjob": (support.TF, kf.tfjob("t", PS=kf.replica(1), Worker=kf.replica(2))),
     "/mutate/kubeflow-org-pytorchjob": (
         ("kubeflow.org", "v1", "PyTorchJob"),
@@ -139,6 +143,13 @@ RICH: dict[str, list[dict[str, Any]]] = {
             driver={"annotations": {"a": "b"}, "schedulerName": "volcano", "memoryOverhead": "1g"},
         ),
         spark.app(batchScheduler="volcano", mode="client", batchSchedulerOptions={"resources": {"cpu": "4"}}),
+    ],
+    "/mutate/sparkoperator-k8s-io-sparkconnect": [
+        spark.connect(
+            dynamicAllocation={"enabled": True, "initialExecutors": 1, "minExecutors": 1, "maxExecutors": 4},
+            sparkConf=dict(_CONF),
+            server={"cores": 2, "memory": "2g"},
+        ),
     ],
     "/mutate/kubeflow-org-tfjob": [_kubeflow(kf.tfjob("t", PS=kf.replica(1), Worker=_SIZED, Chief=kf.replica(1)))],
     "/mutate/kubeflow-org-pytorchjob": [_kubeflow(kf.pytorchjob("p", Master=kf.replica(1), Worker=_SIZED))],

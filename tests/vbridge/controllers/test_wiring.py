@@ -14,6 +14,7 @@ def test_generic_reconcilers_for_registered_job_kinds_and_the_own_controllers() 
     generic = [r for r in built if isinstance(r, jobs.JobReconciler)]
     assert [r.adapter.registration.name for r in generic] == [
         "sparkoperator.k8s.io/sparkapplication",
+        "sparkoperator.k8s.io/sparkconnect",
         "kubeflow.org/tfjob",
         "kubeflow.org/pytorchjob",
         "kubeflow.org/mpijob-v1",
