@@ -15,6 +15,7 @@ _CREATORS = {
     "PyTorchJob": _TRAINING,
     "MPIJob": "the Kubeflow training-operator (or mpi-operator) has not created them",
     "SparkApplication": "the spark-operator has not created them (it makes the driver; the driver its executors)",
+    "SparkConnect": "the spark-operator has not created them (it makes the server; the server's Spark its executors)",
     "Job": "the Volcano Job controller (vbridge controllers) has not created them",
 }
 

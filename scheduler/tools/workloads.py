@@ -1,10 +1,11 @@
 """Which PodGroup a workload has, and who should create its pods. Pure.
 
 ``resolve(snapshot, kind, namespace, name)`` finds the group of ``pg|podgroup``, ``tfjob``,
-``pytorchjob``, ``mpijob``, ``sparkapplication|sparkapp``, ``vcjob|job.batch.volcano.sh``: the
-PodGroup whose ownerReference is that object, else the name its controller gives the group
-(``<job>-<uid>`` for a Volcano Job, ``spark-<app>-pg`` for a SparkApplication, the job's own
-name for the Kubeflow kinds) among the groups nothing owns yet: a kind named outright never
+``pytorchjob``, ``mpijob``, ``sparkapplication|sparkapp``, ``sparkconnect``,
+``vcjob|job.batch.volcano.sh``: the PodGroup whose ownerReference is that object, else the name
+its controller gives the group (``<job>-<uid>`` for a Volcano Job, ``spark-<app>-pg`` for a
+SparkApplication, ``sparkconnect-<name>-pg`` for a SparkConnect, the job's own name for the
+Kubeflow kinds) among the groups nothing owns yet: a kind named outright never
 falls back to a group of another kind. A ``pg`` name that is no group's is tried the same ways.
 Who creates a group's pods is ``api.owners.creator``.
 """
@@ -26,9 +27,12 @@ KINDS = {
     "mpijob": "MPIJob",
     "sparkapplication": "SparkApplication",
     "sparkapp": "SparkApplication",
+    "sparkconnect": "SparkConnect",
     "vcjob": "Job",
     "job.batch.volcano.sh": "Job",
 }
+# The group's name by the owner's kind, where it is not the owner's own name.
+_NAMED = {"SparkApplication": "spark-{}-pg", "SparkConnect": "sparkconnect-{}-pg"}
 
 
 def resolve(snap: snapshot.Snapshot, kind: str, namespace: str, name: str) -> str:
@@ -44,8 +48,7 @@ def resolve(snap: snapshot.Snapshot, kind: str, namespace: str, name: str) -> st
         conventional = [f"{namespace}/spark-{name}-pg"]
     else:
         owned = [k for k, j in here.items() if j.owner == (owner_kind, name)]
-        conventional = [f"{namespace}/{name}"] if owner_kind != "SparkApplication" else []
-        conventional += [f"{namespace}/spark-{name}-pg"] if owner_kind == "SparkApplication" else []
+        conventional = [f"{namespace}/" + _NAMED.get(owner_kind, "{}").format(name)]
         # A kind named outright: a group another kind owns is never its (vcjob/x is not tfjob/x's).
         conventional = [k for k in conventional if k in here and here[k].owner is None]
     if owner_kind in ("Job", "PodGroup"):  # a Volcano Job's group is <job>-<uid>

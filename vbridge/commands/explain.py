@@ -1,13 +1,13 @@
 """``vbridge explain KIND/NAME``: why a workload's PodGroup waits. List the cluster once, explain, print.
 
 Targets: ``pg|podgroup/NAME``, ``tfjob/NAME``, ``pytorchjob/NAME``, ``mpijob/NAME``,
-``sparkapplication|sparkapp/NAME``, ``vcjob|job.batch.volcano.sh/NAME`` (also as two words,
-``tfjob NAME``), found through :func:`scheduler.tools.explain.resolve` (the PodGroup the object
-owns, else the name its controller gives it: ``<job>-<uid>`` for a Volcano Job,
-``spark-<app>-pg`` for a SparkApplication). ``-n NS`` picks the namespace (default: the
-kubeconfig context's namespace, else ``default``); ``podgroup NS/NAME`` and ``NS/NAME`` still
-work. ``--all-pending`` explains every Pending or Inqueue PodGroup of the namespace (of all
-namespaces with ``-A``).
+``sparkapplication|sparkapp/NAME``, ``sparkconnect/NAME``, ``vcjob|job.batch.volcano.sh/NAME``
+(also as two words, ``tfjob NAME``), found through :func:`scheduler.tools.explain.resolve` (the
+PodGroup the object owns, else the name its controller gives it: ``<job>-<uid>`` for a Volcano
+Job, ``spark-<app>-pg`` for a SparkApplication, ``sparkconnect-<name>-pg`` for a SparkConnect).
+``-n NS`` picks the namespace (default: the kubeconfig context's namespace, else ``default``);
+``podgroup NS/NAME`` and ``NS/NAME`` still work. ``--all-pending`` explains every Pending or
+Inqueue PodGroup of the namespace (of all namespaces with ``-A``).
 
 ``-o json`` prints :func:`scheduler.tools.report.to_json`'s object (schema in that module), a
 list of them with ``--all-pending`` (``-o yaml``: the same as YAML); an error is

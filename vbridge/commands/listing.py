@@ -3,7 +3,7 @@
 The one implementation of that view: ``vbridge list`` prints it with kubectl's conventions
 (:mod:`vbridge.commands.output`), ``vbridge up`` redraws it (``vbridge.embedded``), and ``job
 list`` prints the Volcano Job table with the same columns. :data:`SECTIONS` are the tables, in
-order: PodGroups, Volcano Jobs, operator jobs (SparkApplication, TFJob, PyTorchJob, MPIJob; their
+order: PodGroups, Volcano Jobs, operator jobs (SparkApplication, SparkConnect, TFJob, PyTorchJob, MPIJob; their
 state in the operator's own words). A kind whose CRD the cluster does not serve is left out.
 
 :func:`hints` says when operator jobs have no status yet: nothing has created their pods, so
@@ -53,10 +53,13 @@ def _amounts(resource_list: dict[str, Any] | None) -> str:
 
 
 def job_state(job: dict[str, Any]) -> str:
-    """A SparkApplication's applicationState, or a Kubeflow job's latest true condition."""
+    """A SparkApplication's applicationState, a SparkConnect's state, or a Kubeflow job's latest
+    true condition."""
     status = _status(job)
     if "applicationState" in status:
         return str((status["applicationState"] or {}).get("state") or "")
+    if isinstance(status.get("state"), str):  # a SparkConnect's: Ready, NotReady, …
+        return str(status["state"])
     true = [c.get("type", "") for c in status.get("conditions") or [] if c.get("status") == "True"]
     return str(true[-1]) if true else ""
 
@@ -97,11 +100,17 @@ _OPERATOR_COLUMNS = (C("KIND", lambda o: o.get("kind", "")), C("STATE", lambda o
 # finish, so this table is where completion shows.
 OPERATOR_KINDS = (
     output.Kind("SparkApplication", "sparkoperator.k8s.io/v1beta2", "sparkapplications", _OPERATOR_COLUMNS),
+    output.Kind("SparkConnect", "sparkoperator.k8s.io/v1alpha1", "sparkconnects", _OPERATOR_COLUMNS),
     output.Kind("TFJob", "kubeflow.org/v1", "tfjobs", _OPERATOR_COLUMNS),
     output.Kind("PyTorchJob", "kubeflow.org/v1", "pytorchjobs", _OPERATOR_COLUMNS),
     output.Kind("MPIJob", "kubeflow.org/v1", "mpijobs", _OPERATOR_COLUMNS),
 )
-OPERATORS = {"SparkApplication": "spark-operator", "TFJob": "training-operator", "PyTorchJob": "training-operator"}
+OPERATORS = {
+    "SparkApplication": "spark-operator",
+    "SparkConnect": "spark-operator",
+    "TFJob": "training-operator",
+    "PyTorchJob": "training-operator",
+}
 OPERATORS["MPIJob"] = "training-operator (MPIJob v1) or mpi-operator (v2beta1)"
 
 
@@ -175,8 +184,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "list",
         help="PodGroups, Volcano Jobs and operator jobs in one view",
-        description="PodGroups, Volcano Jobs and the operators' jobs (SparkApplication, TFJob, PyTorchJob, "
-        "MPIJob) with their states: the table `vbridge up` prints.",
+        description="PodGroups, Volcano Jobs and the operators' jobs (SparkApplication, SparkConnect, TFJob, "
+        "PyTorchJob, MPIJob) with their states: the table `vbridge up` prints.",
         epilog=EXAMPLES,
     )
     output.add_namespaces(p)

@@ -127,6 +127,20 @@ def test_job_state_of_a_spark_application_is_its_application_state() -> None:
     assert listing.job_state({"status": {"applicationState": None}}) == ""
 
 
+def test_job_state_of_a_spark_connect_is_its_state() -> None:
+    assert (
+        listing.job_state({"kind": "SparkConnect", "status": {"state": "Ready", "executors": {"running": 2}}})
+        == "Ready"
+    )
+    assert listing.job_state({"kind": "SparkConnect", "status": {}}) == ""
+
+
+def test_spark_connects_are_listed_with_the_operator_jobs() -> None:
+    [kind] = [k for k in listing.OPERATOR_KINDS if k.kind == "SparkConnect"]
+    assert (kind.api_version, kind.plural) == ("sparkoperator.k8s.io/v1alpha1", "sparkconnects")
+    assert listing.OPERATORS["SparkConnect"] == "spark-operator"
+
+
 def test_job_state_of_a_kubeflow_job_is_its_latest_true_condition() -> None:
     conditions = [
         {"type": "Created", "status": "True"},
