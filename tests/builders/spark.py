@@ -141,3 +141,42 @@ def connect(name: str = "spark-connect", **spec: Any) -> dict[str, Any]:
         else:
             body["spec"][key] = value
     return body
+
+
+def connect_executor(server: dict[str, Any], conf: dict[str, str], index: int, *, app_id: str) -> dict[str, Any]:
+    """An executor pod as a SparkConnect server's Spark (4.x) creates it from its ``--conf`` pairs:
+    named ``<podNamePrefix>-exec-<n>``, labelled and annotated from the ``spark.kubernetes.executor.*``
+    confs, on the conf's scheduler, owned by the server pod, sized from cores and memory (512m +
+    the 384 MiB overhead floor here)."""
+
+    def prefixed(prefix: str) -> dict[str, str]:
+        return {k.removeprefix(prefix): v for k, v in conf.items() if k.startswith(prefix)}
+
+    labels = {
+        **prefixed("spark.kubernetes.executor.label."),
+        "spark-app-selector": app_id,
+        "spark-exec-id": str(index),
+        "spark-role": "executor",
+        "spark-exec-resourceprofile-id": "0",
+    }
+    meta = server["metadata"]
+    owner = {"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": meta["uid"], "controller": True}
+    resources = {"requests": {"cpu": conf["spark.executor.cores"], "memory": "896Mi"}, "limits": {"memory": "896Mi"}}
+    spec: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "containers": [{"name": "spark-kubernetes-executor", "image": "spark:4.0.4", "resources": resources}],
+    }
+    if "spark.kubernetes.executor.scheduler.name" in conf:
+        spec["schedulerName"] = conf["spark.kubernetes.executor.scheduler.name"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"{conf['spark.kubernetes.executor.podNamePrefix']}-exec-{index}",
+            "namespace": meta["namespace"],
+            "labels": labels,
+            "annotations": prefixed("spark.kubernetes.executor.annotation."),
+            "ownerReferences": [owner],
+        },
+        "spec": spec,
+    }
