@@ -108,6 +108,7 @@ _CONF = {
     "spark.driver.minMemoryOverhead": "400m",
     "spark.kubernetes.executor.request.cores": "500m",
 }
+_DYNAMIC = {"enabled": True, "initialExecutors": 1, "minExecutors": 1, "maxExecutors": 4}
 _POLICY = {
     "minAvailable": 2,
     "queue": "default",
@@ -137,7 +138,7 @@ RICH: dict[str, list[dict[str, Any]]] = {
             type="Python",
             memoryOverheadFactor="0.3",
             batchSchedulerOptions={"queue": "default", "priorityClassName": "high"},
-            dynamicAllocation={"enabled": True, "initialExecutors": 1, "minExecutors": 1, "maxExecutors": 4},
+            dynamicAllocation=dict(_DYNAMIC),
             sparkConf=dict(_CONF),
             executor={"gpu": {"name": "nvidia.com/gpu", "quantity": 1}, "coreRequest": "500m", "labels": {"a": "b"}},
             driver={"annotations": {"a": "b"}, "schedulerName": "volcano", "memoryOverhead": "1g"},
@@ -145,11 +146,7 @@ RICH: dict[str, list[dict[str, Any]]] = {
         spark.app(batchScheduler="volcano", mode="client", batchSchedulerOptions={"resources": {"cpu": "4"}}),
     ],
     "/mutate/sparkoperator-k8s-io-sparkconnect": [
-        spark.connect(
-            dynamicAllocation={"enabled": True, "initialExecutors": 1, "minExecutors": 1, "maxExecutors": 4},
-            sparkConf=dict(_CONF),
-            server={"cores": 2, "memory": "2g"},
-        ),
+        spark.connect(dynamicAllocation=dict(_DYNAMIC), sparkConf=dict(_CONF), server={"cores": 2, "memory": "2g"})
     ],
     "/mutate/kubeflow-org-tfjob": [_kubeflow(kf.tfjob("t", PS=kf.replica(1), Worker=_SIZED, Chief=kf.replica(1)))],
     "/mutate/kubeflow-org-pytorchjob": [_kubeflow(kf.pytorchjob("p", Master=kf.replica(1), Worker=_SIZED))],
