@@ -22,6 +22,7 @@ from bridge.adapters.scheduling import command as command_kind
 from bridge.adapters.scheduling import podgroup as podgroup_kind
 from bridge.adapters.scheduling import queue as queue_kind
 from bridge.adapters.spark import application as spark_application
+from bridge.adapters.spark import connect as spark_connect
 from bridge.adapters.spark import pod as spark_pod
 from bridge.adapters.vcjob import adapter as volcano_job
 
@@ -29,6 +30,7 @@ __all__ = ["ADAPTERS", "Kind", "by_path", "for_object", "kinds"]
 
 ADAPTERS: tuple[base.Adapter, ...] = (
     spark_application.SparkApplicationAdapter(),
+    spark_connect.SparkConnectAdapter(),
     tf_job.TFJobAdapter(),
     pytorch_job.PyTorchJobAdapter(),
     mpi_job_v1.MPIJobV1Adapter(),

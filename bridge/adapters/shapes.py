@@ -25,6 +25,7 @@ __all__ = [
     "PodGroup",
     "Queue",
     "SparkApplication",
+    "SparkConnect",
     "VolcanoJob",
     "misfit",
 ]
@@ -136,6 +137,20 @@ class SparkSpec(TypedDict, total=False):
 
 
 SparkApplication = Object[SparkSpec]
+
+
+class SparkConnectRole(TypedDict, total=False):
+    template: Template | None
+
+
+class SparkConnectSpec(TypedDict, total=False):
+    server: SparkConnectRole | None
+    executor: SparkConnectRole | None
+    dynamicAllocation: dict[str, Any] | None
+    sparkConf: dict[str, Any] | None
+
+
+SparkConnect = Object[SparkConnectSpec]
 
 
 # -- Volcano ----------------------------------------------------------------------------------

@@ -86,6 +86,12 @@ def _spark_volume(value: str) -> dict[str, Any]:
     return spark.app(batchScheduler="volcano", volumes=[{"name": "scratch", "emptyDir": {"sizeLimit": value}}])
 
 
+def _spark_connect_server(value: str) -> dict[str, Any]:
+    connect = spark.connect()
+    connect["spec"]["server"]["template"]["spec"]["containers"][0]["resources"] = _resources(value)
+    return connect
+
+
 def _spark_pod(value: str) -> dict[str, Any]:
     pod = spark.submit_pod("executor")
     pod["spec"]["containers"][0]["resources"]["limits"] = {"ephemeral-storage": value}
@@ -151,6 +157,11 @@ CASES: list[tuple[str, Callable[[str], dict[str, Any]], str]] = [
         "spec.executor.template.spec.containers[0].resources.requests.cpu",
     ),
     ("sparkoperator.k8s.io/sparkapplication", _spark_volume, "spec.volumes[0].emptyDir.sizeLimit"),
+    (
+        "sparkoperator.k8s.io/sparkconnect",
+        _spark_connect_server,
+        "spec.server.template.spec.containers[0].resources.requests.cpu",
+    ),
     ("spark.apache.org/pod", _spark_pod, "spec.containers[0].resources.limits.ephemeral-storage"),
     (
         "kubeflow.org/pod",

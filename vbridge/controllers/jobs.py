@@ -1,5 +1,5 @@
 """The generic job reconciler: a kind's PodGroup, owned by the job, for every kind registered
-with ``generic_reconciler`` (SparkApplication, TFJob, PyTorchJob, MPIJob, XGBoostJob, PaddleJob,
+with ``generic_reconciler`` (SparkApplication, SparkConnect, TFJob, PyTorchJob, MPIJob, XGBoostJob, PaddleJob,
 JAXJob).
 
 It knows no kind: the adapter says what the group is (``podgroup``) and when the job is over

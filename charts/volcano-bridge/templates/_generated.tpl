@@ -4,6 +4,7 @@
   - sparkoperator.k8s.io
   resources:
   - sparkapplications
+  - sparkconnects
   verbs:
   - list
   - watch

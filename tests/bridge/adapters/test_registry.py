@@ -124,7 +124,7 @@ def test_a_kinds_records_are_merged_with_every_version() -> None:
     [mpi] = [k for k in registry.kinds() if k.kind == "MPIJob"]
     assert mpi.api_versions == ("kubeflow.org/v1", "kubeflow.org/v2beta1") and mpi.plural == "mpijobs"
     assert [k.kind for k in registry.kinds()] == [
-        *("SparkApplication", "TFJob", "PyTorchJob", "MPIJob"),
+        *("SparkApplication", "SparkConnect", "TFJob", "PyTorchJob", "MPIJob"),
         *("XGBoostJob", "PaddleJob", "JAXJob", "Job"),
     ]
     assert not any(k.kind in ("Pod", "PodGroup", "Queue", "Command") for k in registry.kinds())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bridge.adapters import shapes
 from tests.builders import kubeflow as kf
-from tests.builders import vcjob
+from tests.builders import spark, vcjob
 
 
 def test_an_object_that_fits_has_no_misfit_and_null_is_as_good_as_absent() -> None:
@@ -36,4 +36,16 @@ def test_list_indexes_and_keys_that_are_not_names_are_spelled_out() -> None:
     job["spec"]["tasks"][0]["template"]["metadata"]["annotations"] = {"a.b/c d": 1}
     assert shapes.misfit(job, shapes.VolcanoJob) == (
         '$.spec.tasks[0].template.metadata.annotations["a.b/c d"]: expected str, got int'
+    )
+
+
+def test_a_spark_connect_server_template_of_the_wrong_type_is_named() -> None:
+    body = spark.connect()
+    assert shapes.misfit(body, shapes.SparkConnect) is None
+    body["spec"]["server"]["template"]["spec"]["containers"] = {"name": "c"}
+    assert shapes.misfit(body, shapes.SparkConnect) == (
+        "$.spec.server.template.spec.containers: expected array, got object"
+    )
+    assert shapes.misfit({"spec": {"sparkConf": ["a=b"]}}, shapes.SparkConnect) == (
+        "$.spec.sparkConf: expected object, got array"
     )

@@ -308,6 +308,8 @@ RESOLVE_GROUPS = [
     b.podgroup("spmd", owner=("JAXJob", "spmd")),
     b.podgroup("spark-pi-pg", owner=("SparkApplication", "pi")),
     b.podgroup("spark-etl-pg"),  # made by the operator before the bridge set the owner
+    b.podgroup("sparkconnect-sc-pg", owner=("SparkConnect", "sc")),
+    b.podgroup("sparkconnect-new-pg"),  # made, its owner not set yet
     b.podgroup("plain"),
     b.podgroup("other", namespace="elsewhere"),
 ]
@@ -328,6 +330,8 @@ RESOLVE_GROUPS = [
         ("sparkapplication", "pi", "ns/spark-pi-pg"),
         ("sparkapp", "etl", "ns/spark-etl-pg"),
         ("pg", "etl", "ns/spark-etl-pg"),
+        ("sparkconnect", "sc", "ns/sparkconnect-sc-pg"),
+        ("sparkconnect", "new", "ns/sparkconnect-new-pg"),
         ("tfjob", "plain", "ns/plain"),  # a group nothing owns yet goes by its name
     ],
 )

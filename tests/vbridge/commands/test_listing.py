@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from bridge.adapters import registry
 from tests.builders import kubeflow, spark, vcjob
 from tests.builders import scheduler as b
 from tests.support import golden
@@ -144,6 +145,21 @@ def test_job_state_of_a_spark_application_is_its_application_state() -> None:
     assert listing.job_state({**app, "status": {"applicationState": {"state": "COMPLETED"}}}) == "COMPLETED"
     assert listing.job_state({**app, "status": {"applicationState": None}}) == ""
     assert listing.job_state({**app, "status": {"conditions": [{"type": "Running", "status": "True"}]}}) == ""
+
+
+CONNECT = {"apiVersion": "sparkoperator.k8s.io/v1alpha1", "kind": "SparkConnect"}
+
+
+def test_job_state_of_a_spark_connect_is_its_state() -> None:
+    assert listing.job_state({**CONNECT, "status": {"state": "Ready", "executors": {"running": 2}}}) == "Ready"
+    assert listing.job_state({**CONNECT, "status": {}}) == ""
+
+
+def test_spark_connects_are_listed_with_the_operator_jobs() -> None:
+    [kind] = [k for k in listing.operator_kinds() if k.kind == "SparkConnect"]
+    assert (kind.api_version, kind.plural) == ("sparkoperator.k8s.io/v1alpha1", "sparkconnects")
+    [connect] = [k for k in registry.kinds() if k.kind == "SparkConnect"]
+    assert connect.workload.operator == "spark-operator"
 
 
 def test_job_state_of_a_kubeflow_job_is_its_latest_true_condition() -> None:
