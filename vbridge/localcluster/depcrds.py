@@ -26,6 +26,7 @@ SETS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         (
             "config/crd/bases/sparkoperator.k8s.io_sparkapplications.yaml",
             "config/crd/bases/sparkoperator.k8s.io_scheduledsparkapplications.yaml",
+            "config/crd/bases/sparkoperator.k8s.io_sparkconnects.yaml",
         ),
     ),
     "training-operator": (
