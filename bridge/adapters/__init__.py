@@ -11,10 +11,11 @@ Families: ``spark`` (SparkApplication, spark-submit pods, Spark's sizing and con
 operators' pods), ``vcjob`` (Volcano Jobs: admission, and the pure core of their controller),
 ``scheduling`` (PodGroups and Queues written directly: validated, their queue access checked).
 ``podview`` is the narrow decoding of pod reviews that the pod adapters share; ``shapes`` the
-JSON shape each adapter reads, checked before it sees an object. The webhook configuration, the
+JSON shape each adapter reads, checked before it sees an object; ``stamping`` the pod-template
+stamp the job kinds share (Kubeflow replicas, the SparkConnect server). The webhook configuration, the
 chart entries and the reconcilers are built from ``registry.ADAPTERS``; ``vbridge list``'s and
 ``vbridge explain``'s kinds and the scheduler's "who creates the pods" from ``registry.kinds``
 (each job kind's ``base.Workload``).
 """
 
-__all__ = ["base", "kubeflow", "podview", "registry", "scheduling", "shapes", "spark", "vcjob"]
+__all__ = ["base", "kubeflow", "podview", "registry", "scheduling", "shapes", "spark", "stamping", "vcjob"]

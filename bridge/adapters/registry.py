@@ -26,7 +26,7 @@ from bridge.adapters.spark import connect as spark_connect
 from bridge.adapters.spark import pod as spark_pod
 from bridge.adapters.vcjob import adapter as volcano_job
 
-__all__ = ["ADAPTERS", "Kind", "by_path", "for_object", "kinds"]
+__all__ = ["ADAPTERS", "Kind", "by_path", "for_object", "kinds", "named"]
 
 ADAPTERS: tuple[base.Adapter, ...] = (
     spark_application.SparkApplicationAdapter(),
@@ -89,6 +89,19 @@ class Kind:
 def kinds() -> tuple[Kind, ...]:
     """The registered job kinds (records with a ``workload``), in registry order."""
     return _merged(ADAPTERS)
+
+
+def named(kind: str) -> Kind | None:
+    """The first registered job kind called ``kind`` (an ownerReference names a kind, not its group)."""
+    return _by_name(ADAPTERS).get(kind)
+
+
+@functools.lru_cache(maxsize=8)
+def _by_name(adapters: tuple[base.Adapter, ...]) -> dict[str, Kind]:
+    out: dict[str, Kind] = {}
+    for k in _merged(adapters):
+        out.setdefault(k.kind, k)
+    return out
 
 
 @functools.lru_cache(maxsize=8)

@@ -22,6 +22,5 @@ def creator(owner: tuple[str, str] | None) -> str:
     kind, name = owner
     if kind == "Pod":
         return f"the Spark driver {name} has not created its executors yet"
-    # An ownerReference names no group: the first registered kind of that name says it.
-    said = next((k.workload.creates for k in registry.kinds() if k.kind == kind), None)
-    return said or f"its owner, {kind} {name}, has not created them"
+    known = registry.named(kind)
+    return known.workload.creates if known is not None else f"its owner, {kind} {name}, has not created them"

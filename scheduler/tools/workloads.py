@@ -27,8 +27,8 @@ def kinds() -> dict[str, str]:
 
 
 def _group_name(owner_kind: str, name: str) -> str:
-    pattern = next((k.workload.group_name for k in registry.kinds() if k.kind == owner_kind), "{name}")
-    return pattern.format(name=name)
+    known = registry.named(owner_kind)
+    return (known.workload.group_name if known is not None else "{name}").format(name=name)
 
 
 def resolve(snap: snapshot.Snapshot, kind: str, namespace: str, name: str) -> str:

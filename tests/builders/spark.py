@@ -22,8 +22,9 @@ APP: dict[str, Any] = {
 }
 
 
-def app(**spec: Any) -> dict[str, Any]:
-    body = copy.deepcopy(APP)
+def _with(example: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``example`` whose ``spec`` members are replaced (dicts: updated; None: removed)."""
+    body = copy.deepcopy(example)
     for key, value in spec.items():
         if isinstance(value, dict) and isinstance(body["spec"].get(key), dict):
             body["spec"][key].update(value)
@@ -32,6 +33,10 @@ def app(**spec: Any) -> dict[str, Any]:
         else:
             body["spec"][key] = value
     return body
+
+
+def app(**spec: Any) -> dict[str, Any]:
+    return _with(APP, spec)
 
 
 _ARGS = {  # as spark-submit writes them; the image's entrypoint hands a driver's to spark-submit
@@ -136,15 +141,8 @@ CONNECT: dict[str, Any] = {  # spark-operator v2.5.2's own example (examples/spa
 
 def connect(name: str = "spark-connect", **spec: Any) -> dict[str, Any]:
     """A SparkConnect; ``spec`` members replace (or, for dicts, update) the example's."""
-    body = copy.deepcopy(CONNECT)
+    body = _with(CONNECT, spec)
     body["metadata"]["name"] = name
-    for key, value in spec.items():
-        if isinstance(value, dict) and isinstance(body["spec"].get(key), dict):
-            body["spec"][key].update(value)
-        elif value is None:
-            body["spec"].pop(key, None)
-        else:
-            body["spec"][key] = value
     return body
 
 

@@ -25,8 +25,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from bridge import errors, keys, patching, podgroups, podresources, validation
-from bridge.adapters import base, shapes
-from bridge.native import pods as native_pods
+from bridge.adapters import base, shapes, stamping
 
 __all__ = ["KubeflowAdapter", "known_roles", "registration", "workload"]
 
@@ -114,35 +113,6 @@ class KubeflowAdapter:
 
         return sorted(roles, key=rank)
 
-    @staticmethod
-    def _stamp(rs: dict[str, Any], job: str, role: str, ctx: base.Context) -> dict[str, Any]:
-        """A replica spec whose pod template carries the group, the task and our scheduler; on the
-        native backend also the native group and the queue gate (``bridge.native.pods``), and no
-        ``vbridge.io/grouped`` label: an operator built on an older ``k8s.io/api`` drops
-        ``schedulingGroup`` when it copies the template, so the pod webhook completes its pods."""
-        template = rs.get("template")
-        template = template if isinstance(template, dict) else {}
-        meta, spec = template.get("metadata"), template.get("spec")
-        meta = meta if isinstance(meta, dict) else {}
-        spec = spec if isinstance(spec, dict) else {}
-        annotations = {**(meta.get("annotations") or {}), keys.GROUP_NAME: job, keys.TASK_SPEC: role.lower()}
-        stamped_meta = dict(meta)
-        if not ctx.native:  # so the pod webhook skips its pods
-            stamped_meta["labels"] = {**(meta.get("labels") or {}), keys.GROUPED_LABEL: "true"}
-        out = {**template, "metadata": {**stamped_meta, "annotations": annotations}}
-        if spec.get("schedulerName") not in (
-            None,
-            "",
-            "default-scheduler",
-            *((ctx.scheduler_name,) if ctx.native else ()),
-        ):
-            return {**rs, "template": out}  # the user chose a scheduler: theirs wins
-        if ctx.native:
-            out["spec"] = native_pods.stamp(spec, job, ours=ctx.scheduler_name)
-        else:
-            out["spec"] = {**spec, "schedulerName": ctx.scheduler_name}
-        return {**rs, "template": out}
-
     def _validated(self, obj: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict[str, int], int] | None:
         """The replica specs, replicas per role and minMember; None when the job opted out."""
         meta, spec = obj.get("metadata") or {}, obj.get("spec") or {}
@@ -190,7 +160,10 @@ class KubeflowAdapter:
         specs = checked[0]
         name = (obj.get("metadata") or {}).get("name") or ""
         self._queue(obj, ctx)
-        stamped = {role: self._stamp(rs, name, role, ctx) for role, rs in specs.items()}
+        stamped = {
+            role: {**rs, "template": stamping.template(rs.get("template"), name, ctx, task=role.lower())}
+            for role, rs in specs.items()
+        }
         return base.Admission(desired=patching.assoc(obj, ("spec", self.replica_field), stamped))
 
     def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:

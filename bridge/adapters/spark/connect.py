@@ -20,8 +20,9 @@ template names a scheduler other than the default one or ours (theirs wins). One
 - the queue from the object's ``scheduling.volcano.sh/queue-name`` annotation, then the
   namespace's (``bridge.queues``).
 
-Stamps: the server template gets the group annotation and our scheduler (the native stamps on
-the native backend, ``bridge.native.pods``) and, on Volcano, the ``vbridge.io/grouped`` label;
+Stamps: the server template gets the job kinds' shared stamp (``bridge.adapters.stamping``: the
+group annotation and our scheduler, the native stamps on the native backend, on Volcano the
+``vbridge.io/grouped`` label);
 ``spec.sparkConf`` gets ``bridge.adapters.spark.pod.executor_stamps`` (the confs a spark-submit
 driver of ours gets), which make Spark create the executors in the same group. Once the server
 runs, the scheduler holds the rest of minResources for them (``scheduler.plugins.spark``).
@@ -34,10 +35,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from bridge import errors, keys, patching, podgroups, podresources, validation
-from bridge.adapters import base, shapes
+from bridge.adapters import base, shapes, stamping
 from bridge.adapters.spark import application, sizing
 from bridge.adapters.spark import pod as spark_pod
-from bridge.native import pods as native_pods
 
 __all__ = ["SparkConnectAdapter", "group_name", "min_resources", "spark_conf"]
 
@@ -142,14 +142,6 @@ class SparkConnectAdapter:
             return None
         return ctx.resolve(field=None, annotations=(obj.get("metadata") or {}).get("annotations"))
 
-    def _server(self, template: Mapping[str, Any], name: str, ctx: base.Context) -> dict[str, Any]:
-        meta, spec = template.get("metadata") or {}, template.get("spec") or {}
-        stamped = {**meta, "annotations": {**(meta.get("annotations") or {}), keys.GROUP_NAME: name}}
-        if ctx.native:
-            return {**template, "metadata": stamped, "spec": native_pods.stamp(spec, name, ours=ctx.scheduler_name)}
-        stamped["labels"] = {**(meta.get("labels") or {}), keys.GROUPED_LABEL: "true"}
-        return {**template, "metadata": stamped, "spec": {**spec, "schedulerName": ctx.scheduler_name}}
-
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
         """Stamped, with its queue checked and its sizes validated (the group is the reconciler's)."""
         if not self._validated(obj, ctx):
@@ -157,7 +149,7 @@ class SparkConnectAdapter:
         self._queue(obj, ctx)
         name = group_name((obj.get("metadata") or {}).get("name") or "")
         spec = obj.get("spec") or {}
-        server = self._server((spec.get("server") or {}).get("template") or {}, name, ctx)
+        server = stamping.template((spec.get("server") or {}).get("template"), name, ctx)
         desired = patching.assoc(obj, ("spec", "server", "template"), server)
         conf = {**(spec.get("sparkConf") or {}), **spark_pod.executor_stamps(name, ctx)}
         return base.Admission(desired=patching.assoc(desired, ("spec", "sparkConf"), conf))
