@@ -31,9 +31,9 @@ from hypothesis import strategies as st
 
 from bridge.adapters import base, registry
 from tests.builders import kubeflow as kf
-from tests.reliability import budget, conftest
+from tests.reliability import conftest
 from tests.support import admission as support
-from tests.support import asgi, reviewgen, reviewseeds, serverproc
+from tests.support import asgi, budget, reviewgen, reviewseeds, serverproc
 from vbridge.localcluster import certs, cluster
 from webhooks import server
 
