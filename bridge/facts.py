@@ -179,6 +179,9 @@ class Facts:
         future = asyncio.run_coroutine_threadsafe(self._get_queue(api, name), loop)
         try:
             found = future.result(timeout=defaults.FACTS_READ_SECONDS)
+        except client.TRANSPORT_ERRORS as exc:  # a refused or dropped connection: unread, not a crash
+            log.warning("queue %s: not in the facts yet and the apiserver could not be reached: %r", name, exc)
+            return None
         except (concurrent.futures.TimeoutError, errors.ApiError) as exc:
             future.cancel()
             log.warning("queue %s: not in the facts yet and not read from the apiserver: %s", name, exc)

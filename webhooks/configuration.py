@@ -57,7 +57,7 @@ def build(
     url: str | None = None,
     service: tuple[str, str, int] | None = None,
     exclude_namespaces: Sequence[str] = (defaults.SYSTEM_NAMESPACE,),
-    adapters: Sequence[base.Adapter] = registry.ADAPTERS,
+    adapters: Sequence[base.Adapter] | None = None,  # registry.ADAPTERS as it is when called
     name: str = NAME,
     scheduler_name: str = defaults.SCHEDULER_NAME,
     backend: str = "volcano",
@@ -66,7 +66,7 @@ def build(
     that joined a native group already (``spec.schedulingGroup``), and stamped templates carry no
     ``vbridge.io/grouped`` label, so every grouped pod is seen once for its native stamp."""
     webhooks = []
-    for adapter in adapters:
+    for adapter in registry.ADAPTERS if adapters is None else adapters:
         reg = adapter.registration
         hook: dict[str, Any] = {
             "name": webhook_name(reg),

@@ -21,6 +21,11 @@ cluster facts in a :class:`Context`:
 PodGroup with ``podgroup`` and ``finished``; kinds with their own controller (Volcano Jobs,
 spark-submit pods) and kinds whose group another kind makes (Kubeflow pods) leave it False.
 ``pod_registration`` is the record the pod adapters share: ``Ignore``, decoded as ``podview.Pod``.
+
+``Registration.workload`` is a :class:`Workload` for a job kind someone runs (an operator, or
+our Volcano Job controller): who creates its pods, the names ``vbridge explain`` takes for it,
+the state ``vbridge list`` shows. ``registry.kinds`` merges every record of one kind (MPIJob has
+two, one per version); the commands and the scheduler's owner sentence read those.
 """
 
 from __future__ import annotations
@@ -32,9 +37,29 @@ from typing import Any, Literal, Protocol
 from bridge import defaults, keys, queues
 from bridge.adapters import podview
 
-__all__ = ["HAS_GROUP", "Adapter", "Admission", "Context", "Registration", "pod_registration"]
+__all__ = ["HAS_GROUP", "Adapter", "Admission", "Context", "Registration", "Workload", "pod_registration"]
 
 Obj = dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class Workload:
+    """What is said of a job kind beyond admission: the same for every record of the kind."""
+
+    operator: str  # what creates its pods, as ``vbridge list``'s hint names it: "training-operator"
+    # Why its PodGroup lacks pods, the scheduler's condition and ``vbridge explain``'s words:
+    # "the Kubeflow training-operator has not created them".
+    creates: str
+    aliases: tuple[str, ...]  # the KIND of ``vbridge explain KIND/NAME``, lower case: ("tfjob", "tfjobs")
+    # The name its controller gives its PodGroup (``{name}``: the job's), which ``vbridge explain``
+    # looks for while nothing owns a group yet.
+    group_name: str = "{name}"
+    # ``vbridge list``'s STATE: the keys down to the operator's state string (SparkApplication's
+    # ``status.applicationState.state``); empty: the latest true condition (Kubernetes' way).
+    state: tuple[str, ...] = ()
+    # True: a row of ``vbridge list``'s operator jobs (KIND, STATE); False: a table of its own
+    # (Volcano Jobs, ``vbridge.commands.listing.VCJOB``).
+    operator_table: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +92,9 @@ class Registration:
     # which ``bridge.facts`` then reads from the apiserver: the webhook server runs it in a worker
     # thread, never on its event loop.
     reads: bool = False
+    # A job kind's names, operator and state (:class:`Workload`); None: not a workload of its own
+    # (pods, PodGroups, Queues, Commands).
+    workload: Workload | None = None
 
     @property
     def path(self) -> str:

@@ -26,6 +26,7 @@ __all__ = [
     "PodGroup",
     "Queue",
     "SparkApplication",
+    "SparkConnect",
     "VolcanoJob",
     "misfit",
 ]
@@ -109,6 +110,9 @@ class KubeflowSpec(TypedDict, total=False):
     tfReplicaSpecs: dict[str, Replica] | None
     pytorchReplicaSpecs: dict[str, Replica] | None
     mpiReplicaSpecs: dict[str, Replica] | None
+    xgbReplicaSpecs: dict[str, Replica] | None
+    paddleReplicaSpecs: dict[str, Replica] | None
+    jaxReplicaSpecs: dict[str, Replica] | None
     runPolicy: RunPolicy | None
 
 
@@ -169,6 +173,20 @@ class SparkSpec(TypedDict, total=False):
 
 
 SparkApplication = Object[SparkSpec]
+
+
+class SparkConnectRole(TypedDict, total=False):
+    template: Template | None
+
+
+class SparkConnectSpec(TypedDict, total=False):
+    server: SparkConnectRole | None
+    executor: SparkConnectRole | None
+    dynamicAllocation: dict[str, Any] | None
+    sparkConf: dict[str, Any] | None
+
+
+SparkConnect = Object[SparkConnectSpec]
 
 
 # -- Volcano ----------------------------------------------------------------------------------

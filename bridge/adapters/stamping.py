@@ -1,12 +1,13 @@
-"""Stamping an operator's pod template so its pods join their group: what the Kubeflow and
-JobSet adapters share. Pure.
+"""The stamp a job kind's pod template gets, so its pods join their group on our scheduler. Pure.
 
-``template(template, group=, task=, ctx=)`` returns the pod template with the annotations
-``scheduling.k8s.io/group-name`` and ``volcano.sh/task-spec`` and our scheduler; on the volcano
-backend it is also labelled ``vbridge.io/grouped`` (the pod webhook then skips its pods); on the
-native backend it gets the native group and the queue gate (``bridge.native.pods``) and no
-label: an operator built on an older ``k8s.io/api`` drops ``schedulingGroup`` when it copies the
-template, so the pod webhook completes its pods. A scheduler the user chose is kept.
+``template(template, group, ctx, task=...)``: the template with the group annotation
+(``scheduling.k8s.io/group-name``) and, when given, the task (``volcano.sh/task-spec``), and our
+scheduler. On the Volcano backend it is labelled ``vbridge.io/grouped`` too, so the pod webhook
+is not called for its pods. On the native backend it carries the native group and the queue
+gate instead (``bridge.native.pods``), and no label: an operator built on an older
+``k8s.io/api`` drops ``schedulingGroup`` when it copies the template, so the pod webhook
+completes its pods. A template that names another scheduler keeps it (theirs wins) and gets only
+the annotations and label.
 """
 
 from __future__ import annotations
@@ -20,16 +21,19 @@ from bridge.native import pods as native_pods
 __all__ = ["template"]
 
 
-def template(template: Any, *, group: str, task: str, ctx: base.Context) -> dict[str, Any]:
-    template = template if isinstance(template, dict) else {}
-    meta, spec = template.get("metadata"), template.get("spec")
+def template(given: Any, group: str, ctx: base.Context, *, task: str | None = None) -> dict[str, Any]:
+    """``given`` (a pod template; anything else reads as an empty one), stamped."""
+    given = given if isinstance(given, dict) else {}
+    meta, spec = given.get("metadata"), given.get("spec")
     meta = meta if isinstance(meta, dict) else {}
     spec = spec if isinstance(spec, dict) else {}
-    annotations = {**(meta.get("annotations") or {}), keys.GROUP_NAME: group, keys.TASK_SPEC: task}
+    annotations = {**(meta.get("annotations") or {}), keys.GROUP_NAME: group}
+    if task is not None:
+        annotations[keys.TASK_SPEC] = task
     stamped_meta = dict(meta)
     if not ctx.native:  # so the pod webhook skips its pods
         stamped_meta["labels"] = {**(meta.get("labels") or {}), keys.GROUPED_LABEL: "true"}
-    out = {**template, "metadata": {**stamped_meta, "annotations": annotations}}
+    out = {**given, "metadata": {**stamped_meta, "annotations": annotations}}
     if spec.get("schedulerName") not in (
         None,
         "",

@@ -3,7 +3,10 @@
 aiohttp rather than httpx: on the bind path (many small POSTs over a pool of keep-alive
 connections) httpx's connection pool cost ~5 ms of CPU per request at 64 connections, aiohttp
 ~0.3 ms (measured against our local apiserver), and on 2 cores every millisecond the client
-spends is one the apiserver does not get. Watches are streamed line by line on the same session.
+spends is one the apiserver does not get. Watches are streamed line by line on a session of
+their own: a watch holds its connection for minutes, so in the requests' pool of ``connections``
+enough watches (one per kind a controller follows) would leave requests none, and every request
+would time out waiting for a connection while the watches looked healthy.
 
 An answer of 429 or 5xx that carries ``Retry-After`` (the apiserver's "storage is
 (re)initializing", its max-in-flight and priority-and-fairness limits) means the request was not
@@ -119,18 +122,27 @@ class Client:
         self._timeout = aiohttp.ClientTimeout(total=timeout, sock_connect=5.0)
         self._stream_timeout = aiohttp.ClientTimeout(total=None, sock_connect=5.0, sock_read=None)
         self._session: aiohttp.ClientSession | None = None
+        self._watches: aiohttp.ClientSession | None = None  # the streams' own, with no cap: one per watch
+
+    def _new_session(self, limit: int) -> aiohttp.ClientSession:
+        connector = aiohttp.TCPConnector(
+            ssl=self._ssl if self._ssl is not None else False,
+            limit=limit,
+            enable_cleanup_closed=self._ssl is not None and cleanup_closed(),
+        )
+        return aiohttp.ClientSession(
+            connector=connector, headers=self._headers, timeout=self._timeout, read_bufsize=_MAX_LINE
+        )
 
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None:
-            connector = aiohttp.TCPConnector(
-                ssl=self._ssl if self._ssl is not None else False,
-                limit=self._connections,
-                enable_cleanup_closed=self._ssl is not None and cleanup_closed(),
-            )
-            self._session = aiohttp.ClientSession(
-                connector=connector, headers=self._headers, timeout=self._timeout, read_bufsize=_MAX_LINE
-            )
+            self._session = self._new_session(self._connections)
         return self._session
+
+    def _streams(self) -> aiohttp.ClientSession:
+        if self._watches is None:
+            self._watches = self._new_session(0)  # 0: unlimited; the code bounds its watches, not the pool
+        return self._watches
 
     async def __aenter__(self) -> Client:
         return self
@@ -139,8 +151,9 @@ class Client:
         await self.close()
 
     async def close(self) -> None:
-        if self._session is not None:
-            session, self._session = self._session, None
+        sessions = [s for s in (self._session, self._watches) if s is not None]
+        self._session = self._watches = None
+        for session in sessions:
             await session.close()
 
     async def warm(self) -> None:
@@ -193,7 +206,7 @@ class Client:
             if silence is None
             else aiohttp.ClientTimeout(None, sock_connect=5.0, sock_read=silence)
         )
-        async with self._http().get(url, params=_query(params), timeout=timeout) as response:
+        async with self._streams().get(url, params=_query(params), timeout=timeout) as response:
             if response.status >= 400:
                 raise _error(response.status, response.reason or "", await response.read())
             async for line in response.content:

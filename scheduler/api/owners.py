@@ -2,21 +2,17 @@
 
 ``creator(owner)`` is the one sentence the scheduler's condition on a group that waits for its
 pods (``framework.verdicts``) and ``tools.explain`` both say: the operator named, e.g. "the
-Kubeflow training-operator has not created them".
+Kubeflow training-operator has not created them". The job kinds' sentences are their
+``bridge.adapters.base.Workload.creates``, read from ``bridge.adapters.registry`` (pure: the
+import contracts keep the adapters free of clients and facts, so the scheduler's core may read
+their records).
 """
 
 from __future__ import annotations
 
-__all__ = ["creator"]
+from bridge.adapters import registry
 
-_TRAINING = "the Kubeflow training-operator has not created them"
-_CREATORS = {
-    "TFJob": _TRAINING,
-    "PyTorchJob": _TRAINING,
-    "MPIJob": "the Kubeflow training-operator (or mpi-operator) has not created them",
-    "SparkApplication": "the spark-operator has not created them (it makes the driver; the driver its executors)",
-    "Job": "the Volcano Job controller (vbridge controllers) has not created them",
-}
+__all__ = ["creator"]
 
 
 def creator(owner: tuple[str, str] | None) -> str:
@@ -26,4 +22,5 @@ def creator(owner: tuple[str, str] | None) -> str:
     kind, name = owner
     if kind == "Pod":
         return f"the Spark driver {name} has not created its executors yet"
-    return _CREATORS.get(kind, f"its owner, {kind} {name}, has not created them")
+    known = registry.named(kind)
+    return known.workload.creates if known is not None else f"its owner, {kind} {name}, has not created them"

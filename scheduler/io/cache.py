@@ -93,7 +93,8 @@ class Cache:
         self._synced_kinds: set[str] = set()
         self._assumed: dict[str, Assumed] = {}
         self._deleting: dict[str, str] = {}  # pod key -> uid
-        self._decided: dict[str, tuple[Any, str]] = {}  # podgroup key -> (resourceVersion seen, phase)
+        # podgroup key -> the phase decided for the version the store holds (dropped on any event)
+        self._decided: dict[str, str] = {}
         self._gated: set[str] = set()  # unbound pods with scheduling gates: not schedulable yet
         self.generation = 0  # cluster events that could let a parked gang through (see the docstring)
         self._grown: set[str] = set()  # groups ("namespace/name") with a new schedulable pod
@@ -110,8 +111,18 @@ class Cache:
         self._deleting[pod] = uid
 
     def decide(self, group: str, version: Any, phase: str) -> None:
-        """The status writer's side: ``group``, seen at ``version``, was given ``phase``."""
-        self._decided[group] = (version, phase)
+        """The status writer's side: ``group``, seen at ``version``, was given ``phase``. Kept only
+        while the store still holds that version and shows another phase, so a steady state (or a
+        watch already past it) overlays nothing."""
+        obj = self.store["podgroups"].get(group)
+        if (
+            obj is None
+            or obj["metadata"].get("resourceVersion") != version
+            or ((obj.get("status") or {}).get("phase") or "Pending") == phase
+        ):
+            self._decided.pop(group, None)
+        else:
+            self._decided[group] = phase
 
     def assumed(self) -> dict[str, str]:
         return {pod: a.node for pod, a in self._assumed.items()}
@@ -138,11 +149,10 @@ class Cache:
         return out
 
     def _phase(self, group: Obj) -> Obj:
-        decided = self._decided.get(key_of(group))
-        if decided is None or decided[0] != group["metadata"].get("resourceVersion"):
+        phase = self._decided.get(key_of(group))
+        if phase is None:
             return group
-        status = group.get("status") or {}
-        return group if status.get("phase") == decided[1] else {**group, "status": {**status, "phase": decided[1]}}
+        return {**group, "status": {**(group.get("status") or {}), "phase": phase}}
 
     def _overlay(self, pod: Obj) -> Obj:
         key = key_of(pod)

@@ -1,7 +1,9 @@
 """Spark's promise: capacity owed to a running driver's executors stays held for them. Pure.
 
 A Spark group (pods labelled ``spark-role`` or ``spark-app-selector``) has minMember 1 and
-declares driver + executors in ``minResources``. Once the driver runs, what is still owed,
+declares driver + executors in ``minResources``. The driver is the pod whose ``spark-role`` is
+one of ``DRIVER_ROLES``: ``driver``, or ``connect-server`` (a SparkConnect's server, a client-mode
+driver the spark-operator makes). Once the driver runs, what is still owed,
 ``minResources − what the group's pods hold``, is held for the executors until they arrive or
 ``spark_reservation_timeout`` seconds after the driver started (measured with the cycle's
 ``now``). While held, no other group may allocate into it (the session checks
@@ -26,16 +28,17 @@ from scheduler.api import snapshot
 from scheduler.framework import plugin, session
 from scheduler.plugins import stages
 
-__all__ = ["SparkHold", "driver_started", "holds", "in_reservation"]
+__all__ = ["DRIVER_ROLES", "SparkHold", "driver_started", "holds", "in_reservation"]
 
 Vector = npt.NDArray[np.float64]
+DRIVER_ROLES = ("driver", "connect-server")
 
 
 def driver_started(snap: snapshot.Snapshot, job: snapshot.Job) -> datetime.datetime | None:
     """Start time of the job's running driver, if it runs."""
     for key in job.tasks:
         task = snap.tasks[key]
-        if task.spark_role == "driver" and task.status is snapshot.TaskStatus.RUNNING:
+        if task.spark_role in DRIVER_ROLES and task.status is snapshot.TaskStatus.RUNNING:
             return task.started or datetime.datetime.min.replace(tzinfo=datetime.UTC)
     return None
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from typing import Any
 
 from bridge import facts, queues
@@ -71,3 +73,22 @@ def test_deletions_remove_the_fact_and_leave_older_contexts_whole() -> None:
 
 def test_not_synced_until_every_watch_listed() -> None:
     assert facts.Facts().synced is False
+
+
+def test_a_queue_read_whose_connection_is_refused_is_an_unread_queue_not_a_crash() -> None:
+    class Refusing:
+        async def request(self, method: str, path: str) -> dict[str, Any]:
+            raise ConnectionRefusedError(111, "refused")
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        cache = facts.Facts()
+        cache._api, cache._loop = Refusing(), loop  # type: ignore[assignment]  # as run() sets them
+        assert cache.read_queue("made-a-moment-ago") is None
+        assert cache.reads == 0
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()

@@ -56,6 +56,18 @@ def mpijob(name: str = "mpi", version: str = "v2beta1", **roles: dict[str, Any])
     return job("MPIJob", name, "mpiReplicaSpecs", roles, version=version)
 
 
+def xgboostjob(name: str = "xgb", **roles: dict[str, Any]) -> dict[str, Any]:
+    return job("XGBoostJob", name, "xgbReplicaSpecs", roles)
+
+
+def paddlejob(name: str = "paddle", **roles: dict[str, Any]) -> dict[str, Any]:
+    return job("PaddleJob", name, "paddleReplicaSpecs", roles)
+
+
+def jaxjob(name: str = "jax", **roles: dict[str, Any]) -> dict[str, Any]:
+    return job("JAXJob", name, "jaxReplicaSpecs", roles)
+
+
 def operator_pod(job_name: str, role: str, index: int = 0, *, operator: str = "tfjob-controller") -> dict[str, Any]:
     """A pod as the training-operator creates it from an unstamped template."""
     return {

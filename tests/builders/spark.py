@@ -22,8 +22,9 @@ APP: dict[str, Any] = {
 }
 
 
-def app(**spec: Any) -> dict[str, Any]:
-    body = copy.deepcopy(APP)
+def _with(example: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``example`` whose ``spec`` members are replaced (dicts: updated; None: removed)."""
+    body = copy.deepcopy(example)
     for key, value in spec.items():
         if isinstance(value, dict) and isinstance(body["spec"].get(key), dict):
             body["spec"][key].update(value)
@@ -32,6 +33,10 @@ def app(**spec: Any) -> dict[str, Any]:
         else:
             body["spec"][key] = value
     return body
+
+
+def app(**spec: Any) -> dict[str, Any]:
+    return _with(APP, spec)
 
 
 _ARGS = {  # as spark-submit writes them; the image's entrypoint hands a driver's to spark-submit
@@ -45,6 +50,11 @@ _ARGS = {  # as spark-submit writes them; the image's entrypoint hands a driver'
     ],
     "executor": ["executor"],
 }
+
+
+def conf_map(properties: str = "spark.executor.instances=1\n") -> dict[str, Any]:
+    """The ConfigMap spark-submit writes just after the driver (``submit_pod("driver")`` mounts it)."""
+    return {"metadata": {"name": "spark-drv-abc-conf-map"}, "data": {"spark.properties": properties}}
 
 
 def submit_pod(
@@ -89,5 +99,87 @@ def submit_pod(
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {"name": name, "namespace": "team-a", "labels": labels, "annotations": annotations or {}},
+        "spec": spec,
+    }
+
+
+CONNECT: dict[str, Any] = {  # spark-operator v2.5.2's own example (examples/sparkconnect), trimmed
+    "apiVersion": "sparkoperator.k8s.io/v1alpha1",
+    "kind": "SparkConnect",
+    "metadata": {"name": "spark-connect", "namespace": "team-a"},
+    "spec": {
+        "sparkVersion": "4.0.4",
+        "server": {
+            "template": {
+                "metadata": {"labels": {"key1": "value1"}},
+                "spec": {
+                    "containers": [
+                        {
+                            "name": "spark-kubernetes-driver",
+                            "image": "docker.io/apache/spark:4.0.4",
+                            "resources": {
+                                "requests": {"cpu": 1, "memory": "1Gi"},
+                                "limits": {"cpu": 1, "memory": "1Gi"},
+                            },
+                        }
+                    ],
+                    "serviceAccount": "spark-operator-spark",
+                },
+            }
+        },
+        "executor": {
+            "instances": 2,
+            "cores": 1,
+            "memory": "512m",
+            "template": {
+                "spec": {"containers": [{"name": "spark-kubernetes-executor", "image": "docker.io/apache/spark:4.0.4"}]}
+            },
+        },
+    },
+}
+
+
+def connect(name: str = "spark-connect", **spec: Any) -> dict[str, Any]:
+    """A SparkConnect; ``spec`` members replace (or, for dicts, update) the example's."""
+    body = _with(CONNECT, spec)
+    body["metadata"]["name"] = name
+    return body
+
+
+def connect_executor(server: dict[str, Any], conf: dict[str, str], index: int, *, app_id: str) -> dict[str, Any]:
+    """An executor pod as a SparkConnect server's Spark (4.x) creates it from its ``--conf`` pairs:
+    named ``<podNamePrefix>-exec-<n>``, labelled and annotated from the ``spark.kubernetes.executor.*``
+    confs, on the conf's scheduler, owned by the server pod, sized from cores and memory (512m +
+    the 384 MiB overhead floor here)."""
+
+    def prefixed(prefix: str) -> dict[str, str]:
+        return {k.removeprefix(prefix): v for k, v in conf.items() if k.startswith(prefix)}
+
+    labels = {
+        **prefixed("spark.kubernetes.executor.label."),
+        "spark-app-selector": app_id,
+        "spark-exec-id": str(index),
+        "spark-role": "executor",
+        "spark-exec-resourceprofile-id": "0",
+    }
+    meta = server["metadata"]
+    owner = {"apiVersion": "v1", "kind": "Pod", "name": meta["name"], "uid": meta["uid"], "controller": True}
+    resources = {"requests": {"cpu": conf["spark.executor.cores"], "memory": "896Mi"}, "limits": {"memory": "896Mi"}}
+    spec: dict[str, Any] = {
+        "restartPolicy": "Never",
+        "containers": [{"name": "spark-kubernetes-executor", "image": "spark:4.0.4", "resources": resources}],
+    }
+    if "spark.kubernetes.executor.scheduler.name" in conf:
+        spec["schedulerName"] = conf["spark.kubernetes.executor.scheduler.name"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"{conf['spark.kubernetes.executor.podNamePrefix']}-exec-{index}",
+            "namespace": meta["namespace"],
+            "labels": labels,
+            "annotations": prefixed("spark.kubernetes.executor.annotation."),
+            "ownerReferences": [owner],
+        },
         "spec": spec,
     }

@@ -3,7 +3,8 @@
 Upstream example manifests from the operator's own module, unchanged except for the namespace:
 ``spark-pi-volcano.yaml`` (asks for volcano), and ``spark-pi.yaml``,
 ``spark-pi-dynamic-allocation.yaml`` and ``spark-pi-python.yaml`` in namespaces opted in with
-``vbridge.io/gang-scheduling=enabled``. The operator runs without its webhook and without
+``vbridge.io/gang-scheduling=enabled``; ``sparkconnect/spark-connect.yaml`` (a SparkConnect, in
+a queue of its own). The operator runs without its webhook and without
 ``--enable-batch-scheduler``: the SparkApplication stamp is what reaches the pods, through the
 operator's own translation into spark-submit confs and the real spark-submit it runs. Driver pods
 run on simulated nodes: no container starts, the pod "succeeds" after a few seconds and the
@@ -20,7 +21,9 @@ from kubernetes import client as k8s
 
 from bridge import keys
 from bridge.adapters.spark import conf as sparkconf
-from tests.support import apiserver, gangs, operator_env, spark_operator
+from tests.builders import spark
+from tests.support import apiserver, gangs, operator_env, schedbed, spark_operator
+from vbridge import nodesim
 from vbridge.localcluster import binaries
 
 pytestmark = [pytest.mark.integration, pytest.mark.operators]
@@ -126,3 +129,64 @@ def test_spark_pi_python_example_in_opted_in_namespace_completes(
     requests = container["resources"]["requests"]
     assert (requests["cpu"], requests["memory"]) == ("1", "896Mi")
     spark_operator.run_to_completion(api, op, gang, ns, app, group)
+
+
+@pytest.mark.timeout(300)
+def test_spark_connect_example_server_and_executors_share_one_group(
+    env: tuple[k8s.ApiClient, Any, gangs.Gang],
+) -> None:
+    """The operator makes the server pod; our stamps reach it, and through its start command the
+    executors. The simulated node runs no Spark, so no executor would ever appear: the test makes
+    the 2 executors the server's Spark would, from the confs the operator gave it."""
+    api, op, gang = env
+    ns = spark_operator.make_namespace(api, "spark-connect")
+    schedbed.queue(api, "connect", 1)
+    body = spark_operator.example("sparkconnect/spark-connect.yaml")
+    body["metadata"]["annotations"] = {keys.QUEUE_NAME: "connect"}
+    # A server runs until deleted; the simulated one must not "finish" after the default seconds.
+    body["spec"]["server"]["template"]["metadata"]["annotations"][nodesim.RUN_SECONDS] = "3600"
+    objects = k8s.CustomObjectsApi(api)
+
+    def created() -> dict[str, Any] | None:
+        try:
+            out: dict[str, Any] = objects.create_namespaced_custom_object(
+                "sparkoperator.k8s.io", "v1alpha1", ns, "sparkconnects", body
+            )
+            return out
+        except k8s.ApiException as exc:  # the webhook's queue watch has not shown the new queue yet
+            assert exc.status in (400, 403) and "connect" in str(exc.body), exc.body
+            return None
+
+    apiserver.eventually(created, what="the SparkConnect to be admitted")
+    group = "sparkconnect-spark-connect-pg"
+    pg = spark_operator.the_podgroup(api, ns)
+    # The server asks for what its template says (1 cpu, 1Gi); Spark starts 2 executors (instances),
+    # each cores 1 and 512m + the 384 MiB overhead floor: 1 + 2 = 3 cpu, 1024 + 2 × 896 = 2816 MiB.
+    assert pg["metadata"]["name"] == group
+    assert pg["spec"] == {"minMember": 1, "queue": "connect", "minResources": {"cpu": "3", "memory": "2816Mi"}}
+    assert pg["metadata"]["ownerReferences"][0]["kind"] == "SparkConnect"
+    [server] = apiserver.eventually(
+        lambda: apiserver.pods(api, ns, "spark-role=connect-server"), timeout=60, what=f"the server pod\n{op.tail()}"
+    )
+    assert server["metadata"]["name"] == "spark-connect-server"
+    assert server["metadata"]["annotations"][GROUP_NAME] == group
+    assert server["spec"]["schedulerName"] == "volcano"
+    conf = spark_operator.start_confs(server)
+    assert conf[f"spark.kubernetes.executor.annotation.{GROUP_NAME}"] == group
+    assert conf["spark.kubernetes.executor.scheduler.name"] == "volcano"
+    assert conf["spark.executor.instances"] == "2"
+    if not gang.on:
+        return
+    gangs.eventually_bound(api, ns, "spark-role=connect-server", 1)
+    apiserver.eventually(
+        lambda: apiserver.pods(api, ns, "spark-role=connect-server")[0]["status"].get("phase") == "Running",
+        what="the server to run",
+    )
+    [server] = apiserver.pods(api, ns, "spark-role=connect-server")
+    core = k8s.CoreV1Api(api)
+    for index in (1, 2):
+        core.create_namespaced_pod(ns, spark.connect_executor(server, conf, index, app_id="spark-0123456789abcdef"))
+    gangs.eventually_bound(api, ns, "spark-role=executor", 2)
+    executors = apiserver.pods(api, ns, "spark-role=executor")
+    assert {p["metadata"]["annotations"][GROUP_NAME] for p in executors} == {group}
+    assert {p["metadata"]["labels"]["sparkoperator.k8s.io/connect-name"] for p in executors} == {"spark-connect"}

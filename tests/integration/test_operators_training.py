@@ -1,7 +1,9 @@
 """The real training-operator (v1.9.4, default flags: no --gang-scheduler-name) with our bridge.
 
-TFJob, PyTorchJob and MPIJob v1 examples from the operator's own module (``examples/``), unchanged
-except for the namespace, in a namespace opted in with ``vbridge.io/gang-scheduling=enabled``.
+TFJob, PyTorchJob, MPIJob v1, XGBoostJob, PaddleJob and JAXJob examples from the operator's own
+module (``examples/``), unchanged except for the namespace (the last three also ask for resources
+and a queue, so their groups show both), in a namespace opted in with
+``vbridge.io/gang-scheduling=enabled``.
 The operator's validating webhooks run too (its own configuration from manifests/base/webhook).
 Each job gets exactly one PodGroup (ours), and every pod the operator creates carries the stamps.
 """
@@ -118,6 +120,49 @@ def test_mpijob_v1_example(env: Env) -> None:
     ns = opted_in_namespace(api, "mpi-v1")
     create(api, ns, example("mpi/tensorflow-mnist.yaml"))
     check(api, op, gang, ns, "mpijobs", "tensorflow-mnist", {"Launcher": 1, "Worker": 2})
+
+
+QUEUE = "training"
+# (example, kind plural, job name, gang): every replica, as the training-operator counts them.
+MORE_KINDS = [
+    ("xgboost/xgboostjob.yaml", "xgboostjobs", "xgboost-dist-iris-test-train", {"Master": 1, "Worker": 2}),
+    ("paddlepaddle/simple-cpu.yaml", "paddlejobs", "paddle-simple-cpu", {"Worker": 2}),
+    ("jax/cpu-demo/demo.yaml", "jaxjobs", "jaxjob-simple", {"Worker": 2}),
+]
+
+
+def ensure_queue(api: k8s.ApiClient, name: str) -> None:
+    body = {"apiVersion": "/".join(apiserver.PG), "kind": "Queue", "metadata": {"name": name}, "spec": {"weight": 1}}
+    try:
+        k8s.CustomObjectsApi(api).create_cluster_custom_object(*apiserver.PG, "queues", body)
+    except k8s.ApiException as exc:
+        if exc.status != 409:
+            raise
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize(("rel", "plural", "job", "roles"), MORE_KINDS, ids=[k[1] for k in MORE_KINDS])
+def test_xgboost_paddle_and_jax_examples_run_as_one_gang(
+    env: Env, rel: str, plural: str, job: str, roles: dict[str, int]
+) -> None:
+    """The example, each of its containers asking for 1 cpu and 1 Gi, in queue ``training``
+    (``runPolicy.schedulingPolicy.queue``): one PodGroup of every replica, minResources their sum."""
+    api, op, gang = env
+    assert gang.on, "our scheduler is part of this checkout"
+    ensure_queue(api, QUEUE)
+    ns = opted_in_namespace(api, plural.removesuffix("s"))
+    body = example(rel)
+    assert body["metadata"]["name"] == job
+    for replica in next(v for k, v in body["spec"].items() if k.endswith("ReplicaSpecs")).values():
+        for container in replica["template"]["spec"]["containers"]:
+            container["resources"] = {"requests": {"cpu": "1", "memory": "1Gi"}}
+    body["spec"]["runPolicy"] = {"schedulingPolicy": {"queue": QUEUE}}
+    create(api, ns, body)
+    pg = check(api, op, gang, ns, plural, job, roles)
+    size = sum(roles.values())
+    assert pg["spec"]["queue"] == QUEUE
+    assert pg["spec"]["minResources"] == {"cpu": str(size), "memory": f"{size}Gi"}
+    apiserver.eventually(lambda: released(api, ns, job), what=f"{job}'s PodGroup to complete or be collected")
 
 
 @pytest.mark.timeout(600)

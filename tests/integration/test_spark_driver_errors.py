@@ -82,6 +82,7 @@ def test_a_driver_waiting_for_an_operators_group_is_ungated_when_it_comes_withou
     pod = spark.submit_pod("driver", annotations={"scheduling.k8s.io/group-name": "spark-pi-pg"})
     pod["metadata"]["namespace"] = namespace
     core.create_namespaced_pod(namespace, pod)
+    core.create_namespaced_config_map(namespace, spark.conf_map())
     name = pod["metadata"]["name"]
     time.sleep(1.5)  # the scenario: the operator makes its group later, and nothing touches the gated pod
     group = {"metadata": {"name": "spark-pi-pg"}, "spec": {"minMember": 1, "queue": "default"}}

@@ -32,6 +32,7 @@ def test_dep_crds_come_from_the_pinned_modules() -> None:
     assert [f.name for f in files] == [
         "sparkoperator.k8s.io_sparkapplications.yaml",
         "sparkoperator.k8s.io_scheduledsparkapplications.yaml",
+        "sparkoperator.k8s.io_sparkconnects.yaml",
     ]
     assert files[0].parent.name == "spark-operator-v2.5.2"
     crd = yaml.safe_load(files[0].read_text())

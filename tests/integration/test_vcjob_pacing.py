@@ -113,7 +113,9 @@ def test_a_refused_template_costs_one_call_per_attempt_backs_off_and_stops_at_de
     vcjobs.create_job(api, ns, body)
     first = apiserver.eventually(lambda: job_events(api, ns, "refused", "FailedCreatePod"), what="FailedCreatePod")
     assert "must be less than or equal to cpu limit" in first[0].message and "next attempt in" in first[0].message
-    assert state(api, ns, "refused")["reason"] == "FailedCreatePod"
+    # The status and the Event are written side by side, in no promised order.
+    in_status = lambda: state(api, ns, "refused").get("reason") == "FailedCreatePod"  # noqa: E731
+    apiserver.eventually(in_status, what="the reason in the job's status")
     time.sleep(2 * defaults.VCJOB_CREATE_RETRY_CLIENT + 2)  # attempts at 0, 5 and 15 s
     attempts = posts(api, "422") - before
     events = len(job_events(api, ns, "refused", "FailedCreatePod"))

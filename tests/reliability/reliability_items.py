@@ -73,13 +73,13 @@ ITEMS: tuple[checklist.Item, ...] = (
     ),
     checklist.Item(
         "R9",
-        "gang of N where only N-1 fit; one of 10,000 pods on 440 slots, a small gang created meanwhile",
+        "gang of N where only N-1 fit; one of 2,000 pods (10,000 long) on 440 slots, a small gang created meanwhile",
         "nothing bound; Unschedulable/NotEnoughResources event; cycles do not wait for its status writes; "
         "the small gang binds within seconds",
         (
             checklist.SCHED + "test_gangs.py::test_gang_that_does_not_fit_binds_nothing_and_says_why",
             checklist.SCHED
-            + "test_backlog.py::test_an_unplaceable_10000_pod_gang_neither_holds_a_cycle_nor_a_small_gang",
+            + "test_backlog.py::test_an_unplaceable_gang_of_thousands_neither_holds_a_cycle_nor_a_small_gang",
         ),
     ),
     checklist.Item(

@@ -27,8 +27,8 @@ import pytest
 from kubernetes import client as k8s
 
 from tests.builders import vcjob
-from tests.reliability import budget, conftest
-from tests.support import accounting, apiserver, ctlproc, proxiedbed, toxiproxy
+from tests.reliability import conftest
+from tests.support import accounting, apiserver, budget, ctlproc, proxiedbed, toxiproxy
 from vbridge.localcluster import cluster
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]

@@ -36,8 +36,8 @@ from kubernetes import client as k8s
 
 from scheduler.io import loop
 from tests.builders import vcjob
-from tests.reliability import budget, conftest
-from tests.support import accounting, apiserver, gangcheck, heapgrowth, ledger, proxiedbed, schedbed, toxiproxy
+from tests.reliability import conftest
+from tests.support import accounting, apiserver, budget, gangcheck, heapgrowth, ledger, proxiedbed, schedbed, toxiproxy
 from vbridge.localcluster import cluster
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]

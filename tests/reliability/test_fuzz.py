@@ -31,15 +31,15 @@ from hypothesis import strategies as st
 
 from bridge.adapters import base, registry
 from tests.builders import kubeflow as kf
-from tests.reliability import budget, conftest
+from tests.reliability import conftest
 from tests.support import admission as support
-from tests.support import asgi, reviewgen, serverproc
+from tests.support import asgi, budget, reviewgen, reviewseeds, serverproc
 from vbridge.localcluster import certs, cluster
 from webhooks import server
 
 pytestmark = pytest.mark.reliability
 PATHS = [a.registration.path for a in registry.ADAPTERS]
-SEEDS = reviewgen.SEEDS
+SEEDS = reviewseeds.SEEDS
 ABSURD = st.sampled_from(
     ["1e400", "-1", "1e30000000", "9" * 5000, "0.000000001m", "NaN", "1Ei", "-0", "", " ", "1..2", "１", "\x00"]
 )
@@ -137,7 +137,7 @@ def test_s6_generated_reviews_of_every_kind_get_a_valid_answer(
     none says "internal error" (an exception the handler did not expect). Every other batch is
     answered on the native backend."""
     kind, seed = SEEDS[path]
-    seeds = [seed, *reviewgen.RICH[path]]
+    seeds = [seed, *reviewseeds.RICH[path]]
     counts = {"denied": 0, "allowed": 0, "patched": 0}
 
     @hypothesis.settings(

@@ -18,8 +18,18 @@ from kubernetes import client as k8s
 from bridge import defaults
 from scheduler import configure
 from tests.builders import vcjob
-from tests.reliability import budget, conftest
-from tests.support import accounting, apiserver, bridgethread, ctlproc, schedbed, schedthread, simthread, toxiproxy
+from tests.reliability import conftest
+from tests.support import (
+    accounting,
+    apiserver,
+    bridgethread,
+    budget,
+    ctlproc,
+    schedbed,
+    schedthread,
+    simthread,
+    toxiproxy,
+)
 from vbridge import runtime
 from vbridge.localcluster import certs, cluster, processes
 from vbridge.nodesim import nodes

@@ -96,6 +96,7 @@ def driver(as_user: k8s.ApiClient, ns: str, name: str) -> dict[str, Any]:
     body = spark.submit_pod("driver", annotations={keys.GROUP_NAME: OTHERS_GROUP})
     body["metadata"].update(name=name, namespace=ns)
     created = k8s.CoreV1Api(as_user).create_namespaced_pod(ns, body)
+    k8s.CoreV1Api(as_user).create_namespaced_config_map(ns, spark.conf_map())  # as spark-submit does next
     out: dict[str, Any] = k8s.ApiClient().sanitize_for_serialization(created)
     return out
 

@@ -23,12 +23,11 @@ RULES: list[dict[str, Any]] = [  # the chart's ClusterRole, as far as `vbridge s
         "verbs": ["get", "list", "watch", "update", "patch"],
     },
     {"apiGroups": ["scheduling.k8s.io"], "resources": ["priorityclasses"], "verbs": ["get", "list", "watch"]},
-    {"apiGroups": ["sparkoperator.k8s.io"], "resources": ["sparkapplications"], "verbs": ["get", "list", "watch"]},
-    {
-        "apiGroups": ["kubeflow.org"],
-        "resources": ["tfjobs", "pytorchjobs", "mpijobs"],
-        "verbs": ["get", "list", "watch"],
-    },
+    *(  # every job kind an operator runs (the registry's), as the chart's generic reconcilers read them
+        {"apiGroups": [k.group], "resources": [k.plural], "verbs": ["get", "list", "watch"]}
+        for k in registry.kinds()
+        if k.workload.operator_table
+    ),
     {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "create", "update"]},
     {"apiGroups": ["bus.volcano.sh"], "resources": ["commands"], "verbs": ["list", "watch", "delete"]},
 ]

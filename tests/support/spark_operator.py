@@ -82,3 +82,11 @@ def run_to_completion(api: k8s.ApiClient, op: Any, running: gangs.Gang, ns: str,
         return not found or (found[0].get("status") or {}).get("phase") == "Completed"
 
     apiserver.eventually(group_done, what=f"PodGroup {group} to be Completed or collected")
+
+
+def start_confs(server: dict[str, Any]) -> dict[str, str]:
+    """The ``--conf`` pairs of a SparkConnect server's start command (the operator writes it as one
+    ``bash -c`` string), as the Spark inside will read them."""
+    words = server["spec"]["containers"][0]["args"][0].split()
+    pairs = [words[i + 1] for i, word in enumerate(words[:-1]) if word == "--conf"]
+    return dict(pair.split("=", 1) for pair in pairs if "=" in pair)

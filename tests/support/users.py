@@ -18,13 +18,13 @@ import yaml
 from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
+from bridge.adapters import registry
 from tests.support import apiserver, helmchart
 from vbridge.localcluster import cluster
 
 # What the training- and spark-operator charts add to ``edit`` for their kinds.
 OPERATOR_KINDS = [
-    {"apiGroups": ["kubeflow.org"], "resources": ["tfjobs", "pytorchjobs", "mpijobs"]},
-    {"apiGroups": ["sparkoperator.k8s.io"], "resources": ["sparkapplications"]},
+    {"apiGroups": [k.group], "resources": [k.plural]} for k in registry.kinds() if k.workload.operator_table
 ]
 WRITE = ["get", "list", "watch", "create", "update", "patch", "delete"]
 

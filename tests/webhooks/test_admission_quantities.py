@@ -66,6 +66,22 @@ def _mpijob_v1_pod_resources(value: str) -> dict[str, Any]:
     return job
 
 
+def _xgboostjob(value: str) -> dict[str, Any]:
+    return kf.xgboostjob(Master=kf.replica(1, kf.container(memory=value)), Worker=kf.replica(2))
+
+
+def _paddlejob_ephemeral(value: str) -> dict[str, Any]:
+    job = kf.paddlejob(Worker=kf.replica(2))
+    job["spec"]["paddleReplicaSpecs"]["Worker"]["template"]["spec"]["containers"][0]["resources"] = {
+        "limits": {"ephemeral-storage": value}
+    }
+    return job
+
+
+def _jaxjob(value: str) -> dict[str, Any]:
+    return kf.jaxjob(Worker=kf.replica(2, kf.container(cpu=value, limits=True)))
+
+
 def _spark_core_request(value: str) -> dict[str, Any]:
     return spark.app(batchScheduler="volcano", driver={"coreRequest": value})
 
@@ -77,6 +93,12 @@ def _spark_executor_template(value: str) -> dict[str, Any]:
 
 def _spark_volume(value: str) -> dict[str, Any]:
     return spark.app(batchScheduler="volcano", volumes=[{"name": "scratch", "emptyDir": {"sizeLimit": value}}])
+
+
+def _spark_connect_server(value: str) -> dict[str, Any]:
+    connect = spark.connect()
+    connect["spec"]["server"]["template"]["spec"]["containers"][0]["resources"] = _resources(value)
+    return connect
 
 
 def _spark_pod(value: str) -> dict[str, Any]:
@@ -131,6 +153,17 @@ CASES: list[tuple[str, Callable[[str], dict[str, Any]], str]] = [
         _mpijob_v1_pod_resources,
         "spec.mpiReplicaSpecs.Launcher.template.spec.resources.limits.cpu",
     ),
+    (
+        "kubeflow.org/xgboostjob",
+        _xgboostjob,
+        "spec.xgbReplicaSpecs.Master.template.spec.containers[0].resources.requests.memory",
+    ),
+    (
+        "kubeflow.org/paddlejob",
+        _paddlejob_ephemeral,
+        "spec.paddleReplicaSpecs.Worker.template.spec.containers[0].resources.limits.ephemeral-storage",
+    ),
+    ("kubeflow.org/jaxjob", _jaxjob, "spec.jaxReplicaSpecs.Worker.template.spec.containers[0].resources.limits.cpu"),
     ("sparkoperator.k8s.io/sparkapplication", _spark_core_request, "spec.driver.coreRequest"),
     (
         "sparkoperator.k8s.io/sparkapplication",
@@ -138,6 +171,11 @@ CASES: list[tuple[str, Callable[[str], dict[str, Any]], str]] = [
         "spec.executor.template.spec.containers[0].resources.requests.cpu",
     ),
     ("sparkoperator.k8s.io/sparkapplication", _spark_volume, "spec.volumes[0].emptyDir.sizeLimit"),
+    (
+        "sparkoperator.k8s.io/sparkconnect",
+        _spark_connect_server,
+        "spec.server.template.spec.containers[0].resources.requests.cpu",
+    ),
     ("spark.apache.org/pod", _spark_pod, "spec.containers[0].resources.limits.ephemeral-storage"),
     (
         "kubeflow.org/pod",

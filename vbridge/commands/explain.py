@@ -1,13 +1,13 @@
 """``vbridge explain KIND/NAME``: why a workload's PodGroup waits. List the cluster once, explain, print.
 
-Targets: ``pg|podgroup/NAME``, ``tfjob/NAME``, ``pytorchjob/NAME``, ``mpijob/NAME``,
-``sparkapplication|sparkapp/NAME``, ``vcjob|job.batch.volcano.sh/NAME`` (also as two words,
-``tfjob NAME``), found through :func:`scheduler.tools.explain.resolve` (the PodGroup the object
-owns, else the name its controller gives it: ``<job>-<uid>`` for a Volcano Job,
-``spark-<app>-pg`` for a SparkApplication). ``-n NS`` picks the namespace (default: the
-kubeconfig context's namespace, else ``default``); ``podgroup NS/NAME`` and ``NS/NAME`` still
-work. ``--all-pending`` explains every Pending or Inqueue PodGroup of the namespace (of all
-namespaces with ``-A``).
+Targets: ``pg|podgroup/NAME`` or a job kind by any of its registered names
+(:func:`scheduler.tools.workloads.kinds`: ``tfjob/NAME``, ``mpijob/NAME``, ``sparkapp/NAME``,
+``vcjob/NAME``, …; also as two words, ``tfjob NAME``), found through
+:func:`scheduler.tools.workloads.resolve` (the PodGroup the object owns, else the name its
+controller gives it: ``<job>-<uid>`` for a Volcano Job, ``spark-<app>-pg`` for a
+SparkApplication). ``-n NS`` picks the namespace (default: the kubeconfig context's namespace,
+else ``default``); ``podgroup NS/NAME`` and ``NS/NAME`` still work. ``--all-pending`` explains
+every Pending or Inqueue PodGroup of the namespace (of all namespaces with ``-A``).
 
 ``-o json`` prints :func:`scheduler.tools.report.to_json`'s object (schema in that module), a
 list of them with ``--all-pending`` (``-o yaml``: the same as YAML); an error is
@@ -72,7 +72,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "target",
         nargs="*",
         metavar="KIND/NAME",
-        help=f"kind one of {', '.join(sorted(workloads.KINDS))}; or KIND NAME; or podgroup NS/NAME",
+        help=f"kind one of {', '.join(sorted(workloads.kinds()))}; or KIND NAME; or podgroup NS/NAME",
     )
     p.add_argument("-n", "--namespace", default=None, help="namespace (default: the context's, else default)")
     p.add_argument("-A", "--all-namespaces", action="store_true", help="with --all-pending: every namespace")
@@ -110,12 +110,12 @@ def targets(args: argparse.Namespace, namespace: str) -> tuple[str, str, str]:
     words = list(args.target)
     if len(words) == 1 and "/" in words[0]:
         head, _, rest = words[0].partition("/")
-        words = [head, rest] if head.lower() in workloads.KINDS else ["podgroup", words[0]]
+        words = [head, rest] if head.lower() in workloads.kinds() else ["podgroup", words[0]]
     if len(words) != 2:
         raise errors.UsageError("expected KIND/NAME (or KIND NAME, or podgroup NS/NAME), or --all-pending")
     kind, name = words
-    if kind.lower() not in workloads.KINDS:
-        raise errors.UsageError(f"unknown kind {kind!r}; one of {', '.join(sorted(workloads.KINDS))}")
+    if kind.lower() not in workloads.kinds():
+        raise errors.UsageError(f"unknown kind {kind!r}; one of {', '.join(sorted(workloads.kinds()))}")
     if "/" in name:  # NS/NAME, as before
         namespace, _, name = name.partition("/")
     if not name:
@@ -153,8 +153,8 @@ def text(
         key = workloads.resolve(snap, kind, namespace, name)
     except errors.BridgeError as exc:
         first = args.target[0]
-        if len(args.target) == 1 and first.partition("/")[0].lower() not in workloads.KINDS:
-            kinds = ", ".join(sorted(workloads.KINDS))
+        if len(args.target) == 1 and first.partition("/")[0].lower() not in workloads.kinds():
+            kinds = ", ".join(sorted(workloads.kinds()))
             raise errors.ConfigError(f"{exc}; {first!r} was read as NAMESPACE/NAME (kinds: {kinds})") from exc
         raise
     result = sides.attribute(explain.explain(snap, conf, key, now), conf, conditions.get(key))

@@ -2,12 +2,15 @@
 
 The one implementation of that view: ``vbridge list`` prints it with kubectl's conventions
 (:mod:`vbridge.commands.output`), ``vbridge up`` redraws it (``vbridge.embedded``), and ``job
-list`` prints the Volcano Job table with the same columns. :data:`SECTIONS` are the tables, in
-order: PodGroups, Volcano Jobs, operator jobs (SparkApplication, TFJob, PyTorchJob, MPIJob; their
-state in the operator's own words). A kind whose CRD the cluster does not serve is left out.
+list`` prints the Volcano Job table with the same columns. :func:`sections` are the tables, in
+order: PodGroups, Volcano Jobs, operator jobs (:func:`operator_kinds`: every registered job kind,
+``bridge.adapters.registry.kinds``, at every version it has, e.g. MPIJob ``v1`` and ``v2beta1``;
+their state in the operator's own words, ``Workload.state``). A version the cluster does not
+serve (a 404) is left out; the same object read at two versions is shown once.
 
 :func:`hints` says when operator jobs have no status yet: nothing has created their pods, so
-their operator is probably not running (the bridge makes the PodGroup; the operator the pods).
+their operator (``Workload.operator``) is probably not running (the bridge makes the PodGroup;
+the operator the pods).
 """
 
 from __future__ import annotations
@@ -19,16 +22,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from bridge import defaults, errors
+from bridge.adapters import registry
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, watching
 from scheduler.api import resources
 from vbridge.commands import connecting, interrupts, output
 
 __all__ = [
-    "OPERATORS",
-    "OPERATOR_KINDS",
     "PODGROUP",
-    "SECTIONS",
     "VCJOB",
     "Section",
     "add_parser",
@@ -36,6 +37,9 @@ __all__ = [
     "hints",
     "job_state",
     "main",
+    "once",
+    "operator_kinds",
+    "sections",
     "tables",
 ]
 
@@ -52,12 +56,21 @@ def _amounts(resource_list: dict[str, Any] | None) -> str:
     return resources.parse(resource_list).human() if resource_list else ""
 
 
+def _kind_of(obj: dict[str, Any]) -> registry.Kind | None:
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    return next((k for k in registry.kinds() if k.kind == kind and api_version in k.api_versions), None)
+
+
 def job_state(job: dict[str, Any]) -> str:
-    """A SparkApplication's applicationState, or a Kubeflow job's latest true condition."""
-    status = _status(job)
-    if "applicationState" in status:
-        return str((status["applicationState"] or {}).get("state") or "")
-    true = [c.get("type", "") for c in status.get("conditions") or [] if c.get("status") == "True"]
+    """The state its kind's ``Workload.state`` names (a SparkApplication's applicationState), else
+    the latest true condition (a Kubeflow job's, or one of no registered kind)."""
+    known = _kind_of(job)
+    if known is not None and known.workload.state:
+        value: Any = job
+        for key in known.workload.state:
+            value = value.get(key) if isinstance(value, dict) else None
+        return str(value or "")
+    true = [c.get("type", "") for c in _status(job).get("conditions") or [] if c.get("status") == "True"]
     return str(true[-1]) if true else ""
 
 
@@ -93,16 +106,17 @@ VCJOB = output.Kind(
     ),
 )
 _OPERATOR_COLUMNS = (C("KIND", lambda o: o.get("kind", "")), C("STATE", lambda o: job_state(o) or "-"))
-# The operators' jobs (the operator that runs each kind): their PodGroups are deleted when they
-# finish, so this table is where completion shows.
-OPERATOR_KINDS = (
-    output.Kind("SparkApplication", "sparkoperator.k8s.io/v1beta2", "sparkapplications", _OPERATOR_COLUMNS),
-    output.Kind("TFJob", "kubeflow.org/v1", "tfjobs", _OPERATOR_COLUMNS),
-    output.Kind("PyTorchJob", "kubeflow.org/v1", "pytorchjobs", _OPERATOR_COLUMNS),
-    output.Kind("MPIJob", "kubeflow.org/v1", "mpijobs", _OPERATOR_COLUMNS),
-)
-OPERATORS = {"SparkApplication": "spark-operator", "TFJob": "training-operator", "PyTorchJob": "training-operator"}
-OPERATORS["MPIJob"] = "training-operator (MPIJob v1) or mpi-operator (v2beta1)"
+
+
+def operator_kinds() -> tuple[output.Kind, ...]:
+    """The operators' jobs, one ``output.Kind`` per registered kind and version: their PodGroups
+    are deleted when they finish, so this table is where completion shows."""
+    return tuple(
+        output.Kind(k.kind, api_version, k.plural, _OPERATOR_COLUMNS)
+        for k in registry.kinds()
+        if k.workload.operator_table
+        for api_version in k.api_versions
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,11 +125,13 @@ class Section:
     columns: tuple[output.Column, ...]
 
 
-SECTIONS = (
-    Section((PODGROUP,), PODGROUP.columns),
-    Section((VCJOB,), VCJOB.columns),
-    Section(OPERATOR_KINDS, _OPERATOR_COLUMNS),
-)
+def sections() -> tuple[Section, ...]:
+    """The tables, in order: PodGroups, Volcano Jobs, the operators' jobs."""
+    return (
+        Section((PODGROUP,), PODGROUP.columns),
+        Section((VCJOB,), VCJOB.columns),
+        Section(operator_kinds(), _OPERATOR_COLUMNS),
+    )
 
 
 async def _items(api: client.Client, kind: output.Kind, namespace: str | None, selector: str | None) -> list[Any]:
@@ -131,16 +147,28 @@ async def _items(api: client.Client, kind: output.Kind, namespace: str | None, s
 
 async def collect(api: client.Client, namespace: str | None, selector: str | None = None) -> list[output.Table]:
     """:func:`tables` of what the cluster holds (``namespace`` None: every namespace)."""
-    kinds = [kind for section in SECTIONS for kind in section.kinds]
+    kinds = [kind for section in sections() for kind in section.kinds]
     listed = await asyncio.gather(*(_items(api, kind, namespace, selector) for kind in kinds))
-    return tables([obj for items in listed for obj in items])
+    return tables(once([obj for items in listed for obj in items]))
+
+
+def once(objects: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``objects`` without a repeat of a uid: one object a CRD serves at two versions is one row."""
+    seen: set[str] = set()
+    out = []
+    for obj in objects:
+        uid = str((obj.get("metadata") or {}).get("uid") or "")
+        if not uid or uid not in seen:
+            out.append(obj)
+            seen.add(uid)
+    return out
 
 
 def tables(objects: Sequence[dict[str, Any]]) -> list[output.Table]:
     """One table per section, of the ``objects`` of its kinds (each with its ``kind``), sorted by
     namespace and name."""
     out = []
-    for section in SECTIONS:
+    for section in sections():
         kinds = {(k.api_version, k.kind) for k in section.kinds}
         items = [obj for obj in objects if (obj.get("apiVersion"), obj.get("kind")) in kinds]
         items.sort(key=lambda o: (o["metadata"].get("namespace", ""), o["metadata"]["name"]))
@@ -150,13 +178,14 @@ def tables(objects: Sequence[dict[str, Any]]) -> list[output.Table]:
 
 def hints(tables: Sequence[output.Table]) -> list[str]:
     """One line per kind of operator job that has no status yet: its operator is probably not running."""
+    operators = {k.kind: k.workload.operator for k in registry.kinds() if k.workload.operator_table}
     waiting: dict[str, int] = {}
     for t in tables:
         for obj in t.items:
-            if obj.get("kind") in OPERATORS and not _status(obj):
+            if obj.get("kind") in operators and not _status(obj):
                 waiting[obj["kind"]] = waiting.get(obj["kind"], 0) + 1
     return [
-        f"note: {n} {kind}(s) without status: their PodGroups wait for pods only the {OPERATORS[kind]} creates; "
+        f"note: {n} {kind}(s) without status: their PodGroups wait for pods only the {operators[kind]} creates; "
         "is it running? (`vbridge up --with-operators` runs it locally)"
         for kind, n in waiting.items()
     ]
@@ -175,8 +204,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "list",
         help="PodGroups, Volcano Jobs and operator jobs in one view",
-        description="PodGroups, Volcano Jobs and the operators' jobs (SparkApplication, TFJob, PyTorchJob, "
-        "MPIJob) with their states: the table `vbridge up` prints.",
+        description="PodGroups, Volcano Jobs and the operators' jobs "
+        f"({', '.join(dict.fromkeys(k.kind for k in operator_kinds()))}, at every version each has) "
+        "with their states: the table `vbridge up` prints.",
         epilog=EXAMPLES,
     )
     output.add_namespaces(p)
@@ -193,8 +223,9 @@ def main(args: argparse.Namespace) -> int:
     async def go() -> None:
         async with client.Client(conn) as api:
             if args.watch:
-                tables = [output.Table(section.columns, ()) for section in SECTIONS]
-                sources = [(k, k.path(namespace), i) for i, section in enumerate(SECTIONS) for k in section.kinds]
+                shown = sections()
+                tables = [output.Table(section.columns, ()) for section in shown]
+                sources = [(k, k.path(namespace), i) for i, section in enumerate(shown) for k in section.kinds]
                 live = output.watch(api, tables, sources, args, namespace, output.write, optional=True)
                 await output.guarded(live, "watching the jobs")
                 return

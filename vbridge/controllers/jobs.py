@@ -1,5 +1,6 @@
 """The generic job reconciler: a kind's PodGroup, owned by the job, for every kind registered
-with ``generic_reconciler`` (SparkApplication, TFJob, PyTorchJob, MPIJob).
+with ``generic_reconciler`` (SparkApplication, SparkConnect, TFJob, PyTorchJob, MPIJob, XGBoostJob, PaddleJob,
+JAXJob).
 
 It knows no kind: the adapter says what the group is (``podgroup``) and when the job is over
 (``finished``). The group is made with a controller ownerReference to the job (so it goes when

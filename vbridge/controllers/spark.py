@@ -144,14 +144,16 @@ class SparkReconciler:
     async def _driver(self, pod: dict[str, Any]) -> None:
         meta = pod["metadata"]
         group_name = (meta.get("annotations") or {}).get(keys.GROUP_NAME, "")
-        if not driver.group_is_ours(pod):  # an operator's group: no conf to wait for, only the group
+        # Even a driver whose group an operator makes waits for its conf: spark-submit writes the
+        # ConfigMap the driver mounts just after the pod, so the gate is not lifted before it.
+        conf = await self._conf(pod)
+        if not driver.group_is_ours(pod):
             if await self._get_group(meta["namespace"], group_name) is None:
                 self._later(pod)  # not made yet (spark-<app>-pg): looked for again, backing off
                 return
             self._delays.pop(meta.get("uid", ""), None)
             await self._lift_gate(pod)
             return
-        conf = await self._conf(pod)
         if conf is None:
             await events.emit(
                 self.api,

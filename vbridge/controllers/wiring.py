@@ -34,15 +34,16 @@ def reconcilers(
     *,
     scheduler_name: str,
     templates_by_name: dict[str, dict[str, Any]],
-    adapters: Sequence[base.Adapter] = registry.ADAPTERS,
+    adapters: Sequence[base.Adapter] | None = None,
     vcjobs: bool = True,
     backend: str = "volcano",
 ) -> list[Reconciler]:
     """The reconcilers to run; ``backend`` "native" adds ``native.NativeReconciler`` (the Workload
-    and PodGroup twins of every Volcano PodGroup) and makes Volcano Jobs' pods native."""
+    and PodGroup twins of every Volcano PodGroup) and makes Volcano Jobs' pods native.
+    ``adapters``: ``registry.ADAPTERS`` as it is when called, unless given."""
     out: list[Reconciler] = [
         jobs.JobReconciler(api, a, facts, scheduler_name=scheduler_name)
-        for a in adapters
+        for a in (registry.ADAPTERS if adapters is None else adapters)
         if a.registration.generic_reconciler
     ]
     out.append(spark.SparkReconciler(api, facts, scheduler_name=scheduler_name, templates_by_name=templates_by_name))

@@ -26,12 +26,16 @@ SETS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         (
             "config/crd/bases/sparkoperator.k8s.io_sparkapplications.yaml",
             "config/crd/bases/sparkoperator.k8s.io_scheduledsparkapplications.yaml",
+            "config/crd/bases/sparkoperator.k8s.io_sparkconnects.yaml",
         ),
     ),
     "training-operator": (
         "github.com/kubeflow/training-operator",
         "v1.9.4",
-        ("manifests/base/crds/kubeflow.org_tfjobs.yaml", "manifests/base/crds/kubeflow.org_pytorchjobs.yaml"),
+        tuple(
+            f"manifests/base/crds/kubeflow.org_{plural}.yaml"
+            for plural in ("tfjobs", "pytorchjobs", "xgboostjobs", "paddlejobs", "jaxjobs")
+        ),
     ),
     "training-operator-mpi": (
         "github.com/kubeflow/training-operator",

@@ -51,23 +51,14 @@ class Spec:
 
 
 OPERATORS: dict[str, Spec] = {
-    # v2.5.2's controller exits at start-up without the SparkConnect CRD (it registers a controller for it).
-    "spark-operator": Spec(
-        "spark-operator",
-        ("spark-operator",),
-        (("spark-operator", "config/crd/bases/sparkoperator.k8s.io_sparkconnects.yaml"),),
-    ),
+    # v2.5.2's controller exits at start-up without the SparkConnect CRD (it registers a controller
+    # for it): depcrds' "spark-operator" set holds it, as every kind we admit.
+    "spark-operator": Spec("spark-operator", ("spark-operator",)),
     # The training-operator serves MPIJob v1; mpi-operator's v2beta1 CRD has the same name, so the
     # two never share a cluster. With its default flags it runs a controller for every kind it
-    # knows, and exits when one cannot start for lack of its CRD (seen for XGBoostJob under load).
-    "training-operator": Spec(
-        "training-operator",
-        ("training-operator", "training-operator-mpi"),
-        tuple(
-            ("training-operator", f"manifests/base/crds/kubeflow.org_{kind}.yaml")
-            for kind in ("xgboostjobs", "paddlejobs", "jaxjobs")
-        ),
-    ),
+    # knows, and exits when one cannot start for lack of its CRD (seen for XGBoostJob under load):
+    # depcrds' "training-operator" set holds the CRD of every other kind it serves.
+    "training-operator": Spec("training-operator", ("training-operator", "training-operator-mpi")),
     "mpi-operator": Spec("mpi-operator", ("mpi-operator",)),
 }
 SYSTEM_NAMESPACE = "vbridge-operators"

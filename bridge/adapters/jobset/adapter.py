@@ -99,6 +99,12 @@ class JobSetAdapter:
         operations=("CREATE", "UPDATE"),
         generic_reconciler=True,
         shape=shapes.JobSet,
+        workload=base.Workload(
+            operator="jobset-controller",
+            creates="the JobSet controller has not created them (it makes each replicatedJob's Jobs, a later "
+            "stage's once the stage it depends on is Ready or Complete; the Jobs make the pods)",
+            aliases=("jobset", "jobsets"),
+        ),
     )
 
     def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
@@ -117,7 +123,7 @@ class JobSetAdapter:
         for rj in obj["spec"]["replicatedJobs"]:
             job = rj.get("template") or {}
             job_spec = job.get("spec") or {}
-            template = stamping.template(job_spec.get("template"), group=name, task=rj["name"], ctx=ctx)
+            template = stamping.template(job_spec.get("template"), name, ctx, task=rj["name"])
             stamped.append({**rj, "template": {**job, "spec": {**job_spec, "template": template}}})
         warnings = []
         kueue = (meta.get("labels") or {}).get(keys.KUEUE_QUEUE)

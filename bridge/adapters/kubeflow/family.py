@@ -1,4 +1,5 @@
-"""The Kubeflow family base: TFJob, PyTorchJob, MPIJob (v1 and v2beta1) share all logic here.
+"""The Kubeflow family base: TFJob, PyTorchJob, MPIJob (v1 and v2beta1), XGBoostJob, PaddleJob
+and JAXJob share all logic here.
 
 Rules (training-operator's, without its gang flag): PodGroup named after the job; minMember =
 Σ replicas of the gang roles, or ``runPolicy.schedulingPolicy.minAvailable``; minResources =
@@ -12,7 +13,10 @@ replica template is stamped with schedulerName, ``scheduling.k8s.io/group-name``
 that the pod webhook is not called for its pods. ``admit`` validates and stamps only (the
 webhook's fast path); ``podgroup`` computes the group for the reconciler. A job is finished
 once a Succeeded or Failed condition is true. ``registration`` makes each kind's record: the
-same failure policy, for the same reason, and the generic reconciler.
+same failure policy, for the same reason, and the generic reconciler; its ``base.Workload``
+(``workload``) names the training-operator and the kind's singular and plural, unless given.
+``known_roles`` denies a replica type the kind's operator does not know (for the kinds whose own
+webhook refuses one).
 """
 
 from __future__ import annotations
@@ -23,12 +27,23 @@ from typing import Any, ClassVar
 from bridge import errors, keys, patching, podgroups, podresources, validation
 from bridge.adapters import base, shapes, stamping
 
-__all__ = ["KubeflowAdapter", "registration"]
+__all__ = ["KubeflowAdapter", "known_roles", "registration", "workload"]
 
 
-def registration(name: str, kind: str, plural: str, version: str = "v1") -> base.Registration:
+def workload(kind: str, plural: str) -> base.Workload:
+    """A kind the training-operator runs: ``vbridge explain`` takes its singular and plural."""
+    return base.Workload(
+        operator="training-operator",
+        creates="the Kubeflow training-operator has not created them",
+        aliases=(kind.lower(), plural),
+    )
+
+
+def registration(
+    name: str, kind: str, plural: str, version: str = "v1", *, runs: base.Workload | None = None
+) -> base.Registration:
     """A Kubeflow job kind's record: denied when it cannot be stamped, its group kept by the
-    generic reconciler."""
+    generic reconciler; ``runs``: its workload, when the training-operator is not its only one."""
     return base.Registration(
         name=name,
         group="kubeflow.org",
@@ -40,7 +55,22 @@ def registration(name: str, kind: str, plural: str, version: str = "v1") -> base
         operations=("CREATE", "UPDATE"),
         generic_reconciler=True,
         shape=shapes.KubeflowJob,
+        workload=runs or workload(kind, plural),
     )
+
+
+def known_roles(adapter: KubeflowAdapter, spec: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The job's replica specs, once every replica type is one of ``adapter.roles`` (the
+    operator's validating webhook refuses any other, spelt exactly so); another is denied."""
+    specs: Mapping[str, Any] = spec.get(adapter.replica_field) or {}
+    unknown = sorted(set(specs) - set(adapter.roles))
+    if unknown:
+        kind = adapter.registration.kind
+        raise errors.InvalidObjectError(
+            f"spec.{adapter.replica_field}.{unknown[0]}: a {kind} has no replica type {unknown[0]!r}; "
+            f"its replica types are {', '.join(adapter.roles)} (the training-operator refuses any other)"
+        )
+    return specs
 
 
 class KubeflowAdapter:
@@ -82,11 +112,6 @@ class KubeflowAdapter:
             return (-ctx.priorities.get(pc, 0), known, role)
 
         return sorted(roles, key=rank)
-
-    @staticmethod
-    def _stamp(rs: dict[str, Any], job: str, role: str, ctx: base.Context) -> dict[str, Any]:
-        """A replica spec whose pod template is stamped (``bridge.adapters.stamping``)."""
-        return {**rs, "template": stamping.template(rs.get("template"), group=job, task=role.lower(), ctx=ctx)}
 
     def _validated(self, obj: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict[str, int], int] | None:
         """The replica specs, replicas per role and minMember; None when the job opted out."""
@@ -135,7 +160,10 @@ class KubeflowAdapter:
         specs = checked[0]
         name = (obj.get("metadata") or {}).get("name") or ""
         self._queue(obj, ctx)
-        stamped = {role: self._stamp(rs, name, role, ctx) for role, rs in specs.items()}
+        stamped = {
+            role: {**rs, "template": stamping.template(rs.get("template"), name, ctx, task=role.lower())}
+            for role, rs in specs.items()
+        }
         return base.Admission(desired=patching.assoc(obj, ("spec", self.replica_field), stamped))
 
     def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:

@@ -17,7 +17,9 @@ from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
 class MPIJobAdapter(mpi_job_v1.MPIJobV1Adapter):
     """The v1 family member with another version and the launcher policy; same field and roles."""
 
-    registration = kubeflow.registration("kubeflow.org/mpijob", "MPIJob", "mpijobs", version="v2beta1")
+    registration = kubeflow.registration(
+        "kubeflow.org/mpijob", "MPIJob", "mpijobs", version="v2beta1", runs=mpi_job_v1.WORKLOAD
+    )
 
     def gang_roles(self, spec: Mapping[str, Any], replicas: Mapping[str, int]) -> list[str]:
         if spec.get("launcherCreationPolicy") == "WaitForWorkersReady":

@@ -7,11 +7,19 @@ from collections.abc import Mapping
 from typing import Any
 
 from bridge import errors
+from bridge.adapters import base
 from bridge.adapters.kubeflow import family as kubeflow
+
+# Both versions' records: one kind, whichever operator the cluster runs.
+WORKLOAD = base.Workload(
+    operator="training-operator (MPIJob v1) or mpi-operator (v2beta1)",
+    creates="the Kubeflow training-operator (or mpi-operator) has not created them",
+    aliases=("mpijob", "mpijobs"),
+)
 
 
 class MPIJobV1Adapter(kubeflow.KubeflowAdapter):
-    registration = kubeflow.registration("kubeflow.org/mpijob-v1", "MPIJob", "mpijobs")
+    registration = kubeflow.registration("kubeflow.org/mpijob-v1", "MPIJob", "mpijobs", runs=WORKLOAD)
     replica_field = "mpiReplicaSpecs"
     roles = ("Launcher", "Worker")
 

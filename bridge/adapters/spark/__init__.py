@@ -1,6 +1,8 @@
 """Spark, every part of it: SparkApplications, spark-submit pods, and Spark's own sizing rules.
 
 - ``application``: the SparkApplication adapter (spark-operator ``v1beta2``);
+- ``connect``: the SparkConnect adapter (spark-operator ``v1alpha1``): the server and its
+  executors in one group, as a client-mode application;
 - ``pod``: the spark-submit pod adapter (drivers gated until their group is complete, executors
   grouped); its admission view;
 - ``driver``: the pure decisions of the spark-submit reconciler (``vbridge.controllers.spark``):
@@ -17,4 +19,4 @@
 All pure. The reconciler's I/O is ``vbridge.controllers.spark``.
 """
 
-__all__ = ["application", "conf", "driver", "pod", "sizing", "submit", "templates"]
+__all__ = ["application", "conf", "connect", "driver", "pod", "sizing", "submit", "templates"]

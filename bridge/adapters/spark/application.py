@@ -26,7 +26,7 @@ from bridge import errors, keys, podgroups, validation
 from bridge.adapters import base, shapes
 from bridge.adapters.spark import sizing
 
-__all__ = ["SparkApplicationAdapter", "group_name", "min_resources"]
+__all__ = ["SparkApplicationAdapter", "executor_counts", "group_name", "min_resources"]
 
 _DONE = {"COMPLETED", "FAILED"}
 
@@ -50,9 +50,10 @@ def _count(value: Any, what: str) -> int | None:
     return out
 
 
-def _executor_counts(spec: Mapping[str, Any]) -> tuple[int | None, bool, int | None, int | None]:
+def executor_counts(spec: Mapping[str, Any]) -> tuple[int | None, bool, int | None, int | None]:
     """(instances, dynamic, initial, minimum), each checked as Spark checks them: no count is
-    negative, minExecutors is at most maxExecutors, and dynamic allocation allows some executor."""
+    negative, minExecutors is at most maxExecutors, and dynamic allocation allows some executor.
+    A SparkConnect's ``executor`` and ``dynamicAllocation`` have the same fields (``connect``)."""
     executor = spec.get("executor") or {}
     dyn = spec.get("dynamicAllocation") or {}
     instances = _count(executor.get("instances"), "executor.instances")
@@ -74,7 +75,7 @@ def min_resources(spec: Mapping[str, Any]) -> dict[str, str]:
     conf = {k: str(v) for k, v in (spec.get("sparkConf") or {}).items()}
     non_jvm = str(spec.get("type", "")).lower() in ("python", "r")
     executor = spec.get("executor") or {}
-    instances, dynamic, initial, minimum = _executor_counts(spec)
+    instances, dynamic, initial, minimum = executor_counts(spec)
     count = sizing.executor_count(instances=instances, dynamic=dynamic, initial=initial, minimum=minimum)
     sizes = [sizing.pod_size(_role(spec, executor, conf, "executor"), non_jvm=non_jvm, what="executor").times(count)]
     if spec.get("mode", "cluster") == "cluster":
@@ -113,6 +114,13 @@ class SparkApplicationAdapter:
         operations=("CREATE", "UPDATE"),
         generic_reconciler=True,
         shape=shapes.SparkApplication,
+        workload=base.Workload(
+            operator="spark-operator",
+            creates="the spark-operator has not created them (it makes the driver; the driver its executors)",
+            aliases=("sparkapplication", "sparkapplications", "sparkapp"),
+            group_name="spark-{name}-pg",
+            state=("status", "applicationState", "state"),
+        ),
     )
 
     def _ours(self, obj: Mapping[str, Any], ctx: base.Context) -> bool:
@@ -128,7 +136,7 @@ class SparkApplicationAdapter:
         spec = obj.get("spec") or {}
         given = (spec.get("batchSchedulerOptions") or {}).get("resources")
         if given:
-            _executor_counts(spec)  # the counts Spark will refuse are refused even when sizes are given
+            executor_counts(spec)  # the counts Spark will refuse are refused even when sizes are given
             validation.resource_list(given, "batchSchedulerOptions.resources")
             return dict(given)
         return min_resources(spec)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import keys, patching, podgroups, podresources, quantity, queues
+from bridge import keys, patching, podgroups, podresources, queues
 from bridge.adapters import base
 from bridge.adapters.spark import conf as sparkconf
 from bridge.adapters.spark import pod as spark_pod
@@ -81,14 +81,7 @@ def podgroup(
     template = dict(template or {})
     tmeta, tspec = dict(template.get("metadata") or {}), dict(template.get("spec") or {})
     driver = podresources.pod_requests(spec, what="driver")
-    executors = [
-        {
-            "cpu": quantity.parse(f"{s.cpu_milli}m"),
-            "memory": quantity.parse(f"{s.memory_mib}Mi"),
-            **{k: quantity.parse(v) for k, v in s.extended},
-        }
-        for s in sizing.executors_from_conf(conf)
-    ]
+    executors = [sizing.requests(s) for s in sizing.executors_from_conf(conf)]
     queue = ctx.queue(field=tspec.get("queue"), annotations=meta.get("annotations"))
     group = podgroups.build(
         name=name,

@@ -41,7 +41,7 @@ from bridge.adapters.spark import application
 from bridge.adapters.spark import conf as sparkconf
 from bridge.native import pods as native_pods
 
-__all__ = ["SparkPodAdapter", "group_name"]
+__all__ = ["SparkPodAdapter", "executor_stamps", "group_name"]
 
 
 def group_name(app_id: str) -> str:
@@ -64,7 +64,7 @@ def _is_ours(pod: Mapping[str, Any], ctx: base.Context) -> bool:
     )
 
 
-def _executor_stamps(name: str, ctx: base.Context) -> dict[str, str]:
+def executor_stamps(name: str, ctx: base.Context) -> dict[str, str]:
     """Confs that make Spark create its executors as our webhook would leave them: grouped, on our
     scheduler (as the driver is), and labelled so that the webhook is not called for them. On the
     native backend the executors still name our scheduler and carry no label: Spark cannot write
@@ -108,7 +108,7 @@ class SparkPodAdapter:
                 raise errors.QueueError(refused)
         if role == "driver":
             containers = sparkconf.with_driver_confs(
-                desired["spec"].get("containers") or [], _executor_stamps(name, ctx)
+                desired["spec"].get("containers") or [], executor_stamps(name, ctx)
             )
             if containers is not None:
                 desired = patching.assoc(desired, ("spec", "containers"), containers)

@@ -13,6 +13,7 @@ Malformed values raise ``errors.InvalidObjectError`` naming the key.
 from __future__ import annotations
 
 import dataclasses
+import fractions
 import math
 import re
 from collections.abc import Mapping
@@ -28,6 +29,7 @@ __all__ = [
     "executors_from_conf",
     "jvm_mib",
     "pod_size",
+    "requests",
     "role",
     "total",
 ]
@@ -192,6 +194,13 @@ def total(sizes: list[PodSize]) -> dict[str, str]:
         for name, amount in s.extended:
             extended[name] = extended.get(name, 0) + amount
     out.update({name: str(amount) for name, amount in sorted(extended.items()) if amount})
+    return out
+
+
+def requests(size: PodSize) -> dict[str, fractions.Fraction]:
+    """A pod size as the amounts ``bridge.podresources`` sums (to add it to a pod's own requests)."""
+    out = {"cpu": fractions.Fraction(size.cpu_milli, 1000), "memory": fractions.Fraction(size.memory_mib * MIB)}
+    out.update({name: fractions.Fraction(amount) for name, amount in size.extended})
     return out
 
 

@@ -29,6 +29,12 @@ class VolcanoJobAdapter:
         why="an unchecked Job could sit in a closed or missing queue forever; Volcano denies it too",
         operations=("CREATE", "UPDATE"),
         shape=shapes.VolcanoJob,
+        workload=base.Workload(
+            operator="Volcano Job controller (vbridge controllers)",
+            creates="the Volcano Job controller (vbridge controllers) has not created them",
+            aliases=("vcjob", "vcjobs", "job.batch.volcano.sh"),
+            operator_table=False,
+        ),
     )
 
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:

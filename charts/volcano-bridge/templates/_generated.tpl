@@ -4,6 +4,7 @@
   - sparkoperator.k8s.io
   resources:
   - sparkapplications
+  - sparkconnects
   verbs:
   - list
   - watch
@@ -13,6 +14,9 @@
   - tfjobs
   - pytorchjobs
   - mpijobs
+  - xgboostjobs
+  - paddlejobs
+  - jaxjobs
   verbs:
   - list
   - watch

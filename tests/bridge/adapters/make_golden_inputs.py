@@ -161,6 +161,7 @@ def main() -> None:
             Worker=kf.replica(2, kf.container("worker", "2", "4Gi", limits=True)),
         ),
     )
+    training_operator_kinds()
 
     case("spark-pod-driver-unannotated-is-gated", spark.submit_pod("driver"), adapter="spark.apache.org/pod")
     case(
@@ -245,6 +246,35 @@ def jobsets() -> None:
     body = {"input": native, "context": {**TEAM, "backend": "native"}, "expected": None}
     path = GOLDEN / "native" / "jobset-deepspeed-launcher-after-nodes-ready.yaml"
     path.write_text(yaml.safe_dump(body, sort_keys=False, width=120))
+
+
+def training_operator_kinds() -> None:
+    """XGBoostJob, PaddleJob and JAXJob: the training-operator's gang (every replica), on both backends."""
+    xgb = kf.xgboostjob(
+        "iris",
+        Master=kf.replica(1, kf.container("xgboost", "1", "2Gi")),
+        Worker=kf.replica(2, kf.container("xgboost", "2", "4Gi")),
+    )
+    paddle = kf.paddlejob("fleet", Worker=kf.replica(3, kf.container("paddle", "2", "4Gi", gpu=1)))
+    paddle["spec"]["elasticPolicy"] = {"minReplicas": 1, "maxReplicas": 3}
+    jax = kf.jaxjob("spmd", Worker=kf.replica(4, kf.container("jax", "4", "8Gi", limits=True)))
+    for name, job in (("xgboostjob-master-workers", xgb), ("paddlejob-elastic-gangs-every-replica", paddle)):
+        case(name, job)
+        case(f"native/{name}", job, {"backend": "native"})
+    case("jaxjob-workers", jax)
+    case("native/jaxjob-workers", jax, {"backend": "native"})
+    ranked = kf.xgboostjob(
+        "ranked",
+        Master=kf.replica(1, kf.container("xgboost", "1", "1Gi")),
+        Worker=kf.replica(3, kf.container("xgboost", "2", "2Gi"), priority_class="high"),
+    )
+    ranked["spec"]["runPolicy"] = {"schedulingPolicy": {"minAvailable": 2, "queue": "research"}}
+    facts = {"priorities": {"high": 1000}, "queues": {"default": {}, "research": {}}}
+    case("xgboostjob-priority-order-min-available", ranked, facts)
+    case("xgboostjob-no-master", kf.xgboostjob("headless", Worker=kf.replica(2)))
+    case("xgboostjob-two-masters", kf.xgboostjob("twins", Master=kf.replica(2), Worker=kf.replica(2)))
+    case("paddlejob-unknown-replica-type", kf.paddlejob("odd", Master=kf.replica(1), PS=kf.replica(1)))
+    case("jaxjob-master-denied", kf.jaxjob("led", Master=kf.replica(1), Worker=kf.replica(2)))
 
 
 if __name__ == "__main__":

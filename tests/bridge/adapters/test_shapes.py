@@ -5,7 +5,7 @@ from __future__ import annotations
 from bridge.adapters import shapes
 from tests.builders import jobset as js
 from tests.builders import kubeflow as kf
-from tests.builders import vcjob
+from tests.builders import spark, vcjob
 
 
 def test_an_object_that_fits_has_no_misfit_and_null_is_as_good_as_absent() -> None:
@@ -49,4 +49,16 @@ def test_a_jobsets_nested_job_and_pod_templates_are_shaped() -> None:
     job["spec"]["replicatedJobs"][0]["template"]["spec"]["template"] = "node"
     assert shapes.misfit(job, shapes.JobSet) == (
         "$.spec.replicatedJobs[0].template.spec.template: expected object, got str"
+    )
+
+
+def test_a_spark_connect_server_template_of_the_wrong_type_is_named() -> None:
+    body = spark.connect()
+    assert shapes.misfit(body, shapes.SparkConnect) is None
+    body["spec"]["server"]["template"]["spec"]["containers"] = {"name": "c"}
+    assert shapes.misfit(body, shapes.SparkConnect) == (
+        "$.spec.server.template.spec.containers: expected array, got object"
+    )
+    assert shapes.misfit({"spec": {"sparkConf": ["a=b"]}}, shapes.SparkConnect) == (
+        "$.spec.sparkConf: expected object, got array"
     )

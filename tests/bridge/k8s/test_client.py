@@ -132,3 +132,45 @@ def test_closed_tls_connections_are_aborted_only_where_asyncio_keeps_them(
     version: tuple[int, int, int], needed: bool
 ) -> None:
     assert client.cleanup_closed(version) is needed
+
+
+def test_requests_are_answered_while_more_watches_are_open_than_the_pool_has_connections() -> None:
+    """A controller follows one watch per kind; each holds its connection for minutes. Were they
+    in the requests' pool, as many watches as connections would leave every request waiting for
+    one until it timed out (seen in CI: pod creates and PodGroup writes timing out for minutes)."""
+
+    async def endless(request: web.Request) -> web.StreamResponse:
+        stream = web.StreamResponse()
+        await stream.prepare(request)
+        await stream.write(b'{"type":"BOOKMARK","object":{}}\n')
+        await asyncio.Event().wait()  # never ends, as a watch within its timeout
+        return stream
+
+    async def answer(request: web.Request) -> web.Response:
+        return _ok()
+
+    async def main() -> dict[str, object]:
+        app = web.Application()
+        app.router.add_get("/watch", endless)
+        app.router.add_get("/api/v1/namespaces", answer)
+        runner = web.AppRunner(app, shutdown_timeout=0.1)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = runner.addresses[0][1]
+        conn = kubeconfigs.Connection(server=f"http://127.0.0.1:{port}", ca_file=None, cert_file=None, key_file=None)
+        first_lines: list[asyncio.Future[bytes]] = []
+        try:
+            async with client.Client(conn, connections=2, timeout=5.0) as api:
+                streams = [api.stream_lines("/watch", {}) for _ in range(4)]
+                first_lines = [asyncio.ensure_future(anext(s)) for s in streams]
+                lines = await asyncio.wait_for(asyncio.gather(*first_lines), 5.0)  # all four watches open
+                assert lines == [b'{"type":"BOOKMARK","object":{}}\n'] * 4
+                out = await asyncio.wait_for(api.request("GET", "/api/v1/namespaces"), 5.0)
+                for s in streams:
+                    await s.aclose()
+                return out
+        finally:
+            await runner.cleanup()
+
+    assert asyncio.run(main()) == {"kind": "NamespaceList", "items": []}

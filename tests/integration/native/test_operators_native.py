@@ -1,5 +1,6 @@
 """The real training-operator (v1.9.4) and mpi-operator (v0.8.2) on the native backend: their own
-examples (TFJob, PyTorchJob, MPIJob v1; MPIJob v2beta1), unchanged, gang-scheduled by kube-scheduler.
+examples (TFJob, PyTorchJob, MPIJob v1, XGBoostJob, PaddleJob, JAXJob; MPIJob v2beta1), unchanged,
+gang-scheduled by kube-scheduler.
 
 As ``tests/integration/test_operators_training.py`` and ``test_operators_mpi.py`` run them on the volcano backend, in a
 namespace opted in with ``vbridge.io/gang-scheduling=enabled``; here the bridge runs with
@@ -26,6 +27,9 @@ CASES = [  # (operator, example, job name, gang size)
     ("training-operator", "tensorflow/simple.yaml", "tfjob-simple", 2),
     ("training-operator", "pytorch/simple.yaml", "pytorch-simple", 2),
     ("training-operator", "mpi/tensorflow-mnist.yaml", "tensorflow-mnist", 3),
+    ("training-operator", "xgboost/xgboostjob.yaml", "xgboost-dist-iris-test-train", 3),
+    ("training-operator", "paddlepaddle/simple-cpu.yaml", "paddle-simple-cpu", 2),
+    ("training-operator", "jax/cpu-demo/demo.yaml", "jaxjob-simple", 2),
     ("mpi-operator", "v2beta1/pi/pi.yaml", "pi", 3),
 ]
 

@@ -76,6 +76,10 @@ WAITING_FOR_PODS = [
         (("TFJob", "mnist"), TRAINING),
         (("MPIJob", "pi"), "the Kubeflow training-operator (or mpi-operator) has not created them"),
         (("Job", "vc"), "the Volcano Job controller (vbridge controllers) has not created them"),
+        (
+            ("SparkConnect", "sc"),
+            "the spark-operator has not created them (it makes the server; the server's Spark its executors)",
+        ),
     ]
 ] + [
     scenarios.Scenario(

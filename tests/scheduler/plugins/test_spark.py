@@ -20,6 +20,14 @@ NODES = [b.node("n1"), b.node("n2")]  # 8 cpu
 APP = b.podgroup("app", min_member=1, min_resources={"cpu": "8"}, phase="Running")
 DRIVER = b.pod("driver", group="app", cpu="2", memory=None, node="n1", labels=SPARK, started=STARTED)
 OTHER = b.pod("other", group="other", cpu="2", memory=None, created=LATER)
+# A SparkConnect's server (the operator's labels): a client-mode driver, its executors Spark's.
+CONNECT = {"spark-role": "connect-server", "sparkoperator.k8s.io/connect-name": "sc"}
+CONNECT_EXECUTOR = {
+    "spark-role": "executor",
+    "spark-app-selector": "spark-2",
+    "sparkoperator.k8s.io/connect-name": "sc",
+}
+SERVER = b.pod("server", group="app", cpu="2", memory=None, node="n1", labels=CONNECT, started=STARTED)
 AFTER_TIMEOUT = scenarios.NOW + datetime.timedelta(seconds=250)  # driver started 310 s before
 
 SCENARIOS = [
@@ -37,6 +45,24 @@ SCENARIOS = [
         nodes=NODES,
         pods=[DRIVER, OTHER]
         + [b.pod(f"exec{i}", group="app", cpu="2", memory=None, labels=EXECUTOR) for i in range(3)],
+        podgroups=[APP, b.podgroup("other", created=LATER)],
+        queues=[b.queue()],
+        binds={"exec0": "*", "exec1": "*", "exec2": "*"},
+    ),
+    scenarios.Scenario(
+        id="spark-connect-server-holds-for-its-executors",
+        nodes=NODES,
+        pods=[SERVER, OTHER],
+        podgroups=[APP, b.podgroup("other", created=LATER)],
+        queues=[b.queue()],
+        binds={},
+        pod_events={"other": ("FailedScheduling", "held for the executors of Spark application(s) ns/app")},
+    ),
+    scenarios.Scenario(
+        id="spark-connect-server-hold-admits-its-executors",
+        nodes=NODES,
+        pods=[SERVER, OTHER]
+        + [b.pod(f"exec{i}", group="app", cpu="2", memory=None, labels=CONNECT_EXECUTOR) for i in range(3)],
         podgroups=[APP, b.podgroup("other", created=LATER)],
         queues=[b.queue()],
         binds={"exec0": "*", "exec1": "*", "exec2": "*"},

@@ -303,8 +303,13 @@ RESOLVE_GROUPS = [
     b.podgroup("toobig-1a2b3c", owner=("Job", "toobig")),
     b.podgroup("mnist", owner=("TFJob", "mnist")),
     b.podgroup("pt-group", owner=("PyTorchJob", "pt")),
+    b.podgroup("iris", owner=("XGBoostJob", "iris")),
+    b.podgroup("fleet", owner=("PaddleJob", "fleet")),
+    b.podgroup("spmd", owner=("JAXJob", "spmd")),
     b.podgroup("spark-pi-pg", owner=("SparkApplication", "pi")),
     b.podgroup("spark-etl-pg"),  # made by the operator before the bridge set the owner
+    b.podgroup("sparkconnect-sc-pg", owner=("SparkConnect", "sc")),
+    b.podgroup("sparkconnect-new-pg"),  # made, its owner not set yet
     b.podgroup("plain"),
     b.podgroup("other", namespace="elsewhere"),
 ]
@@ -319,9 +324,14 @@ RESOLVE_GROUPS = [
         ("podgroup", "plain", "ns/plain"),
         ("tfjob", "mnist", "ns/mnist"),
         ("pytorchjob", "pt", "ns/pt-group"),
+        ("xgboostjob", "iris", "ns/iris"),
+        ("paddlejob", "fleet", "ns/fleet"),
+        ("jaxjob", "spmd", "ns/spmd"),
         ("sparkapplication", "pi", "ns/spark-pi-pg"),
         ("sparkapp", "etl", "ns/spark-etl-pg"),
         ("pg", "etl", "ns/spark-etl-pg"),
+        ("sparkconnect", "sc", "ns/sparkconnect-sc-pg"),
+        ("sparkconnect", "new", "ns/sparkconnect-new-pg"),
         ("tfjob", "plain", "ns/plain"),  # a group nothing owns yet goes by its name
     ],
 )
@@ -337,6 +347,7 @@ def test_resolve_finds_the_group_of_a_workload(kind: str, name: str, key: str) -
         # issue 31: a kind named outright never falls back to another kind's group of that name
         ("vcjob", "mnist", "no PodGroup for vcjob ns/mnist not found"),
         ("pytorchjob", "mnist", "no PodGroup for pytorchjob ns/mnist not found"),
+        ("jaxjob", "iris", "no PodGroup for jaxjob ns/iris not found"),  # XGBoostJob iris's, not a JAXJob's
         ("pg", "other", "podgroup ns/other not found"),
         ("deployment", "x", "unknown kind 'deployment'"),
     ],

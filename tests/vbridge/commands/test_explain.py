@@ -159,7 +159,7 @@ def test_json_errors_are_json_with_status_1(
     assert "no PodGroup for tfjob seed/ghost not found" in capsys.readouterr().err
     assert cli.main(["explain", "nope", "x"]) == 2  # a malformed target is a usage error
     assert capsys.readouterr().err.splitlines() == [
-        f"vbridge: error: unknown kind 'nope'; one of {', '.join(sorted(command.workloads.KINDS))}",
+        f"vbridge: error: unknown kind 'nope'; one of {', '.join(sorted(command.workloads.kinds()))}",
         "run 'vbridge explain --help' for usage",
     ]
     assert cli.main(["explain", "tfjob/mnist", "-n", "seed", "-o", "yaml"]) == 0

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+from bridge.adapters import registry
 from tests.builders import kubeflow, spark, vcjob
 from tests.builders import scheduler as b
 from tests.support import golden
@@ -122,9 +123,43 @@ def test_operator_jobs_without_status_get_a_hint() -> None:
     assert listing.hints(listing.tables(objects()[:-1])) == []
 
 
+def test_xgboost_paddle_and_jax_jobs_are_training_operator_jobs() -> None:
+    done = kubeflow.xgboostjob("iris")
+    done["status"] = {"conditions": [{"type": "Running", "status": "False"}, {"type": "Succeeded", "status": "True"}]}
+    jobs = [done, kubeflow.paddlejob("fleet"), kubeflow.jaxjob("spmd")]
+    [_, _, operators] = listing.tables(jobs)
+    assert [(o["kind"], listing.job_state(o)) for o in operators.items] == [
+        ("PaddleJob", ""),  # by name: fleet, iris, spmd
+        ("XGBoostJob", "Succeeded"),
+        ("JAXJob", ""),
+    ]
+    assert listing.hints(listing.tables(jobs)) == [
+        f"note: 1 {kind}(s) without status: their PodGroups wait for pods only the training-operator creates; "
+        "is it running? (`vbridge up --with-operators` runs it locally)"
+        for kind in ("PaddleJob", "JAXJob")
+    ]
+
+
 def test_job_state_of_a_spark_application_is_its_application_state() -> None:
-    assert listing.job_state({"status": {"applicationState": {"state": "COMPLETED"}}}) == "COMPLETED"
-    assert listing.job_state({"status": {"applicationState": None}}) == ""
+    app = {"apiVersion": "sparkoperator.k8s.io/v1beta2", "kind": "SparkApplication"}
+    assert listing.job_state({**app, "status": {"applicationState": {"state": "COMPLETED"}}}) == "COMPLETED"
+    assert listing.job_state({**app, "status": {"applicationState": None}}) == ""
+    assert listing.job_state({**app, "status": {"conditions": [{"type": "Running", "status": "True"}]}}) == ""
+
+
+CONNECT = {"apiVersion": "sparkoperator.k8s.io/v1alpha1", "kind": "SparkConnect"}
+
+
+def test_job_state_of_a_spark_connect_is_its_state() -> None:
+    assert listing.job_state({**CONNECT, "status": {"state": "Ready", "executors": {"running": 2}}}) == "Ready"
+    assert listing.job_state({**CONNECT, "status": {}}) == ""
+
+
+def test_spark_connects_are_listed_with_the_operator_jobs() -> None:
+    [kind] = [k for k in listing.operator_kinds() if k.kind == "SparkConnect"]
+    assert (kind.api_version, kind.plural) == ("sparkoperator.k8s.io/v1alpha1", "sparkconnects")
+    [connect] = [k for k in registry.kinds() if k.kind == "SparkConnect"]
+    assert connect.workload.operator == "spark-operator"
 
 
 def test_job_state_of_a_kubeflow_job_is_its_latest_true_condition() -> None:
@@ -136,3 +171,29 @@ def test_job_state_of_a_kubeflow_job_is_its_latest_true_condition() -> None:
     assert listing.job_state({"status": {"conditions": conditions}}) == "Succeeded"
     assert listing.job_state({"status": {"conditions": conditions[:2]}}) == "Created"
     assert listing.job_state({}) == ""
+
+
+def test_every_version_of_a_kind_is_asked_for() -> None:
+    asked = [(k.kind, k.api_version) for k in listing.operator_kinds()]
+    assert ("MPIJob", "kubeflow.org/v1") in asked and ("MPIJob", "kubeflow.org/v2beta1") in asked
+    assert asked.index(("MPIJob", "kubeflow.org/v1")) + 1 == asked.index(("MPIJob", "kubeflow.org/v2beta1"))
+
+
+def test_mpi_operators_v2beta1_mpijobs_are_operator_jobs_with_their_operator_named() -> None:
+    mpi = kubeflow.mpijob("pi")  # v2beta1, as mpi-operator serves it
+    mpi["metadata"]["namespace"] = "seed"
+    *_, operators = listing.tables([mpi])
+    assert [(o["apiVersion"], o["kind"], listing.job_state(o)) for o in operators.items] == [
+        ("kubeflow.org/v2beta1", "MPIJob", "")
+    ]
+    assert listing.hints([operators]) == [
+        "note: 1 MPIJob(s) without status: their PodGroups wait for pods only the training-operator (MPIJob v1) "
+        "or mpi-operator (v2beta1) creates; is it running? (`vbridge up --with-operators` runs it locally)"
+    ]
+
+
+def test_one_object_read_at_two_versions_is_one_row() -> None:
+    v1 = {"apiVersion": "kubeflow.org/v1", "kind": "MPIJob", "metadata": {"name": "pi", "uid": "u1"}}
+    v2 = {**v1, "apiVersion": "kubeflow.org/v2beta1"}
+    other = {**v1, "metadata": {"name": "other", "uid": "u2"}}
+    assert listing.once([v1, v2, other]) == [v1, other]

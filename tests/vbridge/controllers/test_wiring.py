@@ -11,15 +11,12 @@ API = client.Client(kubeconfigs.Connection(server="https://127.0.0.1:1", ca_file
 
 def test_generic_reconcilers_for_registered_job_kinds_and_the_own_controllers() -> None:
     built = wiring.reconcilers(API, facts=None, scheduler_name="volcano", templates_by_name={})
-    generic = [r for r in built if isinstance(r, jobs.JobReconciler)]
-    assert [r.adapter.registration.name for r in generic] == [
-        "sparkoperator.k8s.io/sparkapplication",
-        "kubeflow.org/tfjob",
-        "kubeflow.org/pytorchjob",
-        "kubeflow.org/mpijob-v1",
-        "kubeflow.org/mpijob",
-        "jobset.x-k8s.io/jobset",
-    ]
+    generic = [r.adapter for r in built if isinstance(r, jobs.JobReconciler)]
+    assert generic == [a for a in registry.ADAPTERS if a.registration.generic_reconciler]  # in registry order
+    # every job kind an operator runs (each version's record) is among them
+    operated = {(k.kind, v) for k in registry.kinds() if k.workload.operator_table for v in k.versions}
+    assert operated == {(a.registration.kind, v) for a in generic for v in a.registration.versions}
+    assert {("MPIJob", "v1"), ("MPIJob", "v2beta1"), ("TFJob", "v1"), ("SparkApplication", "v1beta2")} <= operated
     assert [type(r) for r in built if not isinstance(r, jobs.JobReconciler)] == [
         spark.SparkReconciler,
         vcjobs.VcJobController,

@@ -1,6 +1,7 @@
-"""How long and how hard the reliability suite runs: the CI variant by default, the long one with
-``VBRIDGE_RELIABILITY_LONG=1`` (README, "Reliability suite"). Each figure can be set on its own
-with the environment variable named beside it."""
+"""How long and how hard the long-running tests run (the reliability suite, the scheduler's
+backlog test): the CI variant by default, the long one with ``VBRIDGE_RELIABILITY_LONG=1``
+(README, "Reliability suite"). Each figure can be set on its own with the environment variable
+named beside it."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ CHURN_RATE = _number("VBRIDGE_CHURN_RATE", 1.0, 2.0)  # PodGroups submitted per 
 # Trace Python allocations in the churn run and say who the memory of its last half went to
 # (tests.support.heapgrowth); off by default, as tracing slows every allocation.
 TRACE_HEAP = os.environ.get("VBRIDGE_CHURN_TRACE_HEAP") == "1"
-# The backlog scenario (test_backlog): replicas of the job that cannot fit, and the other tenant's
-# 2-pod jobs created one after another while it waits, each to be bound within 5 s.
+# The backlog scenario (tests/reliability/test_backlog.py): replicas of the job that cannot fit,
+# and the other tenant's 2-pod jobs created one after another while it waits, each to be bound
+# within 5 s; also the size of the unplaceable gang of tests/integration/scheduler/test_backlog.py.
 BACKLOG_PODS = int(_number("VBRIDGE_BACKLOG_PODS", 2_000, 10_000))
 BACKLOG_CANARIES = int(_number("VBRIDGE_BACKLOG_CANARIES", 10, 10))
