@@ -202,18 +202,19 @@ def _job(
         spark=any(tasks[k].spark_role for k in members),
         owner=_owner(meta.get("ownerReferences") or []),
         held=held,
-        later=_later((meta.get("annotations") or {}).get(keys.STAGES)),
+        stages=_stages((meta.get("annotations") or {}).get(keys.STAGES)),
     )
 
 
-def _later(raw: Any) -> int:
-    """How many pods the stages after the first hold (``keys.STAGES``); 0 when unreadable."""
+def _stages(raw: Any) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """The stages of ``keys.STAGES``, each its pods per task name; none when unreadable (the
+    group is then one stage: its minMember, nothing held, nothing placed per stage)."""
     try:
         stages = json.loads(raw) if isinstance(raw, str) else []
-        counts = [sum(int(n) for n in stage["tasks"].values()) for stage in stages]
+        out = tuple(tuple((str(t), int(n)) for t, n in sorted(stage["tasks"].items())) for stage in stages)
     except (ValueError, TypeError, KeyError, AttributeError):
-        return 0
-    return max(sum(counts[1:]), 0)
+        return ()
+    return () if any(n < 0 for stage in out for _, n in stage) else out
 
 
 def _owner(refs: list[Mapping[str, Any]]) -> tuple[str, str] | None:

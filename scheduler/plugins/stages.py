@@ -2,15 +2,16 @@
 
 A group whose pods arrive in stages (a JobSet: ``bridge.adapters.jobset.stages``) names its
 first stage as the gang (minMember, minTaskMember) and the room of the whole as minResources; the
-group's ``vbridge.io/stages`` annotation says how many pods the later stages bring
-(``snapshot.Job.later``). Once the first stage is ready (minMember pods allocated, running or
-succeeded), ``minResources − what the group's pods hold`` is held for the group's own pods, as
-the Spark hold does for a driver's executors (``plugins.spark``), until every pod of every stage
-has arrived and none is pending: a newcomer never takes the room a running job's later stage
-needs, not even in the cycle its pods arrive in (a gang not yet ready goes first). The hold has no
-timeout (a later stage may wait for an earlier one to complete); it ends with the group, which
-its reconciler deletes once the job is finished. Its capacity is counted by enqueue
-(``plugins.overcommit``) and kept from other groups' allocations (``Session.held_against``).
+group's ``vbridge.io/stages`` annotation says which pods the later stages bring
+(``snapshot.Job.stages``; each later stage is itself placed whole, ``plugins.gang``). Once the
+first stage is ready (minMember pods allocated, running or succeeded), ``minResources − what the
+group's pods hold`` is held for the group's own pods, as the Spark hold does for a driver's
+executors (``plugins.spark``), until every pod of every stage has arrived and none is pending: a
+newcomer never takes the room a running job's later stage needs, not even in the cycle its pods
+arrive in (a gang not yet ready goes first). The hold has no timeout (a later stage may wait for
+an earlier one to complete); it ends with the group, which its reconciler deletes once the job is
+finished. Its capacity is counted by enqueue (``plugins.overcommit``) and kept from other groups'
+allocations (``Session.held_against``).
 """
 
 from __future__ import annotations

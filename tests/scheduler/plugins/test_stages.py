@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -36,6 +37,25 @@ INITIALIZERS = [
     b.pod(f"{n}-initializer", group="tune", task=f"{n}-initializer", cpu="2", memory=None, node="n1", phase="Succeeded")
     for n in ("dataset", "model")
 ]
+
+
+# torchtune with 3 trainer pods of 4 cpu: 2 nodes of 4 cpu hold 2 of them
+TUNE3 = _staged("tune3", js.torchtune("tune3", nodes=3), min_member=2, cpu="12")
+INITIALIZERS3 = [
+    b.pod(f"{n}-init", group="tune3", task=f"{n}-initializer", cpu="2", memory=None, node="n1", phase="Succeeded")
+    for n in ("dataset", "model")
+]
+
+
+def _trainers(group: str, count: int, cpu: str = "4") -> list[dict[str, Any]]:
+    return [b.pod(f"{group}-node-{i}", group=group, task="node", cpu=cpu, memory=None) for i in range(count)]
+
+
+def _leaving(pod: dict[str, Any]) -> dict[str, Any]:
+    """A pod of the attempt before a restart (RestartJobSet deletes every Job): being deleted."""
+    leaving = copy.deepcopy(pod)
+    leaving["metadata"]["deletionTimestamp"] = "2025-01-01T00:20:00Z"
+    return leaving
 
 
 def _other(cpu: str, **group: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -79,6 +99,43 @@ SCENARIOS = [
         binds={},
     ),
     scenarios.Scenario(
+        id="a-later-stage-that-fits-all-but-one-binds-nothing",
+        nodes=NODES,
+        pods=[*INITIALIZERS3, *_trainers("tune3", 3)],
+        podgroups=[TUNE3],
+        queues=[b.queue()],
+        binds={},
+    ),
+    scenarios.Scenario(
+        id="a-later-stage-that-fits-binds-whole",
+        nodes=NODES,
+        pods=[*INITIALIZERS, *_trainers("tune", 2)],
+        podgroups=[TUNE],
+        queues=[b.queue()],
+        binds={"tune-node-0": "*", "tune-node-1": "*"},
+    ),
+    scenarios.Scenario(
+        id="a-later-stage-waits-until-all-its-pods-exist",
+        nodes=NODES,
+        pods=[*INITIALIZERS, *_trainers("tune", 1)],
+        podgroups=[TUNE],
+        queues=[b.queue()],
+        binds={},
+    ),
+    scenarios.Scenario(
+        # The old attempt's node pods are being deleted (not ready); 2 new ones of 3 cpu fit one a node
+        # once they are gone, but not while the old pods hold n1: nothing of the new gang binds alone
+        id="a-restart-makes-a-whole-new-gang-never-a-partial-one",
+        nodes=NODES,
+        pods=[
+            *(_leaving(p) for p in NODE_PODS),
+            *(b.pod(f"new-node-{i}", group="ds", task="node", cpu="3", memory=None) for i in range(2)),
+        ],
+        podgroups=[DS],
+        queues=[b.queue()],
+        binds={},
+    ),
+    scenarios.Scenario(
         id="nothing-is-held-before-the-first-stage-runs",
         nodes=NODES,
         pods=[
@@ -107,17 +164,21 @@ def test_stages(scenario: scenarios.Scenario) -> None:
 
 def test_the_held_room_is_the_groups_min_resources_less_what_its_pods_hold() -> None:
     snap = building.build(nodes=NODES, pods=NODE_PODS, podgroups=[DS], queues=[b.queue()])
+    assert snap.jobs["ns/ds"].stages == ((("node", 2),), (("launcher", 1),))
     assert snap.jobs["ns/ds"].later == 1
     ssn, _ = cycle.open_session(snap, configure.default(), scenarios.NOW)
     assert list(ssn.holds.owed) == ["ns/ds"]
     assert ssn.holds.total[snap.dims.index("cpu")] == 2000  # 6 cpu of room, the node pods hold 4
 
 
-@pytest.mark.parametrize("raw", ["not json", "{}", '[{"tasks": 3}]', '[{"tasks": {"a": "x"}}, {"tasks": {"b": 1}}]'])
+@pytest.mark.parametrize(
+    "raw",
+    ["not json", "{}", '[{"tasks": 3}]', '[{"tasks": {"a": "x"}}, {"tasks": {"b": 1}}]', '[{"tasks": {"a": -1}}]'],
+)
 def test_an_unreadable_stages_annotation_holds_nothing(raw: str) -> None:
     group = b.podgroup("ds", min_member=2, min_resources={"cpu": "6"}, phase="Running")
     group["metadata"]["annotations"] = {"vbridge.io/stages": raw}
     snap = building.build(nodes=NODES, pods=NODE_PODS, podgroups=[group], queues=[b.queue()])
-    assert snap.jobs["ns/ds"].later == 0
+    assert snap.jobs["ns/ds"].later == 0 and snap.jobs["ns/ds"].stages == ()
     ssn, _ = cycle.open_session(snap, configure.default(), scenarios.NOW)
     assert ssn.holds.owed == {}
