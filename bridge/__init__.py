@@ -16,6 +16,8 @@ where asked. Every other module is pure: no client, clock or environment.
   watch), Events, Leases, owners, the backend's resolution.
 - ``bridge.adapters``: one pure translation per workload kind, listed in ``registry``
   (Spark, Kubeflow, Volcano Jobs, PodGroups, Queues and Commands written directly).
+- ``bridge.vcjobcontrol``: the Volcano Job controller's pure decisions (its state machine,
+  waves, creation retries and pacing); ``vbridge.controllers.vcjobs`` does their I/O.
 - ``bridge.native``: the native backend (Kubernetes' Workload API), pure translation.
 - pure rules and helpers: ``bridge.queues`` (queue access), ``bridge.validation`` (sound
   PodGroup specs, pod templates' quantities), ``bridge.podgroups`` (correcting a PodGroup),
@@ -28,8 +30,9 @@ where asked. Every other module is pure: no client, clock or environment.
 - ``bridge.inputs``: a user's files (and stdin) read within bounds, YAML with bounded aliases;
   ``bridge.probes``: the plain-HTTP probe and metrics server.
 
-What used to sit here moved: Spark's rules to ``bridge.adapters.spark``, Volcano Jobs' pure core
-to ``bridge.adapters.vcjob``, the reconcilers to ``vbridge.controllers``, the commands to
+What used to sit here moved: Spark's rules to ``bridge.adapters.spark``, Volcano Jobs'
+translation to ``bridge.adapters.vcjob`` and their controller's pure core to
+``bridge.vcjobcontrol``, the reconcilers to ``vbridge.controllers``, the commands to
 ``vbridge.commands``; the composition root is ``vbridge``.
 """
 
@@ -57,4 +60,5 @@ __all__ = [
     "ratelimit",
     "translating",
     "validation",
+    "vcjobcontrol",
 ]

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bridge import queues
 from bridge.adapters import base
-from bridge.adapters.vcjob import adapter, depends, lifecycle, podgroup, spec
+from bridge.adapters.vcjob import adapter, depends, podgroup, spec
+from bridge.vcjobcontrol import lifecycle
 from tests.builders import vcjob as jobs
-from tests.builders.vcjob import pod
+from tests.builders.vcjob import pod, workers
 
 NOW = "2026-05-01T12:00:00Z"
-
-
-def workers(job: dict[str, Any], n: int, phase: str = "Running", **kw: Any) -> list[dict[str, Any]]:
-    return [pod(job, "mpiworker", i, phase, **kw) for i in range(n)]
 
 
 def test_the_mpi_master_waits_until_every_worker_runs_ready() -> None:
@@ -65,30 +60,6 @@ def test_iteration_any_needs_one_of_its_tasks_and_all_needs_every_one() -> None:
     nginx3["dependsOn"] = {"name": ["job-nginx2"], "iteration": "any"}
     assert "job-nginx3" not in depends.startable(job, first), "any with a single name is all of it"
     assert nginx1.get("dependsOn") is None and nginx2["dependsOn"] == {"name": ["job-nginx1"]}
-
-
-def test_a_dependent_tasks_pods_are_created_by_the_sync_after_its_tasks_run() -> None:
-    job = jobs.depends_mpi()
-    plan = lifecycle.step(job, [], lifecycle.Request(), now=NOW)
-    assert plan.create == tuple(("mpiworker", i) for i in range(10)) and plan.phase == "Pending"
-    job["status"] = plan.status
-    three = lifecycle.step(job, workers(job, 3) + workers(job, 10, "Pending")[3:], lifecycle.Request(), now=NOW)
-    assert three.create == () and three.phase == "Running", "minAvailable 3 running: the job runs, the master waits"
-    job["status"] = three.status
-    all_ten = lifecycle.step(job, workers(job, 10), lifecycle.Request(), now=NOW)
-    assert all_ten.create == (("mpimaster", 0),)
-
-
-def test_a_restart_starts_the_workers_first_again() -> None:
-    job = jobs.depends_mpi(state={"phase": "Running"})
-    running = [pod(job, "mpimaster", 0), *workers(job, 10)]
-    evicted = lifecycle.Request(event="PodEvicted", task="mpiworker", pod="lm-mpi-job-mpiworker-0", version=0)
-    job["spec"]["policies"] = [{"event": "PodEvicted", "action": "RestartJob"}]
-    plan = lifecycle.step(job, running, evicted, now=NOW)
-    assert plan.phase == "Restarting" and len(plan.delete) == 11
-    job["status"] = {**plan.status, "state": {"phase": "Pending"}}
-    again = lifecycle.step(job, [], lifecycle.Request(), now=NOW)
-    assert {t for t, _ in again.create} == {"mpiworker"}
 
 
 def test_the_gang_is_volcanos_when_the_first_pods_can_form_it() -> None:

@@ -25,10 +25,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bridge.adapters.vcjob import creation, depends, names, pods, spec
+from bridge.adapters.vcjob import depends, names, pods, spec
+from bridge.vcjobcontrol import creation
 
 __all__ = [
-    "FINISHED",
     "Counts",
     "Plan",
     "Request",
@@ -41,7 +41,6 @@ __all__ = [
     "task_failed",
 ]
 
-FINISHED = ("Completed", "Failed", "Terminated")
 RESTARTS = ("RestartJob", "RestartTask", "RestartPod", "RestartPartition")
 _KILLING = {"CompleteJob": "Completing", "AbortJob": "Aborting", "TerminateJob": "Terminating"}
 _KILLED = {"Completing": "Completed", "Aborting": "Aborted", "Terminating": "Terminated"}
