@@ -17,7 +17,7 @@ where asked. Every other module is pure: no client, clock or environment.
 - ``bridge.adapters``: one pure translation per workload kind, listed in ``registry``
   (Spark, Kubeflow, Volcano Jobs, PodGroups, Queues and Commands written directly).
 - ``bridge.vcjobcontrol``: the Volcano Job controller's pure decisions (its state machine,
-  waves, creation retries and pacing); ``vbridge.controllers.vcjobs`` does their I/O.
+  dependsOn at run time, waves, creation retries and pacing); ``vbridge.controllers.vcjobs`` does their I/O.
 - ``bridge.native``: the native backend (Kubernetes' Workload API), pure translation.
 - pure rules and helpers: ``bridge.queues`` (queue access), ``bridge.validation`` (sound
   PodGroup specs, pod templates' quantities), ``bridge.podgroups`` (correcting a PodGroup),

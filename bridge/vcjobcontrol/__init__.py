@@ -7,6 +7,7 @@ which these read and which never imports them (``pyproject.toml``'s contracts).
 
 - ``lifecycle``: the state machine: pod changes → events → policy actions → phase, status, and
   which pods to delete and create (retries: ``maxRetry``, restarts, ``TaskFailed``);
+- ``starting``: ``dependsOn`` at run time: which tasks may have pods made now;
 - ``waves``: which missing pods to create now: the gang together, the rest as pods get placed;
 - ``creation``: pods that could not be created: the Warning Event, the status note, the backoff;
 - ``pacing``: the slow-start batch sizes the controller's pod calls go through.
@@ -15,4 +16,4 @@ Every function takes the Job as an API dict (``bridge.adapters.vcjob.spec.defaul
 plus what was observed (its pods, the time as a string) and returns values.
 """
 
-__all__ = ["creation", "lifecycle", "pacing", "waves"]
+__all__ = ["creation", "lifecycle", "pacing", "starting", "waves"]

@@ -16,7 +16,7 @@ records an Event on a phase change. The PodGroup and the plugins' objects: ``vcj
 
 Pods are created only once the PodGroup has left Pending: the scheduler's enqueue step admits
 the whole gang first (Volcano's delay-pod-creation); a task with ``dependsOn`` has its pods
-made by the first sync after the tasks it names run (``bridge.adapters.vcjob.depends``; every
+made by the first sync after the tasks it names run (``bridge.vcjobcontrol.starting``; every
 pod change of the job causes a sync). Unlike Volcano, which then makes every pod, the gang's
 pods are made together and the rest in waves as the scheduler places them
 (``bridge.vcjobcontrol.waves``): a 10,000-replica job on a small cluster holds at most a few

@@ -9,7 +9,7 @@ Contract:
   ``<job>-ssh``), the pods' DNS names, and Volcano's ``volcano.sh/*`` pod keys;
 - ``spec``: Volcano's admission defaults and validation, a typed view of the tasks, the phases
   a Job ends in;
-- ``depends``: ``dependsOn``: which tasks may have pods made now, and the gang that can form;
+- ``depends``: ``dependsOn`` in the PodGroup: the gang that can form first;
 - ``podgroup``: the desired PodGroup (minMember, minTaskMember, queue, priority, minResources);
 - ``pods``: the desired pod bodies, stamped with the gang's group and the job's keys;
 - ``plugins``: ``svc``, ``env`` and ``ssh``: the objects beside the pods and their changes to
@@ -18,7 +18,8 @@ Contract:
   edits they share (environment, ports, volumes).
 
 Every function takes the Job as an API dict (``spec.defaulted`` first) and returns values. The
-controller's decisions (the state machine, waves, creation retries, pacing) are
+controller's decisions (the state machine, dependsOn at run time, waves, creation retries,
+pacing) are
 ``bridge.vcjobcontrol``, which reads these; ``vbridge.controllers.vcjobs`` does the I/O.
 """
 
