@@ -195,7 +195,7 @@ class PodGroupSpec(TypedDict, total=False):
 PodGroup = Object[PodGroupSpec]
 
 
-Queue = Object[Any]  # a Queue's spec is validated whole (``bridge.validation.queue_spec``)
+Queue = Object[Any]  # a Queue's spec is validated whole (``bridge.models.queue.check``)
 
 
 class Command(TypedDict, total=False):

@@ -17,10 +17,11 @@ operator creates the group first and waits for it to be admitted). A group whose
 another scheduler belongs to that scheduler: it is left out, so the plan writes nothing to it.
 
 Objects that never passed admission (the webhook was down, skips their namespace, or came
-later) are judged here as admission judges them (``bridge.validation``, ``bridge.queues``): a
-group whose spec is unsound, whose queue's spec is, or whose queue does not admit its namespace
-is ``held`` (never scheduled; its verdict gives the reason), read with harmless defaults, and
-every other object is scheduled as usual. One bad object never fails a cycle.
+later) are judged here as admission judges them (``bridge.validation``, ``bridge.models.queue``,
+``bridge.queues``): a group whose spec is unsound, whose queue's spec is, or whose queue does
+not admit its namespace is ``held`` (never scheduled; its verdict gives the reason), read with
+harmless defaults, and every other object is scheduled as usual. One bad object never fails a
+cycle.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ import numpy as np
 
 from bridge import defaults, errors, keys, validation
 from bridge import queues as queues_mod
+from bridge.models import queue as queue_model
 from scheduler.api import podfacts, podspec, resources, snapshot, tally
 
 __all__ = ["GROUP_ANNOTATION", "build"]
@@ -214,7 +216,7 @@ def _queue(obj: Obj) -> snapshot.Queue:
     name = str(_meta(obj).get("name", ""))
     unsound = ""
     try:
-        validation.queue_spec(name, spec)
+        queue_model.check(name, spec)
     except errors.InvalidObjectError as exc:
         unsound, spec = str(exc), {}  # its groups are held; the queue itself is read as defaults
     capability, deserved = spec.get("capability"), spec.get("deserved")

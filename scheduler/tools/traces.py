@@ -35,6 +35,7 @@ from typing import Any
 
 from bridge import errors as bridge_errors
 from bridge import quantity
+from bridge.models import queue as queue_model
 from scheduler import errors
 
 __all__ = ["JOB", "NODE", "QUEUE", "TASK", "TOP", "TraceError", "check", "where"]
@@ -69,10 +70,12 @@ def _number(*, positive: bool = False) -> Check:
     return check
 
 
-def _whole(minimum: int) -> Check:
+def _whole(minimum: int, maximum: int | None = None) -> Check:
     def check(value: Any, path: Path) -> None:
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise TraceError(path, f"expected a whole number of at least {minimum}, got {value!r}")
+        if maximum is not None and value > maximum:
+            raise TraceError(path, f"expected a whole number of at most {maximum}, got {value!r}")
 
     return check
 
@@ -153,7 +156,11 @@ NODE: dict[str, tuple[Check, bool]] = {
     "gpu": (_whole(0), False),
     "labels": (_ANY_TEXT, False),
 }
-QUEUE: dict[str, tuple[Check, bool]] = {"name": (_text, True), "weight": (_whole(1), False)}
+# A queue's weight by the Queue's rule (``bridge.models.queue``), as the cluster would take it.
+QUEUE: dict[str, tuple[Check, bool]] = {
+    "name": (_text, True),
+    "weight": (_whole(queue_model.WEIGHT.low, queue_model.WEIGHT.high), False),
+}
 TOP: dict[str, tuple[Check, bool]] = {
     "period": (_number(positive=True), False),
     "until": (_number(), False),

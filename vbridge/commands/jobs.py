@@ -10,8 +10,9 @@ level's allocated and deserved (``queuetree``).
 
 ``list`` and ``view`` print through :mod:`vbridge.commands.output` (``-o wide|name|yaml|json``,
 ``--no-headers``, ``-l``, ``-w``; the Job columns are ``vbridge list``'s). ``queue create``
-checks its name and spec against the Queue CRD's own model before it sends anything (a weight of
-0 is a usage error, not the apiserver's 422). Each verb is a :class:`Verb`: a queue verb is one
+checks its name and weight by the Queue's rules (``bridge.models.queue``, which the CRD and
+admission read too) before it sends anything (a weight of 0 is a usage error, not the
+apiserver's 422). Each verb is a :class:`Verb`: a queue verb is one
 more entry in :data:`QUEUE_VERBS` (its options, its function).
 """
 
@@ -22,8 +23,6 @@ import dataclasses
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
-
-import pydantic
 
 from bridge import defaults, errors
 from bridge.adapters.vcjob import names
@@ -188,7 +187,7 @@ JOB_VERBS = (
 
 def queue_name(text: str) -> str:
     """A Queue's name as the apiserver accepts it (a DNS subdomain), else a usage error."""
-    if len(text) > 253 or not re.fullmatch(queue_model.NAME_PATTERN, text):
+    if len(text) > queue_model.NAME_MAX or not re.fullmatch(queue_model.NAME_PATTERN, text):
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a valid queue name: lower-case letters, digits, '-' and '.', "
             "starting and ending with a letter or digit, at most 253 characters"
@@ -197,16 +196,15 @@ def queue_name(text: str) -> str:
 
 
 def queue_weight(text: str) -> int:
-    """A Queue's ``spec.weight`` within the CRD's bounds (its own model says which), else a usage error."""
+    """A Queue's ``spec.weight`` by the Queue's rule (``bridge.models.queue.WEIGHT``, the CRD's and
+    admission's too), else a usage error with the rule's message."""
     try:
-        weight = int(text)
-        queue_model.QueueSpec.model_validate({"weight": weight})
-    except ValueError as exc:  # pydantic.ValidationError is a ValueError
-        field = queue_model.QueueSpec.model_fields["weight"]
-        bounds = {type(m).__name__: m for m in field.metadata}
-        low, high = getattr(bounds.get("Ge"), "ge", 1), getattr(bounds.get("Le"), "le", 65535)
-        why = "not a whole number" if not isinstance(exc, pydantic.ValidationError) else "out of range"
-        raise argparse.ArgumentTypeError(f"{text!r} is {why}: a queue's weight is {low} to {high}") from None
+        weight: object = int(text)
+    except ValueError:
+        weight = text
+    why = queue_model.WEIGHT.refusal(weight)
+    if why is not None or not isinstance(weight, int):
+        raise argparse.ArgumentTypeError(why or text)
     return weight
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from bridge.adapters.vcjob import pacing
+from bridge.vcjobcontrol import pacing
 
 
 def test_slow_start_batches_double_from_one() -> None:
