@@ -34,7 +34,7 @@ from vbridge.localcluster import certs, cluster, depcrds
 from vbridge.nodesim import nodes, simulator
 from webhooks import server
 
-__all__ = ["SEEDS", "SEED_NAMESPACE", "WITH_OPERATORS", "Options", "run", "seed"]
+__all__ = ["ROOT", "SEEDS", "SEED_CRDS", "SEED_NAMESPACE", "WITH_OPERATORS", "Options", "run", "seed"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Which upstream CRD sets the seed examples need. MPIJob v1 (training-operator) is chosen over

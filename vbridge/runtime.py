@@ -20,7 +20,7 @@ from vbridge.controllers import certs as ctl_certs
 from vbridge.controllers import templates, wiring
 from webhooks import configuration, server
 
-__all__ = ["NAME", "Bridge", "Controllers", "register", "unregister"]
+__all__ = ["LEADERSHIP_POLL_SECONDS", "NAME", "TEMPLATES", "Bridge", "Controllers", "register", "unregister"]
 
 NAME = configuration.NAME
 

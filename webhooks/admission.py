@@ -23,7 +23,7 @@ from bridge import facts as facts_mod
 from bridge.adapters import base, shapes
 from webhooks import reviews
 
-__all__ = ["answer_error", "handle"]
+__all__ = ["NestingError", "ShapeError", "answer_error", "handle"]
 
 log = logging.getLogger(__name__)
 

@@ -38,7 +38,7 @@ from bridge import facts as facts_mod
 from bridge.adapters import registry
 from webhooks import admission, limits, reviews, tls
 
-__all__ = ["App", "Settings", "serve", "server"]
+__all__ = ["App", "Message", "Receive", "Scope", "Send", "Settings", "serve", "server"]
 
 log = logging.getLogger(__name__)
 

@@ -46,17 +46,21 @@ from bridge.k8s import client as client_mod
 from bridge.k8s import salvage, views
 
 __all__ = [
+    "DROPPED",
+    "END",
     "ERROR",
     "FIRST",
     "GONE",
     "STATS",
     "Backoff",
     "Event",
+    "Handler",
     "Position",
     "Stats",
     "follow",
     "list_objects",
     "relist",
+    "resumable",
     "watch",
     "where",
 ]

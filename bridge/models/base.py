@@ -8,7 +8,17 @@ from typing import Annotated, Any
 import pydantic
 from pydantic import alias_generators
 
-__all__ = ["CrdInfo", "K8sModel", "LabelSelector", "PrinterColumn", "Quantity", "ResourceList"]
+__all__ = [
+    "QUANTITY_SCHEMA",
+    "CrdInfo",
+    "Int32",
+    "K8sModel",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "PrinterColumn",
+    "Quantity",
+    "ResourceList",
+]
 
 # A Kubernetes resource.Quantity as CRDs declare it: an int or a string with a unit.
 QUANTITY_SCHEMA: dict[str, Any] = {

@@ -14,7 +14,27 @@ import pydantic
 
 from bridge.models import base, podgroup
 
-__all__ = ["CRD", "EVENTS", "PHASES", "JobSpec", "JobStatus", "Policy", "TaskSpec"]
+__all__ = [
+    "CRD",
+    "EVENTS",
+    "NAME_PATTERN",
+    "PHASES",
+    "TASK_NAME_PATTERN",
+    "DateTime",
+    "DependsOn",
+    "Event",
+    "JobCondition",
+    "JobSpec",
+    "JobState",
+    "JobStatus",
+    "Opaque",
+    "PartitionPolicy",
+    "Phase",
+    "Policy",
+    "TaskSpec",
+    "TaskState",
+    "VolumeSpec",
+]
 
 NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 TASK_NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"

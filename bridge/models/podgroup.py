@@ -8,7 +8,7 @@ import pydantic
 
 from bridge.models import base
 
-__all__ = ["CRD", "PodGroupCondition", "PodGroupSpec", "PodGroupStatus"]
+__all__ = ["CRD", "NetworkTopology", "Phase", "PodGroupCondition", "PodGroupSpec", "PodGroupStatus", "SubGroupPolicy"]
 
 Phase = Literal["Pending", "Running", "Unknown", "Inqueue", "Completed"]
 

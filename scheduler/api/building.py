@@ -34,7 +34,7 @@ from bridge import defaults, errors, keys, validation
 from bridge import queues as queues_mod
 from scheduler.api import podfacts, podspec, resources, snapshot, tally
 
-__all__ = ["GROUP_ANNOTATION", "build"]
+__all__ = ["GROUP_ANNOTATION", "Obj", "build"]
 
 GROUP_ANNOTATION = keys.GROUP_NAME
 

@@ -31,7 +31,7 @@ from bridge import bus
 from scheduler.api import owners, plan, resources, snapshot, tally
 from scheduler.framework import session
 
-__all__ = ["NEVER_FITS", "close", "gang"]
+__all__ = ["NEVER_FITS", "READY_REASON", "S", "close", "gang"]
 
 S = snapshot.TaskStatus
 READY_REASON = "tasks in gang are ready to be scheduled"

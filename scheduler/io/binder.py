@@ -26,7 +26,7 @@ from scheduler.api import plan
 from scheduler.io import cache as cache_mod
 from scheduler.io import status
 
-__all__ = ["TRANSIENT", "Binder", "Outcome", "merge"]
+__all__ = ["TRANSIENT", "Binder", "Hook", "Outcome", "binding", "merge"]
 
 log = logging.getLogger(__name__)
 

@@ -41,7 +41,7 @@ from scheduler.api import plan
 from scheduler.framework import config
 from scheduler.io import binder, cache, metrics, parking, status
 
-__all__ = ["CycleReport", "Scheduler"]
+__all__ = ["CORE_MODULES", "CycleReport", "Scheduler", "collector_paused"]
 
 log = logging.getLogger(__name__)
 

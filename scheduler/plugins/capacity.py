@@ -43,7 +43,7 @@ from scheduler.framework import config, session
 from scheduler.framework import plugin as base
 from scheduler.plugins import levels, overcommit, proportion
 
-__all__ = ["Capacity"]
+__all__ = ["EPS", "NOT_LEAF", "NO_PLACE", "SHARE", "Capacity", "Vector"]
 
 Vector = npt.NDArray[np.float64]
 EPS = 1e-6

@@ -31,7 +31,7 @@ from scheduler.api import resources, snapshot
 from scheduler.framework import config, session
 from scheduler.framework import plugin as base
 
-__all__ = ["REFUSED", "SHARE_DELTA", "Drf"]
+__all__ = ["MIN_RESOURCE", "REFUSED", "SHARE_DELTA", "Drf", "Vector"]
 
 Vector = npt.NDArray[np.float64]
 SHARE_DELTA = 0.000001  # Volcano's shareDelta: shares this close are equal

@@ -17,7 +17,7 @@ from scheduler.framework import config, session
 from scheduler.framework import plugin as base
 from scheduler.plugins import spark
 
-__all__ = ["Overcommit", "promised"]
+__all__ = ["Overcommit", "Vector", "promised"]
 
 Vector = npt.NDArray[np.float64]
 

@@ -28,7 +28,7 @@ from scheduler.framework import config, counted, session
 from scheduler.framework import plugin as base
 from scheduler.plugins import interpod, spread
 
-__all__ = ["Predicates"]
+__all__ = ["BLOCKING", "SELECTOR", "TAINT", "UNSCHEDULABLE", "Predicates", "flag"]
 
 UNSCHEDULABLE = "node(s) were unschedulable"
 SELECTOR = "node(s) didn't match Pod's node affinity/selector"

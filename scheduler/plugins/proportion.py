@@ -36,7 +36,7 @@ from scheduler.framework import config, session
 from scheduler.framework import plugin as base
 from scheduler.plugins import overcommit
 
-__all__ = ["Proportion", "requests", "water_fill"]
+__all__ = ["EPS", "Proportion", "Vector", "copies_within", "requests", "water_fill"]
 
 Vector = npt.NDArray[np.float64]
 EPS = 1e-6  # deserved shares are fractional; allow for float rounding in comparisons

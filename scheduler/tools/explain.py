@@ -41,7 +41,7 @@ from scheduler.framework import config, feasibility, placement, session, stateme
 from scheduler.plugins import overcommit, proportion
 from scheduler.tools import evictions, queueshare
 
-__all__ = ["Enqueue", "Explanation", "Shape", "explain", "explain_all"]
+__all__ = ["EPOCH", "Enqueue", "Explanation", "Shape", "explain", "explain_all"]
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)  # ``now`` only matters to Spark timeouts
 

@@ -37,7 +37,7 @@ from bridge import errors as bridge_errors
 from bridge import quantity
 from scheduler import errors
 
-__all__ = ["JOB", "NODE", "QUEUE", "TASK", "TOP", "TraceError", "check", "where"]
+__all__ = ["JOB", "NODE", "QUEUE", "TASK", "TOP", "Check", "Path", "TraceError", "check", "where"]
 
 Path = tuple[str | int, ...]
 Check = Callable[[Any, Path], None]

@@ -31,7 +31,7 @@ from vbridge import runtime
 from vbridge.commands import backends, connecting, leasing
 from vbridge.controllers import certs
 
-__all__ = ["add_parser", "build", "main"]
+__all__ = ["add_parser", "build", "main", "namespaces"]
 
 
 def _seconds(text: str) -> datetime.timedelta:

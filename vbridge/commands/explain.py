@@ -50,7 +50,20 @@ from scheduler.tools import explain, report, sides, workloads
 from vbridge.commands import connecting, interrupts, output
 from vbridge.commands import scheduler as command
 
-__all__ = ["add_parser", "detect", "fetch", "gather", "main", "native_conditions", "read", "targets", "text"]
+__all__ = [
+    "EXAMPLES",
+    "NATIVE_CONDITION",
+    "WAITING",
+    "add_parser",
+    "detect",
+    "fetch",
+    "gather",
+    "main",
+    "native_conditions",
+    "read",
+    "targets",
+    "text",
+]
 
 WAITING = ("Pending", "Inqueue")
 EXAMPLES = """examples:

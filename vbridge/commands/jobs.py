@@ -32,7 +32,26 @@ from bridge.models import queue as queue_model
 from vbridge.commands import connecting, interrupts, listing, output, queuetree
 from vbridge.controllers import commands as queue_commands
 
-__all__ = ["JOB_VERBS", "QUEUE", "QUEUE_VERBS", "Verb", "add_parsers", "queue_name", "queue_weight"]
+__all__ = [
+    "JOB_VERBS",
+    "QUEUE",
+    "QUEUE_VERBS",
+    "C",
+    "Verb",
+    "Work",
+    "add_parsers",
+    "job_delete",
+    "job_list",
+    "job_resume",
+    "job_suspend",
+    "job_view",
+    "queue_close",
+    "queue_create",
+    "queue_list",
+    "queue_name",
+    "queue_open",
+    "queue_weight",
+]
 
 C = output.Column
 

@@ -33,7 +33,7 @@ from bridge.k8s import client, writes
 from bridge.k8s import paths as k8s_paths
 from vbridge.commands import connecting, interrupts
 
-__all__ = ["add_parser", "main", "stop"]
+__all__ = ["APPS", "WEBHOOKS", "add_parser", "main", "stop"]
 
 log = logging.getLogger(__name__)
 

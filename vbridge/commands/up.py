@@ -27,7 +27,7 @@ from typing import Any
 from bridge import errors, quantity
 from vbridge.commands import backends, interrupts, output
 
-__all__ = ["LOG_FILE", "add_parser", "count", "main", "port", "positive", "resource", "seconds"]
+__all__ = ["EXAMPLES", "LOG_FILE", "add_parser", "count", "main", "port", "positive", "resource", "seconds"]
 
 LOG_FILE = "vbridge.log"
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"

@@ -39,7 +39,7 @@ from bridge import defaults, errors, keys, patching
 from bridge.k8s import client, events, paths, watching
 from bridge.native import workloads
 
-__all__ = ["NativeReconciler"]
+__all__ = ["REFUSED", "NativeReconciler"]
 
 log = logging.getLogger(__name__)
 

@@ -29,6 +29,8 @@ from bridge.k8s import client, kubeconfigs, paths, writes
 from vbridge.localcluster import binaries, certs, probes, processes
 
 __all__ = [
+    "NATIVE_APISERVER_FLAGS",
+    "NATIVE_GATES",
     "LocalCluster",
     "Ports",
     "apply_crds",

@@ -31,8 +31,11 @@ from bridge.k8s import client, kubeconfigs, paths
 from vbridge.localcluster import binaries, cluster, depcrds, probes, processes, trainingwebhook
 
 __all__ = [
+    "MPI_HEALTH_PORT",
     "OPERATORS",
+    "SYSTEM_NAMESPACE",
     "Operator",
+    "Spec",
     "find",
     "install_crds",
     "of_schemes",

@@ -34,7 +34,16 @@ from bridge import errors
 from bridge.k8s import client, kubeconfigs
 from vbridge.localcluster import binaries, cluster, operators, probes, processes
 
-__all__ = ["CONF", "CONTROLLERS_USER", "SCHEDULER_USER", "Volcano", "find"]
+__all__ = [
+    "CONF",
+    "CONTROLLERS_ACCOUNT",
+    "CONTROLLERS_USER",
+    "SCHEDULER_ACCOUNT",
+    "SCHEDULER_USER",
+    "Volcano",
+    "crds",
+    "find",
+]
 
 CONF = "volcano-scheduler.conf"
 SCHEDULER_ACCOUNT, CONTROLLERS_ACCOUNT = "volcano-scheduler", "volcano-controllers"
