@@ -13,11 +13,14 @@ from typing import Any
 
 import yaml
 
-from bridge.models import base, command, job, podgroup, queue
+from bridge.models import base, job
+from bridge.models import command as command_model
+from bridge.models import podgroup as podgroup_model
+from bridge.models import queue as queue_model
 
 __all__ = ["ALL", "check", "manifest", "render", "structural", "write"]
 
-ALL: tuple[base.CrdInfo, ...] = (podgroup.CRD, queue.CRD, job.CRD, command.CRD)
+ALL: tuple[base.CrdInfo, ...] = (podgroup_model.CRD, queue_model.CRD, job.CRD, command_model.CRD)
 _DROP = {"title", "additionalProperties_false"}
 
 

@@ -34,7 +34,7 @@ from typing import Any
 import uvicorn
 
 from bridge import defaults, errors
-from bridge import facts as facts_mod
+from bridge import facts as cluster_facts
 from bridge.adapters import registry
 from webhooks import admission, limits, reviews, tls
 
@@ -72,7 +72,7 @@ class Settings:
 
 
 class App:
-    def __init__(self, facts: facts_mod.View, settings: Settings) -> None:
+    def __init__(self, facts: cluster_facts.View, settings: Settings) -> None:
         self.facts = facts
         self.settings = settings
         self.reloader: tls.CertReloader | None = None  # set by ``serve`` once listening over TLS

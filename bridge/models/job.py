@@ -12,7 +12,8 @@ from typing import Annotated, Any, Literal
 
 import pydantic
 
-from bridge.models import base, podgroup
+from bridge.models import base
+from bridge.models import podgroup as podgroup_model
 
 __all__ = [
     "CRD",
@@ -91,7 +92,7 @@ class DependsOn(base.K8sModel):
 class PartitionPolicy(base.K8sModel):
     total_partitions: base.Int32 = pydantic.Field(ge=1)
     partition_size: base.Int32 = pydantic.Field(ge=1)
-    network_topology: podgroup.NetworkTopology | None = None
+    network_topology: podgroup_model.NetworkTopology | None = None
     min_partitions: base.Int32 = pydantic.Field(default=0, ge=0)
 
 
@@ -128,7 +129,7 @@ class JobSpec(base.K8sModel):
     ttl_seconds_after_finished: base.Int32 | None = pydantic.Field(default=None, ge=0)
     priority_class_name: str | None = pydantic.Field(default=None, max_length=253, pattern=NAME_PATTERN)
     min_success: base.Int32 | None = pydantic.Field(default=None, ge=1)
-    network_topology: podgroup.NetworkTopology | None = None
+    network_topology: podgroup_model.NetworkTopology | None = None
 
 
 class JobState(base.K8sModel):

@@ -42,7 +42,7 @@ from bridge import defaults, errors
 from bridge.k8s import client, events, paths
 from scheduler.api import plan
 from scheduler.io import bodies, pacing
-from scheduler.io import cache as cache_mod
+from scheduler.io import cache as sched_cache
 
 __all__ = ["Counts", "Obj", "StatusWriter", "Write", "event", "pod_condition"]
 
@@ -111,7 +111,7 @@ class StatusWriter:
     def __init__(
         self,
         api: client.Client,
-        cache: cache_mod.Cache,
+        cache: sched_cache.Cache,
         *,
         qps: float = defaults.STATUS_QPS,
         burst: int = defaults.STATUS_BURST,

@@ -34,7 +34,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 from bridge import defaults, errors, ratelimit
-from bridge.adapters.vcjob import creation, pacing
+from bridge.adapters.vcjob import creation
+from bridge.adapters.vcjob import pacing as vcjob_pacing
 from bridge.k8s import client, paths
 
 __all__ = ["PACE", "Outcome", "Pace", "Pool"]
@@ -142,7 +143,7 @@ class Pool:
                 outcome.failures.append(creation.Failure(name, 0, f"{type(exc).__name__} {exc}".strip()))
 
         pending = iter(bodies)  # built as they are sent: a 10,000-pod gang is not held at once
-        for size in pacing.batches():
+        for size in vcjob_pacing.batches():
             batch = list(itertools.islice(pending, size))
             if not batch or not live():
                 break

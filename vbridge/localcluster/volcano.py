@@ -32,7 +32,8 @@ import yaml
 
 from bridge import errors
 from bridge.k8s import client, kubeconfigs
-from vbridge.localcluster import binaries, cluster, operators, probes, processes
+from vbridge.localcluster import binaries, cluster, operators, processes
+from vbridge.localcluster import probes as http_probes
 
 __all__ = [
     "CONF",
@@ -138,7 +139,7 @@ class Volcano(processes.Started):
         while time.monotonic() < deadline:
             for proc in self.procs:
                 proc.check_alive()
-            if all(map(probes.http_ok, self.health)):
+            if all(map(http_probes.http_ok, self.health)):
                 return
             time.sleep(0.2)
         tails = "\n".join(f"--- {p.name}\n{p.tail(20)}" for p in self.procs)
