@@ -1,7 +1,7 @@
 """Our product's modules as parsed source, for the tests that read the whole tree.
 
 ``modules()`` maps each module of ``bridge``, ``webhooks``, ``scheduler`` and ``vbridge`` (dotted
-name) to its ``ast`` tree, parsed once per session. ``exported`` reads a module's ``__all__``;
+name) to its ``ast`` tree; ``parse`` parses a file once per session. ``exported`` reads a module's ``__all__``;
 ``defined`` lists the names a module binds at top level (also under ``if``/``try``), leaving
 out type variables and loggers, which are no module's API; ``imports`` lists its
 ``import``/``from … import`` statements of modules as (module, local name) pairs.
@@ -12,12 +12,18 @@ from __future__ import annotations
 import ast
 import functools
 import pathlib
+from collections.abc import Iterator
 
-__all__ = ["OURS", "ROOT", "defined", "exported", "imports", "modules"]
+__all__ = ["OURS", "ROOT", "defined", "exported", "imports", "modules", "parse"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OURS = ("bridge", "webhooks", "scheduler", "vbridge")
 _PLUMBING = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple", "getLogger"})
+
+
+@functools.cache
+def parse(path: pathlib.Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
 
 
 @functools.cache
@@ -26,9 +32,22 @@ def modules() -> dict[str, ast.Module]:
     for top in OURS:
         for path in sorted((ROOT / top).rglob("*.py")):
             parts = path.relative_to(ROOT).with_suffix("").parts
-            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            found[name] = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = parse(path)
     return found
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement in ``body``, nested ones too (imports are statements: no expression is
+    walked)."""
+    for node in body:
+        yield node
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                yield from _statements([n for n in inner if isinstance(n, ast.stmt)])
+            for item in inner or ():
+                if isinstance(item, ast.ExceptHandler | ast.match_case):
+                    yield from _statements(item.body)
 
 
 def exported(tree: ast.Module) -> list[str] | None:
@@ -73,7 +92,7 @@ def imports(tree: ast.Module) -> list[tuple[str, str]]:
     import module [as name]`` when ``module`` is one of ours (``from typing import Any`` imports
     no module; a plain ``import json`` chooses no name). The tree has no relative imports."""
     found = []
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             found += [(a.name, a.asname or a.name.split(".")[0]) for a in node.names if a.asname]
         elif isinstance(node, ast.ImportFrom) and node.module is not None and not node.level:
