@@ -3,12 +3,14 @@
 Every module stays under 400 lines. Every package of ours (``bridge``, ``webhooks``,
 ``scheduler``, ``vbridge`` and all their subpackages) has a docstring stating its contract and an
 ``__all__`` listing exactly its modules and subpackages (``__main__``, an entry point, aside);
-its docstring names each of them, and every dotted name and file it names exists. Every module
-of theirs has an ``__all__`` listing exactly the public names it defines (type variables and
-loggers are no API: ``tests.support.sources.defined``). A dotted
+its docstring names each of them, and every dotted name and file it names exists. A dotted
 name is checked when its first part is one of our packages or a module of the package (or of its
 top package); a bare word is not (it cannot be told from a value such as ``None``), nor is an
 API group with its version (``bus.volcano.sh/v1alpha1``).
+
+Every module of theirs has an ``__all__`` listing exactly the public names it defines: a name
+that is no API starts with an underscore; type variables and loggers are not counted
+(``tests.support.sources.defined``).
 """
 
 from __future__ import annotations
