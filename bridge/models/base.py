@@ -12,7 +12,19 @@ from pydantic import alias_generators
 
 from bridge import validation
 
-__all__ = ["INT32_MAX", "CrdInfo", "K8sModel", "LabelSelector", "PrinterColumn", "Quantity", "ResourceList", "Whole"]
+__all__ = [
+    "INT32_MAX",
+    "QUANTITY_SCHEMA",
+    "CrdInfo",
+    "Int32",
+    "K8sModel",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "PrinterColumn",
+    "Quantity",
+    "ResourceList",
+    "Whole",
+]
 
 # A Kubernetes resource.Quantity as CRDs declare it: an int or a string with a unit.
 QUANTITY_SCHEMA: dict[str, Any] = {

@@ -20,14 +20,32 @@ from typing import Annotated, Any, Literal
 import pydantic
 
 from bridge import defaults, errors, quantity, validation
-from bridge.models import base
+from bridge.models import base as model_base
 
-__all__ = ["AMOUNTS", "CRD", "NAME_MAX", "NAME_PATTERN", "PRIORITY", "WEIGHT", "QueueSpec", "QueueStatus", "check"]
+__all__ = [
+    "AMOUNTS",
+    "CRD",
+    "NAME_MAX",
+    "NAME_PATTERN",
+    "PRIORITY",
+    "WEIGHT",
+    "Cluster",
+    "Guarantee",
+    "NodeGroupAffinityTerms",
+    "Priority",
+    "QueueAffinity",
+    "QueueSpec",
+    "QueueStatus",
+    "Reservation",
+    "State",
+    "Weight",
+    "check",
+]
 
 NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 NAME_MAX = 253
-WEIGHT = base.Whole("spec.weight", 1, 65535)
-PRIORITY = base.Whole("spec.priority", 0)
+WEIGHT = model_base.Whole("spec.weight", 1, 65535)
+PRIORITY = model_base.Whole("spec.priority", 0)
 AMOUNTS = ("spec.capability", "spec.deserved", "spec.guarantee.resource")  # not negative
 State = Literal["Open", "Closed", "Closing", "Unknown"]
 
@@ -45,36 +63,36 @@ def _amounts(path: str) -> Any:
     return pydantic.BeforeValidator(amounts)
 
 
-Weight = Annotated[base.Int32, WEIGHT.bounds, WEIGHT.validator]
-Priority = Annotated[base.Int32, PRIORITY.bounds, PRIORITY.validator]
+Weight = Annotated[model_base.Int32, WEIGHT.bounds, WEIGHT.validator]
+Priority = Annotated[model_base.Int32, PRIORITY.bounds, PRIORITY.validator]
 
 
-class Guarantee(base.K8sModel):
-    resource: Annotated[base.ResourceList | None, _amounts(AMOUNTS[2])] = None
+class Guarantee(model_base.K8sModel):
+    resource: Annotated[model_base.ResourceList | None, _amounts(AMOUNTS[2])] = None
 
 
-class NodeGroupAffinityTerms(base.K8sModel):
+class NodeGroupAffinityTerms(model_base.K8sModel):
     required_during_scheduling_ignored_during_execution: list[str] | None = None
     preferred_during_scheduling_ignored_during_execution: list[str] | None = None
 
 
-class QueueAffinity(base.K8sModel):
+class QueueAffinity(model_base.K8sModel):
     node_group_affinity: NodeGroupAffinityTerms | None = None
     node_group_anti_affinity: NodeGroupAffinityTerms | None = None
 
 
-class Cluster(base.K8sModel):
+class Cluster(model_base.K8sModel):
     name: str | None = None
-    weight: base.Int32 | None = None
-    capacity: base.ResourceList | None = None
+    weight: model_base.Int32 | None = None
+    capacity: model_base.ResourceList | None = None
 
 
-class QueueSpec(base.K8sModel):
+class QueueSpec(model_base.K8sModel):
     weight: Weight = 1
-    capability: Annotated[base.ResourceList | None, _amounts(AMOUNTS[0])] = None
+    capability: Annotated[model_base.ResourceList | None, _amounts(AMOUNTS[0])] = None
     reclaimable: bool | None = None
     guarantee: Guarantee | None = None
-    deserved: Annotated[base.ResourceList | None, _amounts(AMOUNTS[1])] = None
+    deserved: Annotated[model_base.ResourceList | None, _amounts(AMOUNTS[1])] = None
     parent: str | None = pydantic.Field(default=None, max_length=NAME_MAX, pattern=NAME_PATTERN)
     affinity: QueueAffinity | None = None
     priority: Priority | None = None
@@ -83,23 +101,23 @@ class QueueSpec(base.K8sModel):
     type: str | None = pydantic.Field(default=None, max_length=253)
 
 
-class Reservation(base.K8sModel):
+class Reservation(model_base.K8sModel):
     nodes: list[str] | None = None
-    resource: base.ResourceList | None = None
+    resource: model_base.ResourceList | None = None
 
 
-class QueueStatus(base.K8sModel):
+class QueueStatus(model_base.K8sModel):
     state: State | None = None
-    pending: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    inqueue: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    running: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    unknown: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    completed: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    allocated: base.ResourceList | None = None
+    pending: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    inqueue: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    running: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    unknown: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    completed: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    allocated: model_base.ResourceList | None = None
     reservation: Reservation | None = None
 
 
-CRD = base.CrdInfo(
+CRD = model_base.CrdInfo(
     group="scheduling.volcano.sh",
     version="v1beta1",
     kind="Queue",
@@ -109,9 +127,9 @@ CRD = base.CrdInfo(
     namespaced=False,
     status_subresource=True,
     columns=(
-        base.PrinterColumn("PARENT", ".spec.parent", "string"),
-        base.PrinterColumn("STATE", ".status.state", "string", priority=1),
-        base.PrinterColumn("WEIGHT", ".spec.weight", "integer", priority=1),
+        model_base.PrinterColumn("PARENT", ".spec.parent", "string"),
+        model_base.PrinterColumn("STATE", ".status.state", "string", priority=1),
+        model_base.PrinterColumn("WEIGHT", ".spec.weight", "integer", priority=1),
     ),
     spec_model=QueueSpec,
     status_model=QueueStatus,

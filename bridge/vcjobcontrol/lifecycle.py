@@ -29,8 +29,10 @@ from bridge.adapters.vcjob import names, pods, spec
 from bridge.vcjobcontrol import creation, starting
 
 __all__ = [
+    "RESTARTS",
     "Counts",
     "Plan",
+    "Pod",
     "Request",
     "action_for",
     "count",

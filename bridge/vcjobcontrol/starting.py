@@ -22,7 +22,7 @@ from typing import Any
 
 from bridge.adapters.vcjob import names, spec
 
-__all__ = ["ready", "startable", "waiting_for"]
+__all__ = ["Pod", "ready", "startable", "waiting_for"]
 
 Pod = Mapping[str, Any]
 

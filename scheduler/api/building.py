@@ -31,12 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from bridge import defaults, errors, keys, validation
-from bridge import queues as queues_mod
+from bridge import defaults, errors, keys, queues, validation
 from bridge.models import queue as queue_model
 from scheduler.api import podfacts, podspec, resources, snapshot, tally
 
-__all__ = ["GROUP_ANNOTATION", "build"]
+__all__ = ["GROUP_ANNOTATION", "Obj", "build"]
 
 GROUP_ANNOTATION = keys.GROUP_NAME
 
@@ -160,9 +159,9 @@ def _held(spec: Any, namespace: str, queue: str, queue_map: Mapping[str, snapsho
         return None  # verdicts: QueueNotFound
     if info.unsound:
         return ("QueueInvalid", f"queue {queue} cannot be used: {info.unsound}")
-    if not queues_mod.admits(info.allowed, namespace):
-        facts = {q.name: queues_mod.QueueFacts(state=q.state, allowed=q.allowed) for q in queue_map.values()}
-        return ("QueueNotAllowed", queues_mod.refusal(queue, namespace=namespace, queues=facts) or "")
+    if not queues.admits(info.allowed, namespace):
+        facts = {q.name: queues.QueueFacts(state=q.state, allowed=q.allowed) for q in queue_map.values()}
+        return ("QueueNotAllowed", queues.refusal(queue, namespace=namespace, queues=facts) or "")
     return None
 
 
@@ -234,7 +233,7 @@ def _queue(obj: Obj) -> snapshot.Queue:
         parent=spec.get("parent") or None,
         hierarchy=annotations.get(keys.HIERARCHY) or None,
         hierarchy_weights=annotations.get(keys.HIERARCHY_WEIGHTS) or None,
-        allowed=queues_mod.patterns(_meta(obj).get("annotations")),
+        allowed=queues.patterns(_meta(obj).get("annotations")),
         unsound=unsound,
     )
 

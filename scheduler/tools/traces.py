@@ -33,18 +33,17 @@ import difflib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bridge import errors as bridge_errors
-from bridge import quantity
+from bridge import errors, quantity
 from bridge.models import queue as queue_model
-from scheduler import errors
+from scheduler import errors as scheduler_errors
 
-__all__ = ["JOB", "NODE", "QUEUE", "TASK", "TOP", "TraceError", "check", "where"]
+__all__ = ["JOB", "NODE", "QUEUE", "TASK", "TOP", "Check", "Path", "TraceError", "check", "where"]
 
 Path = tuple[str | int, ...]
 Check = Callable[[Any, Path], None]
 
 
-class TraceError(errors.SchedulerConfigError):
+class TraceError(scheduler_errors.SchedulerConfigError):
     """A trace field that cannot be used: ``path`` names it; ``key`` when the key itself is wrong."""
 
     def __init__(self, path: Path, message: str, *, key: bool = False) -> None:
@@ -90,7 +89,7 @@ def _amount(value: Any, path: Path) -> None:
         raise TraceError(path, f"expected a quantity such as 2, 500m or 4Gi, got {value!r}")
     try:
         quantity.parse(value)
-    except bridge_errors.QuantityError:
+    except errors.QuantityError:
         raise TraceError(path, f"expected a quantity such as 2, 500m or 4Gi, got {value!r}") from None
 
 

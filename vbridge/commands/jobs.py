@@ -3,7 +3,7 @@
 ``job suspend``/``job resume`` set the annotation ``vbridge.io/job-command`` to ``AbortJob`` /
 ``ResumeJob``; the Job controller carries the command out and removes the annotation (vcctl's
 ``bus.volcano.sh`` Commands are turned into the same annotation). ``queue open``/``queue close``
-write the queue's ``status.state`` as a Command would (``controllers.commands.operate_queue``): a
+write the queue's ``status.state`` as a Command would (``vbridge.controllers.commands.operate_queue``): a
 queue closed with PodGroups left is ``Closing`` until they are gone. Admission reads it: only an
 Open queue takes new jobs. ``queue list`` adds the queue tree, when there is one, with each
 level's allocated and deserved (``queuetree``).
@@ -28,10 +28,30 @@ from bridge import defaults, errors
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, paths, watching
 from bridge.models import queue as queue_model
-from vbridge.commands import connecting, interrupts, listing, output, queuetree
-from vbridge.controllers import commands as queue_commands
+from vbridge.commands import connecting, interrupts, listing, output
+from vbridge.commands import queuetree as queue_table
+from vbridge.controllers import commands as command_controller
 
-__all__ = ["JOB_VERBS", "QUEUE", "QUEUE_VERBS", "Verb", "add_parsers", "queue_name", "queue_weight"]
+__all__ = [
+    "JOB_VERBS",
+    "QUEUE",
+    "QUEUE_VERBS",
+    "C",
+    "Verb",
+    "Work",
+    "add_parsers",
+    "job_delete",
+    "job_list",
+    "job_resume",
+    "job_suspend",
+    "job_view",
+    "queue_close",
+    "queue_create",
+    "queue_list",
+    "queue_name",
+    "queue_open",
+    "queue_weight",
+]
 
 C = output.Column
 
@@ -213,9 +233,9 @@ async def queue_list(api: client.Client, args: argparse.Namespace) -> None:
     if args.watch or args.output:
         return
     items = (await output.guarded(api.request("GET", QUEUE.path()), "listing Queues")).get("items") or []
-    if queuetree.is_tree(items):
+    if queue_table.is_tree(items):
         nodes = await output.guarded(api.request("GET", paths.resource("v1", "nodes")), "listing nodes")
-        output.write("\n" + queuetree.render(items, nodes.get("items") or []))
+        output.write("\n" + queue_table.render(items, nodes.get("items") or []))
 
 
 async def queue_create(api: client.Client, args: argparse.Namespace) -> None:
@@ -234,7 +254,7 @@ async def _state(api: client.Client, name: str, state: str) -> None:
 
 
 async def _operate(api: client.Client, name: str, action: str) -> None:
-    work = queue_commands.operate_queue(api, name, action)
+    work = command_controller.operate_queue(api, name, action)
     hint = "list them with: vbridge queue list"
     try:
         state = await output.guarded(work, f"queue {name}", hint=hint)

@@ -40,13 +40,13 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge import bus, defaults, errors, patching
-from bridge import facts as facts_mod
+from bridge import facts as cluster_facts
 from bridge.adapters.vcjob import names, pods, spec
 from bridge.k8s import client, events, paths, watching
 from bridge.vcjobcontrol import creation, lifecycle, waves
 from vbridge.controllers import podgroup_io, vcjob_cache, vcjob_create, vcjob_owned
 
-__all__ = ["COMMANDS", "VcJobController"]
+__all__ = ["COMMANDS", "JOBS", "Obj", "VcJobController"]
 
 log = logging.getLogger(__name__)
 JOBS = names.API_VERSION
@@ -79,7 +79,7 @@ class VcJobController:
         native: bool = False,
         pace: vcjob_create.Pace = vcjob_create.PACE,
         workers: int = defaults.VCJOB_SYNC_WORKERS,
-        facts: facts_mod.View | None = None,
+        facts: cluster_facts.View | None = None,
     ) -> None:
         """``facts``: the namespaces and queues, to refuse a queue that does not admit the job's
         namespace (one the webhook skips, as kube-system); None: not checked here."""

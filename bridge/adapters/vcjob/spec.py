@@ -26,7 +26,22 @@ from typing import Any
 from bridge import defaults, errors, validation
 from bridge.adapters.vcjob import flags
 
-__all__ = ["ACTIONS", "EVENTS", "FINISHED", "PLUGINS", "Task", "defaulted", "pod_count", "tasks", "validate"]
+__all__ = [
+    "ACTIONS",
+    "APPLIED",
+    "DEFAULT_MAX_RETRY",
+    "EVENTS",
+    "FINISHED",
+    "FRAMEWORKS",
+    "ITERATIONS",
+    "PLUGINS",
+    "UNLIMITED",
+    "Task",
+    "defaulted",
+    "pod_count",
+    "tasks",
+    "validate",
+]
 
 ACTIONS = (
     "AbortJob",

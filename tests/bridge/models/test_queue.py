@@ -12,10 +12,10 @@ import pytest
 
 from bridge import crdgen, errors
 from bridge.adapters import base
-from bridge.adapters.scheduling import queue as queue_adapter
-from bridge.models import queue
+from bridge.adapters.scheduling import queue as queue_kind
+from bridge.models import queue as queue_model
 from scheduler.api import building
-from vbridge.commands import jobs
+from vbridge.commands import jobs as jobs_command
 
 CRDS = pathlib.Path(__file__).parents[3] / "crds"
 
@@ -37,7 +37,7 @@ REFUSED: list[tuple[dict[str, Any], str]] = [
 
 def _model_refusal(spec: dict[str, Any]) -> str:
     with pytest.raises(pydantic.ValidationError) as refused:
-        queue.QueueSpec.model_validate(spec)
+        queue_model.QueueSpec.model_validate(spec)
     [error] = refused.value.errors()
     return str(error["ctx"]["error"])
 
@@ -45,7 +45,7 @@ def _model_refusal(spec: dict[str, Any]) -> str:
 def _admission_refusal(spec: dict[str, Any]) -> str:
     obj = {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue", "metadata": {"name": "ml"}, "spec": spec}
     with pytest.raises(errors.InvalidObjectError) as refused:
-        queue_adapter.QueueAdapter().admit(obj, base.Context(namespace=""))
+        queue_kind.QueueAdapter().admit(obj, base.Context(namespace=""))
     return str(refused.value)
 
 
@@ -68,38 +68,39 @@ WHOLE_WEIGHTS = [(s["weight"], m) for s, m in REFUSED if set(s) == {"weight"} an
 @pytest.mark.parametrize(("weight", "message"), WHOLE_WEIGHTS)
 def test_the_cli_refuses_the_same_weights_with_the_same_message(weight: int, message: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError) as refused:
-        jobs.queue_weight(str(weight))
+        jobs_command.queue_weight(str(weight))
     assert str(refused.value) == message
 
 
 def test_a_word_on_the_command_line_is_refused_by_the_same_rule() -> None:
     with pytest.raises(argparse.ArgumentTypeError) as refused:
-        jobs.queue_weight("two")
+        jobs_command.queue_weight("two")
     assert str(refused.value) == "spec.weight must be an integer from 1 to 65535, got 'two'"
-    assert [jobs.queue_weight(t) for t in ("1", "65535")] == [queue.WEIGHT.low, queue.WEIGHT.high]
+    assert [jobs_command.queue_weight(t) for t in ("1", "65535")] == [queue_model.WEIGHT.low, queue_model.WEIGHT.high]
 
 
 @pytest.mark.parametrize("spec", [{"weight": 1}, {"weight": 65535, "priority": 0}, {"capability": {"cpu": "0"}}])
 def test_the_bounds_themselves_are_sound_everywhere(spec: dict[str, Any]) -> None:
-    queue.QueueSpec.model_validate(spec)
+    queue_model.QueueSpec.model_validate(spec)
     obj = {"metadata": {"name": "ml"}, "spec": spec}
-    assert queue_adapter.QueueAdapter().admit(obj, base.Context(namespace="")) is None
+    assert queue_kind.QueueAdapter().admit(obj, base.Context(namespace="")) is None
     assert _scheduler_refusal(spec) == ""
 
 
 def test_the_crds_bounds_are_the_rules() -> None:
-    spec = crdgen.manifest(queue.CRD)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    spec = crdgen.manifest(queue_model.CRD)["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]
     fields = spec["properties"]
-    for rule in (queue.WEIGHT, queue.PRIORITY):
+    for rule in (queue_model.WEIGHT, queue_model.PRIORITY):
         field = fields[rule.path.removeprefix("spec.")]
         assert (field["type"], field["minimum"], field["maximum"]) == ("integer", rule.low, rule.high)
     assert fields["weight"]["default"] == 1
-    assert (fields["parent"]["maxLength"], fields["parent"]["pattern"]) == (queue.NAME_MAX, queue.NAME_PATTERN)
+    parent = fields["parent"]
+    assert (parent["maxLength"], parent["pattern"]) == (queue_model.NAME_MAX, queue_model.NAME_PATTERN)
     assert crdgen.check(CRDS) == []  # and crds/ is what the models generate
 
 
 def test_a_parent_that_is_not_a_name_is_refused_as_the_crd_would() -> None:
     with pytest.raises(errors.InvalidObjectError, match=r"spec.parent must be a queue name, got 'Team_A'"):
-        queue.check("ml", {"parent": "Team_A"})
+        queue_model.check("ml", {"parent": "Team_A"})
     with pytest.raises(pydantic.ValidationError, match="parent"):
-        queue.QueueSpec.model_validate({"parent": "Team_A"})
+        queue_model.QueueSpec.model_validate({"parent": "Team_A"})

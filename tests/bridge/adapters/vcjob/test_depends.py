@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from bridge import queues
 from bridge.adapters import base
-from bridge.adapters.vcjob import adapter, depends, podgroup, spec
+from bridge.adapters.vcjob import adapter as vcjob_adapter
+from bridge.adapters.vcjob import depends, podgroup, spec
 from bridge.vcjobcontrol import lifecycle, starting
 from tests.builders import vcjob as jobs
 from tests.builders.vcjob import pod, workers
@@ -42,7 +43,7 @@ def test_a_gang_that_counts_pods_not_made_yet_gangs_the_first_pods_instead() -> 
     job["spec"]["tasks"][1]["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "1"}}
     assert podgroup.min_resources(job, {}) == {"cpu": "10"}, "the master is not in the gang's reservation"
     ctx = base.Context(namespace="team-a", queues={"default": queues.QueueFacts()})
-    admitted = adapter.VolcanoJobAdapter().admit(raw, ctx)
+    admitted = vcjob_adapter.VolcanoJobAdapter().admit(raw, ctx)
     assert admitted is not None and admitted.warnings == (
         "minAvailable 11 counts pods of tasks that wait (dependsOn) for mpiworker, so the gang could never form: "
         "it gangs the 10 pods of mpiworker that start first (PodGroup minMember 10)",
