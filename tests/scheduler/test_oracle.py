@@ -83,17 +83,21 @@ def test_large_plans_equal_the_oracle(seed: int) -> None:
 @pytest.mark.interpreted
 def test_the_large_workload_crosses_every_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """One large seed on the fast paths takes each side of every tuned threshold: a ``Ranking``
-    worked out again past its ``DEPTH`` keys; ``take_where`` giving up past its limit where it
-    would have answered without one; entries refreshed row by row (fewer than 1/8 of the rows
-    changed) and whole (more); the lazy future brought up to date; runs of lone tasks cut at
-    ``LONE_RUN``."""
-    seen: dict[str, int] = dict.fromkeys(("refill", "limit", "answered", "rows", "whole", "future", "lone-run"), 0)
+    served from its top keys, and worked out again past its ``DEPTH``; ``take_where`` answering,
+    and giving up past its limit where it would have answered without one; entries refreshed row
+    by row (fewer than 1/8 of the rows changed) and whole (more); the lazy future brought up to
+    date; runs of lone tasks shorter than ``LONE_RUN`` and cut at it."""
+    sides = ("top", "refill", "answered", "limit", "rows", "whole", "future", "lone", "lone-run")
+    seen: dict[str, int] = dict.fromkeys(sides, 0)
     refreshed: dict[int, object] = {}  # entries refreshed once already (by id, kept alive here)
     take, take_where = ranking.Ranking.take, ranking.Ranking.take_where
     refresh, future, lone = placement.Placer._refresh, placement.Placer._future, allocate._allocate_lone_tasks
 
     def spy_take(self: ranking.Ranking, count: int) -> list[int]:
-        seen["refill"] += len(self.top) < count and self.bound is not None and count > ranking.DEPTH // 2
+        if len(self.top) >= count or self.bound is None:
+            seen["top"] += 1
+        elif 2 * count > ranking.DEPTH:  # worked out again deeper than DEPTH
+            seen["refill"] += 1
         return take(self, count)
 
     def spy_take_where(self: ranking.Ranking, count: int, ok: Any, limit: int) -> list[int] | None:
@@ -114,7 +118,7 @@ def test_the_large_workload_crosses_every_threshold(monkeypatch: pytest.MonkeyPa
 
     def spy_lone(*args: Any) -> int:
         taken = lone(*args)
-        seen["lone-run"] += taken == allocate.LONE_RUN
+        seen["lone-run" if taken == allocate.LONE_RUN else "lone"] += taken > 1
         return taken
 
     monkeypatch.setattr(ranking.Ranking, "take", spy_take)
