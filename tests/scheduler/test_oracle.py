@@ -24,8 +24,10 @@ from typing import Any
 
 import pytest
 
+from scheduler import configure, cycle
 from scheduler.actions import allocate
-from scheduler.framework import placement, ranking
+from scheduler.api import building
+from scheduler.framework import placement, ranking, statement
 from tests.builders import scheduler as b
 from tests.scheduler import oracle
 from tests.scheduler.framework import (
@@ -155,3 +157,25 @@ def test_a_broken_incremental_refresh_is_caught_by_the_oracle_only(monkeypatch: 
         assert fast == slow, f"seed {seed}: the old differential saw it"
         caught += fast != expected
     assert caught >= 3
+
+
+def test_the_naive_placer_breaks_ties_to_the_lowest_row_and_pipelines_on_what_is_releasing() -> None:
+    leaving = b.pod("leaving", group=None, cpu="4", node="n2", scheduler="x")
+    leaving["metadata"]["deletionTimestamp"] = "2025-01-01T00:59:00Z"
+    data = {
+        "nodes": [b.node(f"n{i}", cpu="4") for i in range(3)],
+        "pods": [b.pod("small", cpu="1"), b.pod("large", cpu="4"), leaving],
+        "podgroups": [b.podgroup("pg")],
+        "queues": [b.queue()],
+    }
+    ssn, plugins = cycle.open_session(building.build(**data), configure.parse(""), scenarios.NOW)
+    placer = oracle.NaivePlacer(ssn, plugins)
+    small, large = ssn.task("ns/small"), ssn.task("ns/large")
+    assert placer.place(small) == (placement.ALLOCATE, 0)  # n0 and n1 score alike: the lower row
+    stmt = statement.Statement(ssn)
+    stmt.allocate(large.key, 0)
+    stmt.allocate("ns/small", 1)
+    assert placer.place(large) == (placement.PIPELINE, 2)  # only n2's leaving pod makes room
+    assert placer.place(large, pipeline=False) is None
+    assert placer.explain(large) == "0/3 nodes are available: 2 Insufficient cpu."
+    assert placement.Placer(ssn, plugins).place(large) == placer.place(large)
