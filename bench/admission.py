@@ -26,9 +26,11 @@ import uvloop
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bridge import errors, facts, queues  # noqa: E402
+from bridge import errors, queues  # noqa: E402
+from bridge import facts as cluster_facts  # noqa: E402
 from bridge.k8s import client, kubeconfigs, paths  # noqa: E402
-from vbridge.localcluster import certs, cluster  # noqa: E402
+from vbridge.localcluster import certs as cluster_certs  # noqa: E402
+from vbridge.localcluster import cluster  # noqa: E402
 from webhooks import server  # noqa: E402
 
 
@@ -126,7 +128,7 @@ def tfjob_review() -> dict[str, Any]:
     }
 
 
-class StaticFacts(facts.Facts):
+class StaticFacts(cluster_facts.Facts):
     """The server's own facts cache, as its watches would fill it: plain namespaces, the default queue."""
 
     def __init__(self) -> None:
@@ -160,7 +162,7 @@ def serve(kind: str, port: int, cert: str, key: str) -> None:
     uvloop.run(srv.serve())
 
 
-def start(kind: str, port: int, tls: certs.KeyPair) -> subprocess.Popen[bytes]:
+def start(kind: str, port: int, tls: cluster_certs.KeyPair) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen([sys.executable, __file__, "--serve", kind, str(port), str(tls.cert), str(tls.key)])
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -253,7 +255,7 @@ async def pod_create_rate(lc: cluster.LocalCluster, count: int, ns: str, stream:
         return rate
 
 
-def pod_create_rates(lc: cluster.LocalCluster, pods: int, rounds: int, tls: certs.KeyPair, ca: bytes) -> None:
+def pod_create_rates(lc: cluster.LocalCluster, pods: int, rounds: int, tls: cluster_certs.KeyPair, ca: bytes) -> None:
     """Each stream without the webhook and with it, back to back, in an order that flips from one
     measurement to the next (so a drift of the machine falls on both); per stream, the median over
     rounds of with / without."""
@@ -314,8 +316,8 @@ def main(seconds: int, pods: int, rounds: int, parts: str) -> None:
     if parts != "pods" and not shutil.which("wrk"):
         sys.exit("wrk is missing: apt-get install wrk")
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="vbridge-bench-"))
-    pki = certs.make_pki(tmp / "pki")
-    tls = certs.issue_from(pki.ca, tmp / "pki", "webhook", common_name="bench", hosts=("127.0.0.1",))
+    pki = cluster_certs.make_pki(tmp / "pki")
+    tls = cluster_certs.issue_from(pki.ca, tmp / "pki", "webhook", common_name="bench", hosts=("127.0.0.1",))
     bodies = {"spark-executor": executor_review(), "tfjob": tfjob_review()}
     paths_ = {"spark-executor": "/mutate/spark-apache-org-pod", "tfjob": "/mutate/kubeflow-org-tfjob"}
     rows = []

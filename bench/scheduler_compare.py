@@ -15,7 +15,7 @@ import time
 
 from compare import contenders, report, workloads
 
-from vbridge.commands import scheduler as command
+from vbridge.commands import scheduler as scheduler_command
 from vbridge.localcluster import binaries
 
 # (nodes, pods) against the defaults, and seconds per run before giving up: issue 17's size is
@@ -80,7 +80,7 @@ def main() -> None:
     t_all = time.perf_counter()
     # The tracker and the ceiling's binds run in this process: the same collector and allocator
     # settings as `vbridge scheduler`, so neither is slowed by work ours does not do.
-    command.tune_process()
+    scheduler_command.tune_process()
     bins = binaries.ensure()
     vdir, why = (None, "not requested")
     if "volcano" in chosen:

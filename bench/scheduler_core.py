@@ -31,7 +31,7 @@ from typing import Any
 from scheduler import build, configure, cycle
 from scheduler.api import building
 from scheduler.io import loop
-from vbridge.commands import scheduler as command
+from vbridge.commands import scheduler as scheduler_command
 
 NOW = datetime.datetime(2025, 1, 1, 1, tzinfo=datetime.UTC)
 SHAPES = [("500m", "1Gi"), ("1", "2Gi"), ("2", "4Gi"), ("4", "8Gi")]
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
         return _each_core(args.core, sys.argv[1:] if argv is None else argv)
     print(f"core: {build.core()}")
     share = args.constrained
-    command.tune_process()  # the collector and the allocator, as ``vbridge scheduler`` runs its cycles
+    scheduler_command.tune_process()  # the collector and the allocator, as ``vbridge scheduler`` runs its cycles
 
     def sized(n: int) -> int:
         return max(10, round(n * args.size / 10) * 10)

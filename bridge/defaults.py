@@ -178,7 +178,7 @@ VCJOB_POD_QPS = 100.0
 VCJOB_POD_BURST = 100
 VCJOB_JOB_QPS = 50.0
 VCJOB_JOB_BURST = 50
-# Waves (bridge.adapters.vcjob.waves): beyond its gang (every task's minAvailable pods, made
+# Waves (bridge.vcjobcontrol.waves): beyond its gang (every task's minAvailable pods, made
 # together), a job holds at most as many unplaced pods as it has placed ones, at least
 # VCJOB_WAVE_LEAST (a small job is made at once, as Volcano makes it) and at most
 # VCJOB_WAVE_MOST (kube's ReplicaSet and Job controllers: 500 pods a sync).

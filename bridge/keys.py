@@ -1,5 +1,29 @@
 """Annotation, label and scheduling-gate keys: Volcano's, Spark's, the operators', and ours."""
 
+__all__ = [
+    "ALLOWED_NAMESPACES",
+    "COMMAND_AUTHOR",
+    "GROUPED_LABEL",
+    "GROUP_NAME",
+    "HIERARCHY",
+    "HIERARCHY_WEIGHTS",
+    "KF_JOB_NAME",
+    "KF_REPLICA_TYPE",
+    "MANAGED_BY",
+    "NATIVE_SYNCED",
+    "OPT_IN_LABEL",
+    "PREEMPTABLE",
+    "QUEUE_GATE",
+    "QUEUE_NAME",
+    "SPARK_APP_SELECTOR",
+    "SPARK_GATE",
+    "SPARK_OPERATOR_APP",
+    "SPARK_OPERATOR_LAUNCHED",
+    "SPARK_ROLE",
+    "TASK_SPEC",
+    "TEMPLATE_ANNOTATION",
+]
+
 GROUP_NAME = "scheduling.k8s.io/group-name"  # the only key Volcano's scheduler reads
 QUEUE_NAME = "scheduling.volcano.sh/queue-name"
 TASK_SPEC = "volcano.sh/task-spec"

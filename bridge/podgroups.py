@@ -19,7 +19,7 @@ from typing import Any
 
 from bridge import defaults, keys, quantity
 
-__all__ = ["OWNED_FIELDS", "build", "correction", "describe", "owner_ref"]
+__all__ = ["API_VERSION", "OWNED_FIELDS", "build", "correction", "describe", "owner_ref"]
 
 API_VERSION = defaults.PODGROUP_API
 OWNED_FIELDS = ("minMember", "minTaskMember", "minResources", "queue", "priorityClassName")

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from collections.abc import Callable, Mapping
 
-__all__ = ["Answer", "Handler", "check", "serve"]
+__all__ = ["READ_TIMEOUT", "Answer", "Handler", "check", "serve"]
 
 Answer = tuple[int, str, bytes]
 Handler = Callable[[], Answer]

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from bridge import defaults, errors, keys
 
-__all__ = ["QueueFacts", "admits", "check", "patterns", "refusal", "resolve"]
+__all__ = ["DEFAULT", "QueueFacts", "admits", "check", "patterns", "refusal", "resolve"]
 
 DEFAULT = "default"
 

@@ -1,5 +1,6 @@
-"""Sound values of a PodGroup's and a Queue's spec, judged alike at admission and by the scheduler,
-and the quantities of every pod template admission takes. Pure.
+"""Sound values of a PodGroup's spec, judged alike at admission and by the scheduler, the
+quantities of every pod template admission takes, and the resource lists a Queue's rules
+(``bridge.models.queue``, their one home) read. Pure.
 
 Admission (``bridge.adapters.scheduling``) denies what these raise; the scheduler
 (``scheduler.api.building``) meets objects that never passed admission (made while the webhook
@@ -9,10 +10,6 @@ condition with the same message instead of failing its cycle. Each function rais
 
 - PodGroup: ``minMember`` and every ``minTaskMember`` a non-negative integer, ``minResources``
   quantities that parse and are not negative, ``queue`` a name.
-- Queue: ``weight`` a positive integer, ``capability``, ``deserved`` and ``guarantee.resource``
-  quantities that parse and are not negative, guarantee and deserved at most the capability
-  in each resource the capability names, a ``parent`` that is not the queue itself and (when
-  the known queues are given, at admission) exists. Hierarchy sums are the scheduler's to judge.
 - Pod templates (:func:`pod_template`, :func:`pod_spec`; every job kind's adapter calls them
   for each template, the pod adapters for the pod): every quantity (containers' and init
   containers' requests and limits, pod-level resources, overhead, an emptyDir's sizeLimit, an
@@ -26,24 +23,25 @@ admission would have refused instead of clamping them. Errors name the field pat
 from __future__ import annotations
 
 import fractions
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from bridge import defaults, errors, quantity
+from bridge import errors, quantity
 
-__all__ = ["pod_spec", "pod_template", "podgroup_spec", "quantity_at", "queue_spec", "resource_list", "volumes"]
+__all__ = ["pod_spec", "pod_template", "podgroup_spec", "quantity_at", "resource_list", "shown", "volumes"]
 
 _SHOWN = 64  # characters of a value quoted back
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
+    """``value`` as quoted back in a refusal: its repr, cut short."""
     text = repr(value)
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
 def _count(value: Any, what: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise errors.InvalidObjectError(f"{what} must be a non-negative integer, got {_shown(value)}")
+        raise errors.InvalidObjectError(f"{what} must be a non-negative integer, got {shown(value)}")
     return value
 
 
@@ -57,8 +55,8 @@ def quantity_at(raw: Any, what: str) -> fractions.Fraction:
     try:
         quantity.parse(raw)  # well formed: out of bounds
     except (errors.QuantityError, ValueError, OverflowError):
-        raise errors.QuantityError(f"{what} is not a quantity: {_shown(raw)}") from None
-    raise errors.QuantityError(f"{what} {_shown(raw)} {bounds}")
+        raise errors.QuantityError(f"{what} is not a quantity: {shown(raw)}") from None
+    raise errors.QuantityError(f"{what} {shown(raw)} {bounds}")
 
 
 def resource_list(value: Any, what: str) -> dict[str, fractions.Fraction]:
@@ -67,12 +65,12 @@ def resource_list(value: Any, what: str) -> dict[str, fractions.Fraction]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise errors.InvalidObjectError(f"{what} must map resource names to quantities, got {_shown(value)}")
+        raise errors.InvalidObjectError(f"{what} must map resource names to quantities, got {shown(value)}")
     out: dict[str, fractions.Fraction] = {}
     for name, raw in value.items():
         amount = quantity_at(raw, f"{what}.{name}")
         if amount < 0:
-            raise errors.InvalidObjectError(f"{what}.{name} must not be negative, got {_shown(raw)}")
+            raise errors.InvalidObjectError(f"{what}.{name} must not be negative, got {shown(raw)}")
         out[str(name)] = amount
     return out
 
@@ -106,7 +104,7 @@ def volumes(value: Any, what: str) -> None:
 
 def _non_negative(raw: Any, what: str) -> None:
     if quantity_at(raw, what) < 0:
-        raise errors.InvalidObjectError(f"{what} must not be negative, got {_shown(raw)}")
+        raise errors.InvalidObjectError(f"{what} must not be negative, got {shown(raw)}")
 
 
 def pod_spec(spec: Any, what: str) -> None:
@@ -130,57 +128,16 @@ def pod_template(template: Any, what: str) -> None:
 
 def podgroup_spec(spec: Any) -> None:
     if not isinstance(spec, Mapping):
-        raise errors.InvalidObjectError(f"PodGroup spec must be an object, got {_shown(spec)}")
+        raise errors.InvalidObjectError(f"PodGroup spec must be an object, got {shown(spec)}")
     if spec.get("minMember") is not None:
         _count(spec["minMember"], "spec.minMember")
     tasks = spec.get("minTaskMember")
     if tasks is not None:
         if not isinstance(tasks, Mapping):
-            raise errors.InvalidObjectError(f"spec.minTaskMember must map task names to counts, got {_shown(tasks)}")
+            raise errors.InvalidObjectError(f"spec.minTaskMember must map task names to counts, got {shown(tasks)}")
         for name, count in tasks.items():
             _count(count, f"spec.minTaskMember.{name}")
     resource_list(spec.get("minResources"), "spec.minResources")
     queue = spec.get("queue")
     if queue is not None and not isinstance(queue, str):
-        raise errors.InvalidObjectError(f"spec.queue must be a queue name, got {_shown(queue)}")
-
-
-def _at_most(small: Mapping[str, fractions.Fraction], cap: Mapping[str, fractions.Fraction], what: str) -> None:
-    for name, amount in sorted(small.items()):
-        if name in cap and amount > cap[name]:
-            binary = name in ("memory", "ephemeral-storage") or name.startswith("hugepages-")
-            raise errors.InvalidObjectError(
-                f"{what} {name} {quantity.format_human(amount, binary=binary)} is above the capability "
-                f"{quantity.format_human(cap[name], binary=binary)}: it could never be given"
-            )
-
-
-def queue_spec(name: str, spec: Any, *, known: Collection[str] | None = None) -> None:
-    """``known``: every queue's name (admission), so a missing parent is refused; None: not checked."""
-    if spec is None:
-        return
-    if not isinstance(spec, Mapping):
-        raise errors.InvalidObjectError(f"Queue spec must be an object, got {_shown(spec)}")
-    weight = spec.get("weight")
-    if weight is not None and (not isinstance(weight, int) or isinstance(weight, bool) or weight < 1):
-        raise errors.InvalidObjectError(f"spec.weight must be a positive integer, got {_shown(weight)}")
-    priority = spec.get("priority")
-    if priority is not None:
-        _count(priority, "spec.priority")
-    capability = resource_list(spec.get("capability"), "spec.capability")
-    deserved = resource_list(spec.get("deserved"), "spec.deserved")
-    guarantee_spec = spec.get("guarantee")
-    if guarantee_spec is not None and not isinstance(guarantee_spec, Mapping):
-        raise errors.InvalidObjectError(f"spec.guarantee must be an object, got {_shown(guarantee_spec)}")
-    guarantee = resource_list((guarantee_spec or {}).get("resource"), "spec.guarantee.resource")
-    _at_most(guarantee, capability, "spec.guarantee")
-    _at_most(deserved, capability, "spec.deserved")
-    parent = spec.get("parent")
-    if parent in (None, ""):
-        return
-    if not isinstance(parent, str):
-        raise errors.InvalidObjectError(f"spec.parent must be a queue name, got {_shown(parent)}")
-    if parent == name:
-        raise errors.InvalidObjectError(f"spec.parent names the queue itself ({name!r}): a queue cannot parent itself")
-    if known is not None and parent != defaults.ROOT_QUEUE and parent not in known:
-        raise errors.InvalidObjectError(f"spec.parent {parent!r} does not exist: create the parent queue first")
+        raise errors.InvalidObjectError(f"spec.queue must be a queue name, got {shown(queue)}")

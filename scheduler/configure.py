@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 
 from bridge import defaults
-from scheduler import errors
+from scheduler import errors as scheduler_errors
 from scheduler.actions import gangpreempt
 from scheduler.actions import registry as action_registry
 from scheduler.framework import config
@@ -50,7 +50,7 @@ def parse(
     each plugin's refused switches; on the native backend, its actions (module docstring)."""
     native = backend == defaults.NATIVE
     if backend not in (defaults.BACKEND, defaults.NATIVE):
-        raise errors.SchedulerConfigError(f"backend {backend!r}: the scheduler runs as volcano or native")
+        raise scheduler_errors.SchedulerConfigError(f"backend {backend!r}: the scheduler runs as volcano or native")
     if scheduler_name is None:
         scheduler_name = defaults.NATIVE_SCHEDULER_NAME if native else defaults.SCHEDULER_NAME
     conf = config.parse(
@@ -64,7 +64,9 @@ def parse(
     for option in (o for tier in conf.tiers for o in tier):
         for key, why in plugin_registry.PLUGINS[option.name].refused.items():
             if option.switched_on(key):
-                raise errors.SchedulerConfigError(f"plugin {option.name}: {key}: {why}; remove it from the conf")
+                raise scheduler_errors.SchedulerConfigError(
+                    f"plugin {option.name}: {key}: {why}; remove it from the conf"
+                )
     for name in conf.action_arguments:
         check = action_registry.ARGUMENTS.get(name)
         if check is not None:

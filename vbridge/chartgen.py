@@ -24,7 +24,7 @@ from bridge import crdgen, defaults, gates
 from bridge.adapters import registry
 from webhooks import configuration
 
-__all__ = ["CHART", "check", "files", "write"]
+__all__ = ["CHART", "KEEP", "ROOT", "check", "files", "write"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHART = ROOT / "charts" / "volcano-bridge"

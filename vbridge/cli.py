@@ -31,7 +31,18 @@ if __name__ == "__main__":  # `python -m vbridge.cli`: the handler before the he
 from bridge import errors
 from vbridge.commands import output
 
-__all__ = ["DISTRIBUTION", "KUBECTL_PROG", "kubectl_main", "main", "parser", "version"]
+__all__ = [
+    "DESCRIPTION",
+    "DISTRIBUTION",
+    "EXAMPLES",
+    "EXTERNAL",
+    "KUBECTL_PROG",
+    "cmd_version",
+    "kubectl_main",
+    "main",
+    "parser",
+    "version",
+]
 
 DISTRIBUTION = "volcano-bridge"
 # kubectl runs a plugin named kubectl-<name> found on PATH with the arguments after <name>.

@@ -26,15 +26,16 @@ import yaml
 
 from bridge import convert, defaults, errors, keys
 from bridge.k8s import client, kubeconfigs, paths
-from scheduler import configure as sched_configure
-from scheduler.io import loop as sched_loop
+from scheduler import configure
+from scheduler.io import loop
 from vbridge import runtime
 from vbridge.commands import listing, live
-from vbridge.localcluster import certs, cluster, depcrds
+from vbridge.localcluster import certs as cluster_certs
+from vbridge.localcluster import cluster, depcrds
 from vbridge.nodesim import nodes, simulator
 from webhooks import server
 
-__all__ = ["SEEDS", "SEED_NAMESPACE", "WITH_OPERATORS", "Options", "run", "seed"]
+__all__ = ["ROOT", "SEEDS", "SEED_CRDS", "SEED_NAMESPACE", "WITH_OPERATORS", "Options", "run", "seed"]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # Which upstream CRD sets the seed examples need. MPIJob v1 (training-operator) is chosen over
@@ -81,8 +82,10 @@ async def _apply(api: client.Client, doc: dict[str, Any], namespace: str) -> str
 
 async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None]) -> None:
     """Serve until cancelled (``vbridge up``: by SIGINT or SIGTERM, ``vbridge.commands.interrupts``)."""
-    pki = certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
-    tls = certs.issue_from(pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
+    pki = cluster_certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
+    tls = cluster_certs.issue_from(
+        pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",)
+    )
     port = cluster.free_port()
     settings = server.Settings(port=port, certfile=tls.cert, keyfile=tls.key, scheduler_name=opts.scheduler_name)
     async with client.Client(kubeconfigs.load(lc.kubeconfig), connections=32) as api:
@@ -108,12 +111,12 @@ async def run(lc: cluster.LocalCluster, opts: Options, say: Callable[[str], None
             if bridge.facts.backend == defaults.NATIVE:
                 # Our scheduler keeps only its queue half: it admits groups and lifts their pods'
                 # queue gate; kube-scheduler (started by the caller) places them.
-                conf = sched_configure.parse("", backend=defaults.NATIVE)
-                tasks.append(asyncio.create_task(sched_loop.Scheduler(api, conf).run()))
+                conf = configure.parse("", backend=defaults.NATIVE)
+                tasks.append(asyncio.create_task(loop.Scheduler(api, conf).run()))
                 say(f"backend native: kube-scheduler places the gangs; our queues lift the gate {keys.QUEUE_GATE}")
             else:
-                conf = sched_configure.parse("", scheduler_name=opts.scheduler_name)
-                tasks.append(asyncio.create_task(sched_loop.Scheduler(api, conf).run()))
+                conf = configure.parse("", scheduler_name=opts.scheduler_name)
+                tasks.append(asyncio.create_task(loop.Scheduler(api, conf).run()))
                 say(f"gang scheduler running for schedulerName {opts.scheduler_name!r}")
             if opts.examples:
                 await seed(api, say)

@@ -14,13 +14,15 @@ import dataclasses
 import logging
 import pathlib
 
-from bridge import defaults, facts, probes
+from bridge import defaults, probes
+from bridge import facts as cluster_facts
 from bridge.k8s import backends, client, lease, paths, writes
-from vbridge.controllers import certs as ctl_certs
-from vbridge.controllers import templates, wiring
+from vbridge.controllers import certs as cert_controller
+from vbridge.controllers import templates as template_files
+from vbridge.controllers import wiring
 from webhooks import configuration, server
 
-__all__ = ["NAME", "Bridge", "Controllers", "register", "unregister"]
+__all__ = ["LEADERSHIP_POLL_SECONDS", "NAME", "TEMPLATES", "Bridge", "Controllers", "register", "unregister"]
 
 NAME = configuration.NAME
 
@@ -34,7 +36,7 @@ class Bridge:
     api: client.Client
     settings: server.Settings
     templates_dir: pathlib.Path = TEMPLATES
-    facts: facts.Facts = dataclasses.field(default_factory=facts.Facts)
+    facts: cluster_facts.Facts = dataclasses.field(default_factory=cluster_facts.Facts)
     started: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
     reconcile: bool = True  # False: the webhook alone (``serve --webhook-only``)
     backend: str = defaults.BACKEND  # one of defaults.BACKENDS, resolved at run (``backends.resolve``)
@@ -48,7 +50,7 @@ class Bridge:
             self.api,
             self.facts,
             scheduler_name=self.settings.scheduler_name,
-            templates_by_name=templates.load(self.templates_dir),
+            templates_by_name=template_files.load(self.templates_dir),
             backend=self.facts.backend,
         )
 
@@ -118,9 +120,9 @@ class Controllers:
     elector: lease.Elector | None = None
     vcjobs: bool = True
     backend: str = defaults.BACKEND  # one of defaults.BACKENDS, resolved at run
-    certs: ctl_certs.Manager | None = None
+    certs: cert_controller.Manager | None = None
     health: tuple[str, int] | None = None  # (host, port) of /healthz and /readyz
-    facts: facts.Facts = dataclasses.field(default_factory=facts.Facts)
+    facts: cluster_facts.Facts = dataclasses.field(default_factory=cluster_facts.Facts)
     leading: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)  # set while reconciling
     terms: int = 0  # times the reconcilers were started
     health_port: int = 0  # bound port, once serving
@@ -132,7 +134,7 @@ class Controllers:
             self.api,
             self.facts,
             scheduler_name=self.scheduler_name,
-            templates_by_name=templates.load(self.templates_dir),
+            templates_by_name=template_files.load(self.templates_dir),
             vcjobs=self.vcjobs,
             backend=self.facts.backend,
         )

@@ -19,11 +19,11 @@ import traceback
 from collections.abc import Mapping
 
 from bridge import defaults, errors, patching
-from bridge import facts as facts_mod
+from bridge import facts as cluster_facts
 from bridge.adapters import base, shapes
 from webhooks import reviews
 
-__all__ = ["answer_error", "handle"]
+__all__ = ["NestingError", "ShapeError", "answer_error", "handle"]
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,11 @@ def _uid_of(raw: bytes) -> str:
 
 
 def handle(
-    raw: bytes, adapter: base.Adapter | None, facts: facts_mod.View, *, scheduler_name: str = defaults.SCHEDULER_NAME
+    raw: bytes,
+    adapter: base.Adapter | None,
+    facts: cluster_facts.View,
+    *,
+    scheduler_name: str = defaults.SCHEDULER_NAME,
 ) -> bytes:
     try:
         request = reviews.parse(raw, adapter.registration.view if adapter is not None else None)
@@ -91,7 +95,7 @@ def handle(
 
 
 def _handle(
-    request: reviews.Request, adapter: base.Adapter | None, facts: facts_mod.View, scheduler_name: str
+    request: reviews.Request, adapter: base.Adapter | None, facts: cluster_facts.View, scheduler_name: str
 ) -> bytes:
     if adapter is None:  # a mistyped URL must not turn a Fail webhook into "allow everything"
         raise errors.UnknownPathError("this server has no webhook at that path; check the webhook configuration")

@@ -14,7 +14,7 @@ from typing import Any
 from bridge import defaults, keys
 from bridge.adapters import base, registry
 
-__all__ = ["NAME", "NATIVE_POD_DONE", "build", "webhook_name"]
+__all__ = ["NAME", "NATIVE_POD_DONE", "TIMEOUT_SECONDS", "build", "webhook_name"]
 
 NAME = "volcano-bridge"
 TIMEOUT_SECONDS = defaults.WEBHOOK_TIMEOUT_SECONDS

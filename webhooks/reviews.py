@@ -18,7 +18,7 @@ import orjson
 
 from bridge import errors
 
-__all__ = ["MAX_BODY", "Request", "allow", "deny", "parse"]
+__all__ = ["MAX_BODY", "MAX_MESSAGE", "Request", "ReviewError", "allow", "deny", "parse"]
 
 MAX_BODY = 3 * 1024 * 1024  # the apiserver's own request limit for objects is about this size
 

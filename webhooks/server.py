@@ -34,11 +34,11 @@ from typing import Any
 import uvicorn
 
 from bridge import defaults, errors
-from bridge import facts as facts_mod
+from bridge import facts as cluster_facts
 from bridge.adapters import registry
 from webhooks import admission, limits, reviews, tls
 
-__all__ = ["App", "Settings", "serve", "server"]
+__all__ = ["App", "Message", "Receive", "Scope", "Send", "Settings", "serve", "server"]
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class Settings:
 
 
 class App:
-    def __init__(self, facts: facts_mod.View, settings: Settings) -> None:
+    def __init__(self, facts: cluster_facts.View, settings: Settings) -> None:
         self.facts = facts
         self.settings = settings
         self.reloader: tls.CertReloader | None = None  # set by ``serve`` once listening over TLS

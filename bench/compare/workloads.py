@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from bridge.k8s import client, paths, watching
-from bridge.native import workloads as native_api
+from bridge.native import workloads as native_workloads
 from vbridge.nodesim import nodes, simulator
 
 PG_API = "scheduling.volcano.sh/v1beta1"
@@ -160,14 +160,17 @@ async def populate(
         await api.request("POST", pg_path, body=body)
         if native:
             full = {**body, "metadata": {"name": name, "namespace": NS}}
-            for made, plural in ((native_api.workload(full), "workloads"), (native_api.podgroup(full), "podgroups")):
-                await api.request("POST", paths.resource(native_api.API, plural, namespace=NS), body=made)
+            for made, plural in (
+                (native_workloads.workload(full), "workloads"),
+                (native_workloads.podgroup(full), "podgroups"),
+            ):
+                await api.request("POST", paths.resource(native_workloads.API, plural, namespace=NS), body=made)
 
     async def make_pod(i: int) -> None:
         name, group, kind = pods[i]
         body = pod_body(name, group if gangs else None, scheduler_name, kind)
         if native:
-            body["spec"] = native_api.stamp(body["spec"], group)
+            body["spec"] = native_workloads.stamp(body["spec"], group)
         made = await api.request("POST", pod_path, body=body)
         uids[name] = made["metadata"]["uid"]
 

@@ -37,7 +37,7 @@ from typing import Any, Literal, Protocol
 from bridge import defaults, keys, queues
 from bridge.adapters import podview
 
-__all__ = ["HAS_GROUP", "Adapter", "Admission", "Context", "Registration", "Workload", "pod_registration"]
+__all__ = ["HAS_GROUP", "Adapter", "Admission", "Context", "Obj", "Registration", "Workload", "pod_registration"]
 
 Obj = dict[str, Any]
 

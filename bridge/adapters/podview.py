@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
-__all__ = ["Pod"]
+__all__ = ["Container", "Metadata", "Pod", "Spec"]
 
 
 class Metadata(TypedDict, total=False):

@@ -17,29 +17,29 @@ from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
 from bridge.adapters.kubeflow import paddlejob as paddle_job
 from bridge.adapters.kubeflow import pod as kubeflow_pod
 from bridge.adapters.kubeflow import pytorchjob as pytorch_job
-from bridge.adapters.kubeflow import tfjob as tf_job
+from bridge.adapters.kubeflow import tfjob
 from bridge.adapters.kubeflow import xgboostjob as xgboost_job
 from bridge.adapters.scheduling import command as command_kind
 from bridge.adapters.scheduling import podgroup as podgroup_kind
 from bridge.adapters.scheduling import queue as queue_kind
-from bridge.adapters.spark import application as spark_application
+from bridge.adapters.spark import application
 from bridge.adapters.spark import connect as spark_connect
 from bridge.adapters.spark import pod as spark_pod
-from bridge.adapters.vcjob import adapter as volcano_job
+from bridge.adapters.vcjob import adapter as vcjob_adapter
 
 __all__ = ["ADAPTERS", "Kind", "by_path", "for_object", "kinds", "named"]
 
 ADAPTERS: tuple[base.Adapter, ...] = (
-    spark_application.SparkApplicationAdapter(),
+    application.SparkApplicationAdapter(),
     spark_connect.SparkConnectAdapter(),
-    tf_job.TFJobAdapter(),
+    tfjob.TFJobAdapter(),
     pytorch_job.PyTorchJobAdapter(),
     mpi_job_v1.MPIJobV1Adapter(),
     mpi_job.MPIJobAdapter(),
     xgboost_job.XGBoostJobAdapter(),
     paddle_job.PaddleJobAdapter(),
     jax_job.JAXJobAdapter(),
-    volcano_job.VolcanoJobAdapter(),
+    vcjob_adapter.VolcanoJobAdapter(),
     jobset_adapter.JobSetAdapter(),
     spark_pod.SparkPodAdapter(),
     kubeflow_pod.KubeflowPodAdapter(),

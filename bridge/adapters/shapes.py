@@ -20,14 +20,34 @@ import msgspec
 
 __all__ = [
     "Command",
+    "Container",
+    "DependsOn",
     "JobSet",
+    "JobSpec",
     "KubeflowJob",
+    "KubeflowSpec",
+    "Metadata",
     "Object",
+    "Placement",
     "PodGroup",
+    "PodGroupSpec",
+    "PodSpec",
+    "Policy",
     "Queue",
+    "Replica",
+    "Resources",
+    "RunPolicy",
     "SparkApplication",
     "SparkConnect",
+    "SparkConnectRole",
+    "SparkConnectSpec",
+    "SparkRole",
+    "SparkSpec",
+    "Strings",
+    "Task",
+    "Template",
     "VolcanoJob",
+    "Volume",
     "misfit",
 ]
 
@@ -231,7 +251,7 @@ class PodGroupSpec(TypedDict, total=False):
 PodGroup = Object[PodGroupSpec]
 
 
-Queue = Object[Any]  # a Queue's spec is validated whole (``bridge.validation.queue_spec``)
+Queue = Object[Any]  # a Queue's spec is validated whole (``bridge.models.queue.check``)
 
 
 class Command(TypedDict, total=False):

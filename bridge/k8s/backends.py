@@ -14,7 +14,7 @@ from typing import Literal
 
 from bridge import defaults, errors
 from bridge.k8s import client
-from bridge.native import workloads
+from bridge.native import workloads as native_workloads
 
 __all__ = ["Backend", "resolve", "served"]
 
@@ -25,7 +25,7 @@ Backend = Literal["volcano", "native"]
 async def served(api: client.Client) -> bool:
     """The Workload API's two kinds are served."""
     try:
-        found = await api.request("GET", f"/apis/{workloads.API}")
+        found = await api.request("GET", f"/apis/{native_workloads.API}")
     except errors.ApiError as exc:
         if exc.status in (403, 404):
             return False
@@ -43,7 +43,7 @@ async def resolve(api: client.Client, choice: str) -> Backend:
     if choice == "native":
         return "native"
     if await served(api):
-        log.warning("backend auto: %s is served, gangs go to kube-scheduler (native)", workloads.API)
+        log.warning("backend auto: %s is served, gangs go to kube-scheduler (native)", native_workloads.API)
         return "native"
-    log.warning("backend auto: %s is not served, gangs go to the volcano scheduler", workloads.API)
+    log.warning("backend auto: %s is not served, gangs go to the volcano scheduler", native_workloads.API)
     return "volcano"

@@ -27,7 +27,17 @@ import orjson
 from bridge import defaults, errors
 from bridge.k8s import kubeconfigs
 
-__all__ = ["CONNECTION_ERRORS", "JSON_PATCH", "MERGE", "STRATEGIC", "TRANSPORT_ERRORS", "Client", "cleanup_closed"]
+__all__ = [
+    "CONNECTION_ERRORS",
+    "JSON_PATCH",
+    "MERGE",
+    "RETRIES",
+    "RETRY_AFTER_CAP",
+    "STRATEGIC",
+    "TRANSPORT_ERRORS",
+    "Client",
+    "cleanup_closed",
+]
 
 MERGE = "application/merge-patch+json"
 STRATEGIC = "application/strategic-merge-patch+json"

@@ -42,21 +42,24 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from typing import Any
 
 from bridge import defaults, errors
-from bridge.k8s import client as client_mod
-from bridge.k8s import salvage, views
+from bridge.k8s import client, salvage, views
 
 __all__ = [
+    "DROPPED",
+    "END",
     "ERROR",
     "FIRST",
     "GONE",
     "STATS",
     "Backoff",
     "Event",
+    "Handler",
     "Position",
     "Stats",
     "follow",
     "list_objects",
     "relist",
+    "resumable",
     "watch",
     "where",
 ]
@@ -151,7 +154,7 @@ def resumable(exc: BaseException) -> bool:
     """Whether a watch that failed with ``exc`` may be resumed from its resourceVersion (client-go's
     reflector: too many requests, a server error) rather than listed again (410 Gone, a version
     the server does not have yet, 403, 404, anything else)."""
-    if isinstance(exc, client_mod.TRANSPORT_ERRORS):
+    if isinstance(exc, client.TRANSPORT_ERRORS):
         return True
     if not isinstance(exc, errors.ApiError) or exc.status not in _RESUMABLE:
         return False
@@ -181,7 +184,7 @@ def _report(pos: Position, path: str, lost: list[salvage.Skipped]) -> None:
 
 
 async def _list(
-    api: client_mod.Client, path: str, params: dict[str, Any], codec: views.Codec, *, current: bool = False
+    api: client.Client, path: str, params: dict[str, Any], codec: views.Codec, *, current: bool = False
 ) -> tuple[list[dict[str, Any]], str, list[salvage.Skipped]]:
     """Everything, as informers list it: ``resourceVersion=0`` is served whole from the apiserver's
     watch cache in one response (no etcd read, no round trip per page); the watch that follows
@@ -211,7 +214,7 @@ async def _list(
 
 
 async def list_objects(
-    api: client_mod.Client, path: str, *, params: dict[str, Any] | None = None, view: views.View | None = None
+    api: client.Client, path: str, *, params: dict[str, Any] | None = None, view: views.View | None = None
 ) -> list[dict[str, Any]]:
     """Every object of ``path`` now, for a one-off read (a command's table): decoded as a watch
     decodes them, an object that cannot be decoded skipped and reported (a warning, ``STATS``)."""
@@ -221,7 +224,7 @@ async def list_objects(
 
 
 async def _relist(
-    api: client_mod.Client, path: str, params: dict[str, Any], codec: views.Codec, pos: Position
+    api: client.Client, path: str, params: dict[str, Any], codec: views.Codec, pos: Position
 ) -> AsyncIterator[Event]:
     """List, count and log it with its reason, report what was skipped, yield the difference."""
     items, rv, lost = await _list(api, path, params, codec)
@@ -239,7 +242,7 @@ async def _relist(
 
 
 async def watch(
-    api: client_mod.Client,
+    api: client.Client,
     path: str,
     *,
     params: dict[str, Any] | None = None,
@@ -323,7 +326,7 @@ async def watch(
                 gone_delay = backoff.next(gone_delay)
                 await asyncio.sleep(backoff.jittered(gone_delay, rng))
             continue
-        except client_mod.TRANSPORT_ERRORS as exc:
+        except client.TRANSPORT_ERRORS as exc:
             # Connection dropped, or silent past the server's own timeout (dead): resume from the
             # last resourceVersion.
             STATS.resumes[(name, DROPPED)] += 1
@@ -338,7 +341,7 @@ def _name(obj: dict[str, Any]) -> str:
 
 
 async def follow(
-    api: client_mod.Client,
+    api: client.Client,
     path: str,
     handle: Handler,
     *,

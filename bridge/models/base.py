@@ -1,4 +1,6 @@
-"""Shared building blocks for the resource models: the base model, quantities, CRD records."""
+"""Shared building blocks for the resource models: the base model, quantities, CRD records, and
+:class:`Whole`, an integer field's bounds stated once (the model's field and so the CRD's
+``minimum``/``maximum``, and the one message every check gives for a value outside them)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,21 @@ from typing import Annotated, Any
 import pydantic
 from pydantic import alias_generators
 
-__all__ = ["CrdInfo", "K8sModel", "LabelSelector", "PrinterColumn", "Quantity", "ResourceList"]
+from bridge import validation
+
+__all__ = [
+    "INT32_MAX",
+    "QUANTITY_SCHEMA",
+    "CrdInfo",
+    "Int32",
+    "K8sModel",
+    "LabelSelector",
+    "LabelSelectorRequirement",
+    "PrinterColumn",
+    "Quantity",
+    "ResourceList",
+    "Whole",
+]
 
 # A Kubernetes resource.Quantity as CRDs declare it: an int or a string with a unit.
 QUANTITY_SCHEMA: dict[str, Any] = {
@@ -20,6 +36,41 @@ QUANTITY_SCHEMA: dict[str, Any] = {
 Quantity = Annotated[int | str, pydantic.WithJsonSchema(QUANTITY_SCHEMA)]
 ResourceList = dict[str, Quantity]
 Int32 = Annotated[int, pydantic.Field(json_schema_extra={"format": "int32"})]
+INT32_MAX = 2**31 - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Whole:
+    """An integer field's rule: a JSON integer (not a bool, not a string) from ``low`` to ``high``.
+
+    The model declares the field ``Annotated`` with :attr:`bounds` (pydantic's ``ge``/``le``,
+    which ``bridge.crdgen`` writes as the CRD's ``minimum``/``maximum``) and :attr:`validator` (so
+    the model refuses with :meth:`refusal`'s message, before pydantic's own); admission and the
+    CLI call :meth:`refusal` too."""
+
+    path: str  # the field as the API names it, e.g. ``spec.weight``
+    low: int
+    high: int = INT32_MAX
+
+    def refusal(self, value: object) -> str | None:
+        """None for a sound value, else the message."""
+        if isinstance(value, int) and not isinstance(value, bool) and self.low <= value <= self.high:
+            return None
+        return f"{self.path} must be an integer from {self.low} to {self.high}, got {validation.shown(value)}"
+
+    def check(self, value: Any) -> Any:
+        """pydantic's before-validator: the value, or ValueError with :meth:`refusal`'s message."""
+        if value is not None and (why := self.refusal(value)) is not None:
+            raise ValueError(why)
+        return value
+
+    @property
+    def validator(self) -> Any:
+        return pydantic.BeforeValidator(self.check)
+
+    @property
+    def bounds(self) -> Any:
+        return pydantic.Field(ge=self.low, le=self.high)
 
 
 class K8sModel(pydantic.BaseModel):

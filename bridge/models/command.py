@@ -11,12 +11,12 @@ from __future__ import annotations
 import pydantic
 
 from bridge import defaults
-from bridge.models import base
+from bridge.models import base as model_base
 
 __all__ = ["CRD", "Command", "Target"]
 
 
-class Target(base.K8sModel):
+class Target(model_base.K8sModel):
     """The object the command is for: an ownerReference."""
 
     model_config = pydantic.ConfigDict(json_schema_extra={"x-kubernetes-map-type": "atomic"})
@@ -29,7 +29,7 @@ class Target(base.K8sModel):
     block_owner_deletion: bool | None = None
 
 
-class Command(base.K8sModel):
+class Command(model_base.K8sModel):
     action: str | None = None
     target: Target | None = None
     reason: str | None = None
@@ -37,7 +37,7 @@ class Command(base.K8sModel):
 
 
 _GROUP, _VERSION = defaults.BUS_API.split("/")
-CRD = base.CrdInfo(
+CRD = model_base.CrdInfo(
     group=_GROUP,
     version=_VERSION,
     kind="Command",

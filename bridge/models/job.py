@@ -12,9 +12,30 @@ from typing import Annotated, Any, Literal
 
 import pydantic
 
-from bridge.models import base, podgroup
+from bridge.models import base as model_base
+from bridge.models import podgroup as podgroup_model
 
-__all__ = ["CRD", "EVENTS", "PHASES", "JobSpec", "JobStatus", "Policy", "TaskSpec"]
+__all__ = [
+    "CRD",
+    "EVENTS",
+    "NAME_PATTERN",
+    "PHASES",
+    "TASK_NAME_PATTERN",
+    "DateTime",
+    "DependsOn",
+    "Event",
+    "JobCondition",
+    "JobSpec",
+    "JobState",
+    "JobStatus",
+    "Opaque",
+    "PartitionPolicy",
+    "Phase",
+    "Policy",
+    "TaskSpec",
+    "TaskState",
+    "VolumeSpec",
+]
 
 NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
 TASK_NAME_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
@@ -53,98 +74,98 @@ Opaque = Annotated[
 DateTime = Annotated[str, pydantic.Field(json_schema_extra={"format": "date-time"})]
 
 
-class Policy(base.K8sModel):
+class Policy(model_base.K8sModel):
     """What to do (action) when something happens to a pod or task (event, or a container exit code)."""
 
     event: Event | None = None
     events: list[Event] | None = None
     action: str | None = None
-    exit_code: base.Int32 | None = None
+    exit_code: model_base.Int32 | None = None
     timeout: str | None = None
 
 
-class DependsOn(base.K8sModel):
+class DependsOn(model_base.K8sModel):
     name: list[str] | None = None
     iteration: str | None = None
 
 
-class PartitionPolicy(base.K8sModel):
-    total_partitions: base.Int32 = pydantic.Field(ge=1)
-    partition_size: base.Int32 = pydantic.Field(ge=1)
-    network_topology: podgroup.NetworkTopology | None = None
-    min_partitions: base.Int32 = pydantic.Field(default=0, ge=0)
+class PartitionPolicy(model_base.K8sModel):
+    total_partitions: model_base.Int32 = pydantic.Field(ge=1)
+    partition_size: model_base.Int32 = pydantic.Field(ge=1)
+    network_topology: podgroup_model.NetworkTopology | None = None
+    min_partitions: model_base.Int32 = pydantic.Field(default=0, ge=0)
 
 
-class TaskSpec(base.K8sModel):
+class TaskSpec(model_base.K8sModel):
     """A group of identical pods: ``<job>-<task>-<index>`` for index < replicas."""
 
     name: str | None = pydantic.Field(default=None, max_length=63, pattern=TASK_NAME_PATTERN)
-    replicas: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    min_available: base.Int32 | None = pydantic.Field(default=None, ge=0)
+    replicas: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    min_available: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
     template: Opaque | None = None
     policies: list[Policy] | None = None
     topology_policy: Literal["none", "best-effort", "restricted", "single-numa-node"] | None = None
-    max_retry: base.Int32 | None = pydantic.Field(default=None, ge=0)
+    max_retry: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
     depends_on: DependsOn | None = None
     partition_policy: PartitionPolicy | None = None
 
 
-class VolumeSpec(base.K8sModel):
+class VolumeSpec(model_base.K8sModel):
     mount_path: str
     volume_claim_name: str | None = None
     volume_claim: Opaque | None = None
 
 
-class JobSpec(base.K8sModel):
+class JobSpec(model_base.K8sModel):
     scheduler_name: str | None = pydantic.Field(default=None, max_length=63)
-    min_available: base.Int32 | None = pydantic.Field(default=None, ge=0)
+    min_available: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
     volumes: list[VolumeSpec] | None = None
     tasks: list[TaskSpec] | None = pydantic.Field(default=None, min_length=1)
     policies: list[Policy] | None = None
     plugins: dict[str, list[str]] | None = None
     running_estimate: str | None = None
     queue: str = pydantic.Field(default="default", max_length=253, pattern=NAME_PATTERN)
-    max_retry: base.Int32 = pydantic.Field(default=3, ge=0)
-    ttl_seconds_after_finished: base.Int32 | None = pydantic.Field(default=None, ge=0)
+    max_retry: model_base.Int32 = pydantic.Field(default=3, ge=0)
+    ttl_seconds_after_finished: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
     priority_class_name: str | None = pydantic.Field(default=None, max_length=253, pattern=NAME_PATTERN)
-    min_success: base.Int32 | None = pydantic.Field(default=None, ge=1)
-    network_topology: podgroup.NetworkTopology | None = None
+    min_success: model_base.Int32 | None = pydantic.Field(default=None, ge=1)
+    network_topology: podgroup_model.NetworkTopology | None = None
 
 
-class JobState(base.K8sModel):
+class JobState(model_base.K8sModel):
     phase: Phase | None = None
     reason: str | None = None
     message: str | None = None
     last_transition_time: DateTime | None = None
 
 
-class JobCondition(base.K8sModel):
+class JobCondition(model_base.K8sModel):
     status: str
     last_transition_time: DateTime | None = None
 
 
-class TaskState(base.K8sModel):
-    phase: dict[str, base.Int32] | None = None
+class TaskState(model_base.K8sModel):
+    phase: dict[str, model_base.Int32] | None = None
 
 
-class JobStatus(base.K8sModel):
+class JobStatus(model_base.K8sModel):
     state: JobState | None = None
-    min_available: base.Int32 | None = pydantic.Field(default=None, ge=0)
+    min_available: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
     task_status_count: dict[str, TaskState] | None = None
-    pending: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    running: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    succeeded: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    failed: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    terminating: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    unknown: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    version: base.Int32 | None = pydantic.Field(default=None, ge=0)
-    retry_count: base.Int32 | None = pydantic.Field(default=None, ge=0)
+    pending: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    running: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    succeeded: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    failed: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    terminating: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    unknown: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    version: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
+    retry_count: model_base.Int32 | None = pydantic.Field(default=None, ge=0)
     running_duration: str | None = None
     controlled_resources: dict[str, str] | None = None
     conditions: list[JobCondition] | None = None
 
 
-CRD = base.CrdInfo(
+CRD = model_base.CrdInfo(
     group="batch.volcano.sh",
     version="v1alpha1",
     kind="Job",
@@ -154,11 +175,11 @@ CRD = base.CrdInfo(
     namespaced=True,
     status_subresource=True,
     columns=(
-        base.PrinterColumn("STATUS", ".status.state.phase", "string"),
-        base.PrinterColumn("minAvailable", ".status.minAvailable", "integer"),
-        base.PrinterColumn("RUNNINGS", ".status.running", "integer"),
-        base.PrinterColumn("AGE", ".metadata.creationTimestamp", "date"),
-        base.PrinterColumn("QUEUE", ".spec.queue", "string", priority=1),
+        model_base.PrinterColumn("STATUS", ".status.state.phase", "string"),
+        model_base.PrinterColumn("minAvailable", ".status.minAvailable", "integer"),
+        model_base.PrinterColumn("RUNNINGS", ".status.running", "integer"),
+        model_base.PrinterColumn("AGE", ".metadata.creationTimestamp", "date"),
+        model_base.PrinterColumn("QUEUE", ".spec.queue", "string", priority=1),
     ),
     spec_model=JobSpec,
     status_model=JobStatus,

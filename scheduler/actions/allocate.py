@@ -37,7 +37,7 @@ import numpy.typing as npt
 from scheduler.api import snapshot
 from scheduler.framework import placement, session, statement, tiers
 
-__all__ = ["execute"]
+__all__ = ["ADMITTED", "LONE_RUN", "allocate_job", "blocked", "execute"]
 
 ADMITTED = ("Inqueue", "Running", "Unknown")
 # Jobs placed per run of one-task jobs: enough to amortise the step, few enough that the first

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from scheduler.framework import placement, session, statement, tiers
 
-__all__ = ["execute"]
+__all__ = ["ADMITTED", "execute"]
 
 ADMITTED = ("Inqueue", "Running", "Unknown")
 

@@ -31,7 +31,7 @@ import numpy.typing as npt
 from scheduler.api import snapshot
 from scheduler.framework import session
 
-__all__ = ["Bundle", "allowed", "of_job", "ordered", "whole"]
+__all__ = ["LIVE", "Bundle", "Vector", "allowed", "cheapest_first", "of_job", "ordered", "roi", "whole"]
 
 Vector = npt.NDArray[np.float64]
 LIVE = (snapshot.TaskStatus.RUNNING, snapshot.TaskStatus.BOUND, snapshot.TaskStatus.ALLOCATED)

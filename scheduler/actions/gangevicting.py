@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from scheduler.actions import bundles as bundling
+from scheduler.actions import bundles
 from scheduler.api import snapshot
 from scheduler.framework import placement, session, statement, tiers
 
@@ -45,8 +45,8 @@ def run(
     *,
     action: str,
     reason: str,
-    policy: Callable[[bundling.Bundle], Any],
-    why: Callable[[bundling.Bundle], str],
+    policy: Callable[[bundles.Bundle], Any],
+    why: Callable[[bundles.Bundle], str],
     allow_whole: bool,
     every_tier: bool = False,
 ) -> bool:
@@ -59,15 +59,15 @@ def run(
     by_job: dict[str, list[snapshot.Task]] = {}
     for task in candidates:
         by_job.setdefault(task.job, []).append(task)
-    raw = [b for victim, tasks in sorted(by_job.items()) for b in bundling.of_job(ssn, victim, tasks)]
-    first = bundling.ordered(ssn, raw, need, policy)
+    raw = [b for victim, tasks in sorted(by_job.items()) for b in bundles.of_job(ssn, victim, tasks)]
+    first = bundles.ordered(ssn, raw, need, policy)
     flat = list({t.key: t for b in first for t in b.tasks}.values())
     permitted = {t.key for t in plugins.victims(pending[0], flat, action=action, every_tier=every_tier)}
     valid = [
-        b for b in bundling.ordered(ssn, bundling.allowed(first, permitted), need, policy) if allow_whole or not b.whole
+        b for b in bundles.ordered(ssn, bundles.allowed(first, permitted), need, policy) if allow_whole or not b.whole
     ]
     future = ssn.nodes.future[placer.ready].sum(axis=0)
-    chosen: list[bundling.Bundle] = []
+    chosen: list[bundles.Bundle] = []
     freed = np.zeros(len(ssn.dims))
     seen: set[str] = set()
     for step in _steps(valid):  # a safe bundle's tasks one by one (each is surplus), a whole one at once
@@ -82,7 +82,7 @@ def run(
         if stmt is None:
             continue
 
-        def attempt(steps: Sequence[bundling.Bundle]) -> statement.Statement | None:
+        def attempt(steps: Sequence[bundles.Bundle]) -> statement.Statement | None:
             return _trial(ssn, plugins, placer, job, pending, steps, reason, why)
 
         stmt = _settle(ssn, attempt, pending, chosen, stmt)
@@ -94,9 +94,9 @@ def run(
 
 def _settle(
     ssn: session.Session,
-    attempt: Callable[[Sequence[bundling.Bundle]], statement.Statement | None],
+    attempt: Callable[[Sequence[bundles.Bundle]], statement.Statement | None],
     pending: list[snapshot.Task],
-    chosen: list[bundling.Bundle],
+    chosen: list[bundles.Bundle],
     stmt: statement.Statement,
 ) -> statement.Statement:
     """The successful trial ``stmt`` with as few victims as this finds: first those on nodes the
@@ -125,17 +125,17 @@ def _settle(
     return stmt
 
 
-def _keys(steps: Sequence[bundling.Bundle]) -> set[str]:
+def _keys(steps: Sequence[bundles.Bundle]) -> set[str]:
     return {t.key for b in steps for t in b.tasks}
 
 
-def _steps(valid: Sequence[bundling.Bundle]) -> list[bundling.Bundle]:
+def _steps(valid: Sequence[bundles.Bundle]) -> list[bundles.Bundle]:
     out = []
     for bundle in valid:
         if bundle.whole:
             out.append(bundle)
         else:
-            out += [bundling.Bundle(bundle.job, False, (task,), bundle.why) for task in bundle.tasks]
+            out += [bundles.Bundle(bundle.job, False, (task,), bundle.why) for task in bundle.tasks]
     return out
 
 
@@ -145,9 +145,9 @@ def _trial(
     placer: placement.Placer,
     job: str,
     pending: list[snapshot.Task],
-    chosen: Sequence[bundling.Bundle],
+    chosen: Sequence[bundles.Bundle],
     reason: str,
-    why: Callable[[bundling.Bundle], str],
+    why: Callable[[bundles.Bundle], str],
 ) -> statement.Statement | None:
     """Evict ``chosen``, pipeline every pending task; the statement if the gang is pipelined."""
     stmt = statement.Statement(ssn)
@@ -172,7 +172,7 @@ def _trial(
     return stmt
 
 
-def _prune(ssn: session.Session, chosen: Sequence[bundling.Bundle], used: set[int]) -> list[bundling.Bundle]:
+def _prune(ssn: session.Session, chosen: Sequence[bundles.Bundle], used: set[int]) -> list[bundles.Bundle]:
     """The chosen bundles that free room on ``used`` rows: whole ones all or nothing, safe ones
     only their victims on those rows (a whole bundle kept covers its job's safe tasks too)."""
     whole_jobs = {b.job for b in chosen if b.whole and any(ssn.row[t.key] in used for t in b.tasks)}
@@ -186,7 +186,7 @@ def _prune(ssn: session.Session, chosen: Sequence[bundling.Bundle], used: set[in
             continue
         kept = tuple(t for t in bundle.tasks if ssn.row[t.key] in used)
         if kept:
-            out.append(bundling.Bundle(bundle.job, False, kept, bundle.why))
+            out.append(bundles.Bundle(bundle.job, False, kept, bundle.why))
     return out
 
 

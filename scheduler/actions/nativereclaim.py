@@ -44,7 +44,7 @@ from scheduler.api import snapshot
 from scheduler.framework import session, statement, tiers
 from scheduler.plugins import overcommit
 
-__all__ = ["CLUSTER", "execute", "reclaimers"]
+__all__ = ["CLUSTER", "REQUEUED", "SETTLE_MOST", "Vector", "execute", "reclaimers"]
 
 Vector = npt.NDArray[np.float64]
 CLUSTER = "overcommit"  # the plugin whose refusal is the cluster's, not the queue's

@@ -15,7 +15,7 @@ from scheduler.actions import evicting
 from scheduler.api import snapshot
 from scheduler.framework import placement, session, statement, tiers
 
-__all__ = ["execute", "starving"]
+__all__ = ["ADMITTED", "execute", "run", "starving"]
 
 ADMITTED = ("Inqueue", "Running", "Unknown")
 

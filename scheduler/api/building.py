@@ -17,10 +17,11 @@ operator creates the group first and waits for it to be admitted). A group whose
 another scheduler belongs to that scheduler: it is left out, so the plan writes nothing to it.
 
 Objects that never passed admission (the webhook was down, skips their namespace, or came
-later) are judged here as admission judges them (``bridge.validation``, ``bridge.queues``): a
-group whose spec is unsound, whose queue's spec is, or whose queue does not admit its namespace
-is ``held`` (never scheduled; its verdict gives the reason), read with harmless defaults, and
-every other object is scheduled as usual. One bad object never fails a cycle.
+later) are judged here as admission judges them (``bridge.validation``, ``bridge.models.queue``,
+``bridge.queues``): a group whose spec is unsound, whose queue's spec is, or whose queue does
+not admit its namespace is ``held`` (never scheduled; its verdict gives the reason), read with
+harmless defaults, and every other object is scheduled as usual. One bad object never fails a
+cycle.
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from bridge import defaults, errors, keys, validation
-from bridge import queues as queues_mod
+from bridge import defaults, errors, keys, queues, validation
+from bridge.models import queue as queue_model
 from scheduler.api import podfacts, podspec, resources, snapshot, tally
 
-__all__ = ["GROUP_ANNOTATION", "build"]
+__all__ = ["GROUP_ANNOTATION", "Obj", "build"]
 
 GROUP_ANNOTATION = keys.GROUP_NAME
 
@@ -159,9 +160,9 @@ def _held(spec: Any, namespace: str, queue: str, queue_map: Mapping[str, snapsho
         return None  # verdicts: QueueNotFound
     if info.unsound:
         return ("QueueInvalid", f"queue {queue} cannot be used: {info.unsound}")
-    if not queues_mod.admits(info.allowed, namespace):
-        facts = {q.name: queues_mod.QueueFacts(state=q.state, allowed=q.allowed) for q in queue_map.values()}
-        return ("QueueNotAllowed", queues_mod.refusal(queue, namespace=namespace, queues=facts) or "")
+    if not queues.admits(info.allowed, namespace):
+        facts = {q.name: queues.QueueFacts(state=q.state, allowed=q.allowed) for q in queue_map.values()}
+        return ("QueueNotAllowed", queues.refusal(queue, namespace=namespace, queues=facts) or "")
     return None
 
 
@@ -227,7 +228,7 @@ def _queue(obj: Obj) -> snapshot.Queue:
     name = str(_meta(obj).get("name", ""))
     unsound = ""
     try:
-        validation.queue_spec(name, spec)
+        queue_model.check(name, spec)
     except errors.InvalidObjectError as exc:
         unsound, spec = str(exc), {}  # its groups are held; the queue itself is read as defaults
     capability, deserved = spec.get("capability"), spec.get("deserved")
@@ -245,7 +246,7 @@ def _queue(obj: Obj) -> snapshot.Queue:
         parent=spec.get("parent") or None,
         hierarchy=annotations.get(keys.HIERARCHY) or None,
         hierarchy_weights=annotations.get(keys.HIERARCHY_WEIGHTS) or None,
-        allowed=queues_mod.patterns(_meta(obj).get("annotations")),
+        allowed=queues.patterns(_meta(obj).get("annotations")),
         unsound=unsound,
     )
 

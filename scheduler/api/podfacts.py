@@ -24,7 +24,7 @@ import orjson
 from bridge import defaults, keys
 from scheduler.api import podspec, resources, snapshot
 
-__all__ = ["Facts", "Memo", "derive", "parse_time"]
+__all__ = ["CRITICAL_CLASSES", "LOOKS", "Facts", "Memo", "Obj", "Shapes", "derive", "parse_time", "pod_request"]
 
 CRITICAL_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
 

@@ -17,6 +17,11 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
+    "BLOCKING",
+    "HOSTNAME",
+    "NAMESPACE_NAME",
+    "PREFERRED",
+    "REQUIRED",
     "LabelSelector",
     "Namespaces",
     "Placement",

@@ -22,7 +22,20 @@ import numpy.typing as npt
 
 from bridge import quantity
 
-__all__ = ["CPU", "MEMORY", "PODS", "Resource", "from_vector", "human", "make", "parse", "vector"]
+__all__ = [
+    "CPU",
+    "MEMORY",
+    "PODS",
+    "Resource",
+    "Vector",
+    "describe",
+    "from_vector",
+    "human",
+    "make",
+    "parse",
+    "to_api",
+    "vector",
+]
 
 CPU = "cpu"
 MEMORY = "memory"

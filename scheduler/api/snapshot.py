@@ -21,7 +21,7 @@ from scheduler.api import podspec, resources
 if TYPE_CHECKING:
     from scheduler.api import tally
 
-__all__ = ["Job", "Node", "Queue", "Snapshot", "Stranded", "Task", "TaskStatus"]
+__all__ = ["OCCUPYING", "READY", "Job", "Matrix", "Node", "Queue", "Snapshot", "Stranded", "Task", "TaskStatus"]
 
 Matrix = npt.NDArray[np.float64]
 

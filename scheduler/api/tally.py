@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from scheduler.api import resources, snapshot
 
-__all__ = ["PENDING", "STATUSES", "Tally", "codes", "counter", "of", "per_job"]
+__all__ = ["PENDING", "STATUSES", "Bools", "Ints", "Matrix", "Tally", "codes", "counter", "of", "per_job"]
 
 Ints = npt.NDArray[np.intp]
 Bools = npt.NDArray[np.bool_]

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from scheduler.api import podspec, snapshot
 from scheduler.framework import topology
 
-__all__ = ["alike", "best_rows", "eligible", "own_terms", "top_rows"]
+__all__ = ["Mask", "Rows", "Scores", "alike", "best_rows", "eligible", "own_terms", "top_rows"]
 
 _TERMS = ("affinity", "anti_affinity", "preferred_affinity", "preferred_anti_affinity", "spread")
 

@@ -30,9 +30,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import defaults, inputs
-from bridge import errors as bridge_errors
-from scheduler import errors
+from bridge import defaults, errors, inputs
+from scheduler import errors as scheduler_errors
 
 __all__ = [
     "DEFAULT_ACTIONS",
@@ -140,7 +139,7 @@ class PluginOption:
             return raw
         if isinstance(raw, str) and raw.strip().lower() in ("true", "false"):
             return raw.strip().lower() == "true"
-        raise errors.SchedulerConfigError(f"{self.name}: argument {key}={raw!r} is not true or false")
+        raise scheduler_errors.SchedulerConfigError(f"{self.name}: argument {key}={raw!r} is not true or false")
 
     def number(self, key: str, default: float) -> float:
         """A numeric argument; Volcano's conf often quotes numbers, so strings are accepted."""
@@ -148,7 +147,9 @@ class PluginOption:
         try:
             return float(raw)
         except (TypeError, ValueError) as exc:
-            raise errors.SchedulerConfigError(f"plugin {self.name}: argument {key}={raw!r} is not a number") from exc
+            raise scheduler_errors.SchedulerConfigError(
+                f"plugin {self.name}: argument {key}={raw!r} is not a number"
+            ) from exc
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -213,16 +214,16 @@ def parse(
     ``overcommit_factor`` overrides the plugin argument."""
     try:
         doc = inputs.yaml_document("scheduler conf", text) or {}  # aliases within kubectl's bound
-    except bridge_errors.InputError as exc:
-        raise errors.SchedulerConfigError(f"scheduler conf is not valid YAML: {exc}") from exc
+    except errors.InputError as exc:
+        raise scheduler_errors.SchedulerConfigError(f"scheduler conf is not valid YAML: {exc}") from exc
     if not isinstance(doc, dict):
-        raise errors.SchedulerConfigError("scheduler conf must be a mapping with 'actions' and 'tiers'")
+        raise scheduler_errors.SchedulerConfigError("scheduler conf must be a mapping with 'actions' and 'tiers'")
     actions: tuple[str, ...] = DEFAULT_ACTIONS
     if doc.get("actions") is not None:
         actions = tuple(a.strip() for a in str(doc["actions"]).split(",") if a.strip())
     unknown = [a for a in actions if a not in known.actions]
     if unknown:
-        raise errors.SchedulerConfigError(_missing("action", unknown, known.actions, VOLCANO_ACTIONS))
+        raise scheduler_errors.SchedulerConfigError(_missing("action", unknown, known.actions, VOLCANO_ACTIONS))
     tiers = _tiers(doc.get("tiers"), known)
     arguments = _configurations(doc.get("configurations"), known)
     factor = overcommit_factor
@@ -234,7 +235,7 @@ def parse(
     if factor < 1.0:  # Volcano falls back to the default for factors below one
         factor = defaults.OVERCOMMIT_FACTOR
     if spark_reservation_timeout < 0:
-        raise errors.SchedulerConfigError("spark_reservation_timeout must not be negative")
+        raise scheduler_errors.SchedulerConfigError("spark_reservation_timeout must not be negative")
     return SchedulerConfig(
         actions=actions,
         tiers=tiers,
@@ -252,15 +253,17 @@ def _configurations(raw: Any, known: Known) -> dict[str, Mapping[str, Any]]:
     if raw is None:
         return {}
     if not isinstance(raw, list) or not all(isinstance(e, dict) and isinstance(e.get("name"), str) for e in raw):
-        raise errors.SchedulerConfigError("'configurations' must be a list of {name: <action>, arguments: {...}}")
+        raise scheduler_errors.SchedulerConfigError(
+            "'configurations' must be a list of {name: <action>, arguments: {...}}"
+        )
     unknown = [e["name"] for e in raw if e["name"] not in known.actions]
     if unknown:
-        raise errors.SchedulerConfigError(_missing("action", unknown, known.actions, VOLCANO_ACTIONS))
+        raise scheduler_errors.SchedulerConfigError(_missing("action", unknown, known.actions, VOLCANO_ACTIONS))
     found: dict[str, Mapping[str, Any]] = {}
     for entry in raw:
         arguments = entry.get("arguments") or {}
         if not isinstance(arguments, dict):
-            raise errors.SchedulerConfigError(f"configuration {entry['name']}: arguments must be a mapping")
+            raise scheduler_errors.SchedulerConfigError(f"configuration {entry['name']}: arguments must be a mapping")
         found[entry["name"]] = dict(arguments)
     return found
 
@@ -269,16 +272,18 @@ def _tiers(raw: Any, known: Known) -> tuple[tuple[PluginOption, ...], ...]:
     if raw is None:
         return _default_tiers(known)
     if not isinstance(raw, list):
-        raise errors.SchedulerConfigError("'tiers' must be a list of {plugins: [...]}")
+        raise scheduler_errors.SchedulerConfigError("'tiers' must be a list of {plugins: [...]}")
     tiers: list[tuple[PluginOption, ...]] = []
     missing: list[str] = []
     for tier in raw:
         if not isinstance(tier, dict) or not isinstance(tier.get("plugins") or [], list):
-            raise errors.SchedulerConfigError("each tier must be a mapping {plugins: [...]}")
+            raise scheduler_errors.SchedulerConfigError("each tier must be a mapping {plugins: [...]}")
         options = []
         for plugin in tier.get("plugins") or []:
             if not isinstance(plugin, dict):
-                raise errors.SchedulerConfigError(f"a plugin entry must be a mapping with a name, not {plugin!r}")
+                raise scheduler_errors.SchedulerConfigError(
+                    f"a plugin entry must be a mapping with a name, not {plugin!r}"
+                )
             name = str(plugin.get("name", ""))
             if name not in known.plugins:
                 missing.append(name)
@@ -286,21 +291,21 @@ def _tiers(raw: Any, known: Known) -> tuple[tuple[PluginOption, ...], ...]:
             options.append(_option(name, plugin))
         tiers.append(tuple(options))
     if missing:
-        raise errors.SchedulerConfigError(_missing("plugin", missing, known.plugins, VOLCANO_PLUGINS))
+        raise scheduler_errors.SchedulerConfigError(_missing("plugin", missing, known.plugins, VOLCANO_PLUGINS))
     return tuple(tiers)
 
 
 def _option(name: str, entry: Mapping[str, Any]) -> PluginOption:
     extra = sorted(str(k) for k in entry if k not in ("name", "arguments", *ENABLE_KEYS))
     if extra:
-        raise errors.SchedulerConfigError(
+        raise scheduler_errors.SchedulerConfigError(
             f"plugin {name}: unknown key(s) {', '.join(extra)} (an entry has name, arguments and enable… switches)"
         )
     enabled = {k: v for k, v in entry.items() if k in ENABLE_KEYS}
     wrong = [k for k, v in enabled.items() if not isinstance(v, bool)]
     if wrong:
-        raise errors.SchedulerConfigError(f"plugin {name}: {', '.join(wrong)} must be true or false")
+        raise scheduler_errors.SchedulerConfigError(f"plugin {name}: {', '.join(wrong)} must be true or false")
     arguments = entry.get("arguments") or {}
     if not isinstance(arguments, dict):
-        raise errors.SchedulerConfigError(f"plugin {name}: arguments must be a mapping")
+        raise scheduler_errors.SchedulerConfigError(f"plugin {name}: arguments must be a mapping")
     return PluginOption(name, dict(arguments), enabled)

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from scheduler.framework import apart
 
-__all__ = ["MAX_DOMAINS", "Ahead", "Rule", "place"]
+__all__ = ["MAX_DOMAINS", "Ahead", "Ids", "Mask", "Rule", "Scores", "place"]
 
 # Keys with more domains are left to the long way: the per-domain bookkeeping below is a
 # Python loop over the domains for each copy.

@@ -24,7 +24,7 @@ import numpy.typing as npt
 from scheduler.api import resources, snapshot, tally
 from scheduler.framework import session, tiers
 
-__all__ = ["NOT_READY", "fit_error", "shortage", "task_never", "unrunnable"]
+__all__ = ["NOT_READY", "Mask", "S", "fit_error", "shortage", "task_never", "unrunnable"]
 
 NOT_READY = "node(s) were not ready"
 

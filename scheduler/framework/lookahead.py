@@ -21,7 +21,7 @@ from scheduler.api import snapshot
 if TYPE_CHECKING:
     from scheduler.framework import placement
 
-__all__ = ["Copies", "Lookahead", "fit_all", "rescorer", "score_now"]
+__all__ = ["Copies", "Lookahead", "Vector", "fit_all", "rescorer", "score_now"]
 
 Vector = npt.NDArray[np.float64]
 

@@ -40,7 +40,7 @@ import numpy.typing as npt
 from scheduler.api import snapshot
 from scheduler.framework import apart, counted, feasibility, lookahead, ranking, scored, session, tiers, together
 
-__all__ = ["ALLOCATE", "PIPELINE", "Placer"]
+__all__ = ["ALLOCATE", "PIPELINE", "Placer", "Scores", "Vector"]
 
 ALLOCATE = "allocate"
 PIPELINE = "pipeline"

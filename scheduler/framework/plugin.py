@@ -42,7 +42,7 @@ from scheduler.framework import config, counted, scored
 if TYPE_CHECKING:
     from scheduler.framework import session
 
-__all__ = ["GANG_LEVEL", "PREEMPTS", "RECLAIMS", "Invalid", "Plugin", "Rows"]
+__all__ = ["GANG_LEVEL", "PREEMPTS", "RECLAIMS", "Counts", "Invalid", "Mask", "Plugin", "Rows", "Scores"]
 
 # The ``action`` a ``victims`` hook is asked for: preempt-like (same queue, by priority) or
 # reclaim-like (across queues, by share); the gang-level ones (Volcano's gangpreempt and

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from scheduler.framework import apart
 
-__all__ = ["DEPTH", "Ranking"]
+__all__ = ["DEPTH", "Ranking", "Rows", "Scores"]
 
 Scores = npt.NDArray[np.float64]
 Rows = npt.NDArray[np.intp]

@@ -32,7 +32,7 @@ import numpy.typing as npt
 
 from scheduler.framework import apart, domains
 
-__all__ = ["Part", "Value", "View", "place"]
+__all__ = ["Part", "Rows", "Scores", "Value", "View", "place"]
 
 Scores = npt.NDArray[np.float64]
 Rows = npt.NDArray[np.intp]

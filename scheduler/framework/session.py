@@ -33,7 +33,7 @@ import numpy.typing as npt
 from scheduler.api import plan, resources, snapshot
 from scheduler.framework import config, state, topology
 
-__all__ = ["Session"]
+__all__ = ["S", "Session", "Vector"]
 
 Vector = npt.NDArray[np.float64]
 S = snapshot.TaskStatus

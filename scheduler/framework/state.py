@@ -23,7 +23,7 @@ import numpy.typing as npt
 
 from scheduler.api import plan, resources, snapshot, tally
 
-__all__ = ["Allocations", "Committed", "Counts", "Diagnostics", "Holds", "NodeState"]
+__all__ = ["Allocations", "Committed", "Counts", "Diagnostics", "Holds", "Matrix", "NodeState", "S", "Vector"]
 
 Vector = npt.NDArray[np.float64]
 Matrix = npt.NDArray[np.float64]

@@ -33,13 +33,12 @@ from typing import Any
 import numpy as np
 
 from scheduler.api import snapshot
-from scheduler.framework import config, counted, scored, session
-from scheduler.framework import plugin as base
+from scheduler.framework import config, counted, plugin, scored, session
 
 __all__ = ["SWITCHES", "Registry", "Tiers"]
 
-Registry = Mapping[str, type[base.Plugin]]
-_NONE: list[base.Plugin] = []  # shared, never changed: what most tasks get from ``_domain_plugins``
+Registry = Mapping[str, type[plugin.Plugin]]
+_NONE: list[plugin.Plugin] = []  # shared, never changed: what most tasks get from ``_domain_plugins``
 
 
 # Volcano's switch for each hook (``victims`` has one per action); job_valid has none.
@@ -61,10 +60,10 @@ SWITCHES = {
 }
 
 
-def _overrides(plugin: base.Plugin, hook: str) -> bool:
-    if hook in SWITCHES and not plugin.option.switched_on(SWITCHES[hook]):
+def _overrides(p: plugin.Plugin, hook: str) -> bool:
+    if hook in SWITCHES and not p.option.switched_on(SWITCHES[hook]):
         return False
-    return getattr(type(plugin), hook) is not getattr(base.Plugin, hook)
+    return getattr(type(p), hook) is not getattr(plugin.Plugin, hook)
 
 
 class Tiers:
@@ -73,15 +72,15 @@ class Tiers:
         conf: config.SchedulerConfig,
         ssn: session.Session,
         registry: Registry,
-        always: Sequence[type[base.Plugin]] = (),
+        always: Sequence[type[plugin.Plugin]] = (),
     ) -> None:
         self.always = [cls(config.PluginOption(cls.name), ssn) for cls in always]
-        for plugin in self.always:
-            plugin.on_session_open()
+        for p in self.always:
+            p.on_session_open()
         self.tiers = [[registry[opt.name](opt, ssn) for opt in tier if opt.name in registry] for tier in conf.tiers]
-        self.all = [plugin for tier in self.tiers for plugin in tier]
-        for plugin in self.all:
-            plugin.on_session_open()
+        self.all = [p for tier in self.tiers for p in tier]
+        for p in self.all:
+            p.on_session_open()
         self.session = ssn
         # Bound methods of the plugins that override each hook, in tier order, looked up once:
         # these run per task and per job, and the base hooks only ever answer None.
@@ -89,7 +88,7 @@ class Tiers:
         self._static = self._hooks("static_predicate")
         self._scores = self._hooks("node_score")
         self._topological = [p for p in self.all if _overrides(p, "topological")]
-        self._topological_for: dict[str, list[base.Plugin]] = {}
+        self._topological_for: dict[str, list[plugin.Plugin]] = {}
         self._allocatable = [p for p in self.all if _overrides(p, "allocatable")]
         self._job_valid = self._hooks("job_valid")
         self._job_ready = self._hooks("job_ready")
@@ -111,7 +110,7 @@ class Tiers:
     def _hooks(self, name: str) -> list[Any]:
         return [getattr(p, name) for p in self.all if _overrides(p, name)]
 
-    def job_valid(self, job: str) -> base.Invalid | None:
+    def job_valid(self, job: str) -> plugin.Invalid | None:
         return next((r for r in (hook(job) for hook in self._job_valid) if r is not None), None)
 
     def job_ready(self, job: str) -> bool:
@@ -147,20 +146,20 @@ class Tiers:
 
     def allocatable_refusal(self, queue: str, task: snapshot.Task) -> str | None:
         """The message of the first plugin whose ``allocatable`` rejects ``task``, if it has one."""
-        for plugin in self._allocatable:
-            if plugin.allocatable(queue, task) is False:
-                return plugin.allocatable_message(queue, task)
+        for p in self._allocatable:
+            if p.allocatable(queue, task) is False:
+                return p.allocatable_message(queue, task)
         return None
 
     def enqueue_message(self, job: str, refusal: str) -> str | None:
         """The message of the plugin named ``refusal`` for rejecting ``job``, if it has one."""
-        plugin = next((p for p in self.all if p.name == refusal), None)
-        return plugin.enqueue_message(job) if plugin is not None else None
+        named = next((p for p in self.all if p.name == refusal), None)
+        return named.enqueue_message(job) if named is not None else None
 
-    def refuser_job_valid(self, job: str, refusal: str) -> base.Invalid | None:
+    def refuser_job_valid(self, job: str, refusal: str) -> plugin.Invalid | None:
         """The ``job_valid`` verdict of the plugin named ``refusal`` (which kept ``job`` Pending)."""
-        plugin = next((p for p in self.all if p.name == refusal), None)
-        return plugin.job_valid(job) if plugin is not None else None
+        named = next((p for p in self.all if p.name == refusal), None)
+        return named.job_valid(job) if named is not None else None
 
     def preemptive(self, queue: str, task: snapshot.Task) -> bool:
         return all(r is not False for r in (hook(queue, task) for hook in self._preemptive))
@@ -175,9 +174,9 @@ class Tiers:
         the caller down the one-task-at-a-time path: slower, never wrong.
         """
         allowed = count
-        for plugin in self._allocatable:
-            answer = plugin.allocatable_count(queue, task, count)
-            if answer is None and type(plugin).allocatable_count is base.Plugin.allocatable_count:
+        for p in self._allocatable:
+            answer = p.allocatable_count(queue, task, count)
+            if answer is None and type(p).allocatable_count is plugin.Plugin.allocatable_count:
                 return 0
             if answer is not None:
                 allowed = min(allowed, answer)
@@ -186,10 +185,10 @@ class Tiers:
     def overused(self, queue: str) -> bool:
         return any(hook(queue) for hook in self._overused)
 
-    def predicate(self, task: snapshot.Task, rows: base.Rows) -> list[tuple[str, base.Mask]]:
+    def predicate(self, task: snapshot.Task, rows: plugin.Rows) -> list[tuple[str, plugin.Mask]]:
         return [check for hook in self._predicates for check in hook(task, rows)]
 
-    def static_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
+    def static_predicate(self, task: snapshot.Task) -> list[tuple[str, plugin.Mask]]:
         return [check for hook in self._static for check in hook(task)]
 
     def topological(self, task: snapshot.Task) -> bool:
@@ -198,7 +197,7 @@ class Tiers:
             return False  # no term of its own, none held that matches it: no domain hook cares
         return bool(self._domain_plugins(task))
 
-    def _domain_plugins(self, task: snapshot.Task) -> list[base.Plugin]:
+    def _domain_plugins(self, task: snapshot.Task) -> list[plugin.Plugin]:
         """The plugins whose ``topological`` holds for ``task`` (asked once per task and cycle:
         the answer depends on the task's own terms and the terms the session's pods hold)."""
         found = self._topological_for.get(task.key)
@@ -207,10 +206,10 @@ class Tiers:
             self._topological_for[task.key] = found
         return found
 
-    def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
+    def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, plugin.Mask]]:
         return [check for p in self._domain_plugins(task) for check in p.domain_predicate(task)]
 
-    def domain_rule(self, task: snapshot.Task) -> tuple[list[base.Mask], counted.Rule] | None:
+    def domain_rule(self, task: snapshot.Task) -> tuple[list[plugin.Mask], counted.Rule] | None:
         """The one domain plugin's ``domain_rule`` when the task has one such plugin (so no other
         domain check or score), else None."""
         plugins = self._domain_plugins(task)
@@ -220,23 +219,23 @@ class Tiers:
         """Every domain plugin's ``domain_split``, in the order ``domain_score`` sums them, when
         each can split its own and the parts read one topology key at most; else None."""
         parts: list[scored.Part] = []
-        for plugin in self._domain_plugins(task):
-            split = plugin.domain_split(task)
+        for p in self._domain_plugins(task):
+            split = p.domain_split(task)
             if split is None:
                 return None
             parts += split
         return parts if len({p.key for p in parts} - {None}) <= 1 else None
 
-    def domain_score(self, task: snapshot.Task, feasible: base.Mask) -> base.Scores | None:
-        total: base.Scores | None = None
-        for plugin in self._domain_plugins(task):
-            score = plugin.domain_score(task, feasible)
+    def domain_score(self, task: snapshot.Task, feasible: plugin.Mask) -> plugin.Scores | None:
+        total: plugin.Scores | None = None
+        for p in self._domain_plugins(task):
+            score = p.domain_score(task, feasible)
             if score is not None:
                 total = score if total is None else total + score
         return total
 
-    def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
-        total: base.Scores | None = None
+    def node_score(self, task: snapshot.Task, rows: plugin.Rows, extra: plugin.Counts | None = None) -> plugin.Scores:
+        total: plugin.Scores | None = None
         for hook in self._scores:
             score = hook(task, rows, extra)
             if score is not None:
@@ -249,10 +248,10 @@ class Tiers:
         found: list[snapshot.Task] | None = None
         for tier in self.tiers:
             chosen: list[snapshot.Task] | None = found
-            for plugin in tier:
-                if not plugin.option.switched_on(SWITCHES.get(action, "")):
+            for p in tier:
+                if not p.option.switched_on(SWITCHES.get(action, "")):
                     continue
-                allowed = plugin.victims(preemptor, chosen if chosen is not None else candidates, action=action)
+                allowed = p.victims(preemptor, chosen if chosen is not None else candidates, action=action)
                 if allowed is not None:
                     chosen = allowed
             if chosen is not None and not every_tier:

@@ -30,7 +30,7 @@ import numpy.typing as npt
 from scheduler.api import snapshot
 from scheduler.framework import apart, topology
 
-__all__ = ["key", "within"]
+__all__ = ["Mask", "key", "within"]
 
 Mask = npt.NDArray[np.bool_]
 

@@ -36,7 +36,16 @@ import numpy.typing as npt
 from scheduler.api import podspec, snapshot
 from scheduler.framework import domains
 
-__all__ = ["PREFERRED_AFFINITY", "PREFERRED_ANTI", "REQUIRED_AFFINITY", "REQUIRED_ANTI", "Count", "Topology"]
+__all__ = [
+    "PREFERRED_AFFINITY",
+    "PREFERRED_ANTI",
+    "REQUIRED_AFFINITY",
+    "REQUIRED_ANTI",
+    "Array",
+    "Count",
+    "Selectors",
+    "Topology",
+]
 
 Array = npt.NDArray[np.float64]
 Selectors = tuple[podspec.PodSelector, ...]  # a pod counts when it matches every one

@@ -28,10 +28,11 @@ import collections
 import numpy as np
 
 from bridge import bus
-from scheduler.api import owners, plan, resources, snapshot, tally
+from scheduler.api import owners as creators
+from scheduler.api import plan, resources, snapshot, tally
 from scheduler.framework import session
 
-__all__ = ["NEVER_FITS", "close", "gang"]
+__all__ = ["NEVER_FITS", "READY_REASON", "S", "close", "gang"]
 
 S = snapshot.TaskStatus
 READY_REASON = "tasks in gang are ready to be scheduled"
@@ -200,7 +201,7 @@ def _condition(
         return _unschedulable(reason, detail, unready, job), "Unschedulable", detail
     missing = len(job.tasks) < job.min_member and job.key not in ssn.never  # a never-fitting gang says so below
     if missing and phase in ("Inqueue", "Running", "Unknown"):
-        detail = owners.creator(job.owner)  # admitted, and waits for its pods to be created
+        detail = creators.creator(job.owner)  # admitted, and waits for its pods to be created
         return _unschedulable("NotEnoughTasks", detail, unready, job), "FailedScheduling", detail
     invalid = ssn.diagnostics.invalid.get(job.key)
     if invalid is not None:

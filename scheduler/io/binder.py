@@ -23,10 +23,10 @@ from typing import Any
 from bridge import errors, patching
 from bridge.k8s import client, paths
 from scheduler.api import plan
-from scheduler.io import cache as cache_mod
+from scheduler.io import cache as sched_cache
 from scheduler.io import status
 
-__all__ = ["TRANSIENT", "Binder", "Outcome", "merge"]
+__all__ = ["TRANSIENT", "Binder", "Hook", "Outcome", "binding", "merge"]
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ class Binder:
     def __init__(
         self,
         api: client.Client,
-        cache: cache_mod.Cache,
+        cache: sched_cache.Cache,
         writer: status.StatusWriter,
         *,
         concurrency: int = 64,

@@ -13,7 +13,7 @@ from typing import Any
 from bridge import keys
 from scheduler.api import plan
 
-__all__ = ["conditions_key", "pg_key", "podgroup_status", "queue_key", "queue_status"]
+__all__ = ["Obj", "conditions_key", "pg_key", "podgroup_status", "queue_key", "queue_status"]
 
 Obj = dict[str, Any]
 

@@ -45,7 +45,7 @@ from bridge import defaults, keys
 from bridge.k8s import client, paths, views, watching
 from scheduler.io import reads
 
-__all__ = ["KINDS", "Cache"]
+__all__ = ["CHANGED", "FREED", "KINDS", "QUIET", "VIEWS", "Assumed", "Cache", "Obj", "key_of"]
 
 log = logging.getLogger(__name__)
 

@@ -39,9 +39,10 @@ from bridge import defaults, errors, keys
 from bridge.k8s import client, lease, paths
 from scheduler.api import plan
 from scheduler.framework import config
-from scheduler.io import binder, cache, metrics, parking, status
+from scheduler.io import binder, metrics, parking, status
+from scheduler.io import cache as sched_cache
 
-__all__ = ["CycleReport", "Scheduler"]
+__all__ = ["CORE_MODULES", "CycleReport", "Scheduler", "collector_paused"]
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +116,7 @@ class Scheduler:
         self._wake = asyncio.Event()
         self.native = conf.backend == defaults.NATIVE
         lifted = frozenset({keys.QUEUE_GATE}) if self.native else frozenset()
-        self.cache = cache.Cache(api, on_change=self._wake.set, lifted=lifted)
+        self.cache = sched_cache.Cache(api, on_change=self._wake.set, lifted=lifted)
         # Writes may go through their own client: the watches each pin a connection of theirs.
         writer = write_api or api
         self._writer = write_api
@@ -293,7 +294,7 @@ class Scheduler:
 
     def _decide(
         self,
-        inputs: dict[str, list[cache.Obj]],
+        inputs: dict[str, list[sched_cache.Obj]],
         now: datetime.datetime,
         on_commit: Callable[[list[plan.Allocate]], None],
         conf: config.SchedulerConfig,

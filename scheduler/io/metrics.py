@@ -34,7 +34,17 @@ from bridge.k8s import watching
 from scheduler import build
 from scheduler.api import plan
 
-__all__ = ["BUCKETS", "CONTENT_TYPE", "Metrics", "serve", "watch_families"]
+__all__ = [
+    "BUCKETS",
+    "CONTENT_TYPE",
+    "CYCLE_BUCKETS",
+    "E2E",
+    "PHASES",
+    "Metrics",
+    "StatusCounts",
+    "serve",
+    "watch_families",
+]
 
 
 class StatusCounts(Protocol):

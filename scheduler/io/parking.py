@@ -30,7 +30,7 @@ from collections.abc import Collection, Iterable, Mapping
 from bridge import defaults
 from bridge.k8s import watching
 
-__all__ = ["WAITS_FOR_ROOM", "Parking"]
+__all__ = ["WAITS_FOR_ROOM", "Parked", "Parking"]
 
 WAITS_FOR_ROOM = "NotEnoughResources"  # the one reason a new pod of its own cannot cure
 

@@ -14,7 +14,19 @@ from typing import Any, TypedDict
 
 from bridge.k8s import views
 
-__all__ = ["NODES", "PODS"]
+__all__ = [
+    "NODES",
+    "PODS",
+    "Container",
+    "Meta",
+    "Node",
+    "NodeSpec",
+    "NodeStatus",
+    "Pod",
+    "PodSpec",
+    "PodStatus",
+    "Resources",
+]
 
 
 class Meta(TypedDict, total=False):

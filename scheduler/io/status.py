@@ -42,13 +42,13 @@ from bridge import defaults, errors
 from bridge.k8s import client, events, paths
 from scheduler.api import plan
 from scheduler.io import bodies, pacing
-from scheduler.io import cache as cache_mod
+from scheduler.io import cache as sched_cache
 
-__all__ = ["Counts", "StatusWriter", "event", "pod_condition"]
+__all__ = ["Counts", "Obj", "StatusWriter", "Write", "event", "pod_condition"]
 
 log = logging.getLogger(__name__)
 
-PG_API = defaults.PODGROUP_API
+_PG_API = defaults.PODGROUP_API
 Obj = dict[str, Any]
 
 
@@ -81,9 +81,9 @@ async def pod_condition(api: client.Client, pod: Obj, *, reason: str, message: s
     return True
 
 
-PG, QUEUE, POD, EVENT, BIND = "pg", "q", "pod", "ev", "bind"
-STORES = {PG: "podgroups", QUEUE: "queues", POD: "pods", EVENT: "pods", BIND: "pods"}
-TIERS = {PG: 0, QUEUE: 0, POD: 1, EVENT: 1, BIND: 1}  # what users read first goes first
+_PG, _QUEUE, _POD, _EVENT, _BIND = "pg", "q", "pod", "ev", "bind"
+_STORES = {_PG: "podgroups", _QUEUE: "queues", _POD: "pods", _EVENT: "pods", _BIND: "pods"}
+_TIERS = {_PG: 0, _QUEUE: 0, _POD: 1, _EVENT: 1, _BIND: 1}  # what users read first goes first
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -111,7 +111,7 @@ class StatusWriter:
     def __init__(
         self,
         api: client.Client,
-        cache: cache_mod.Cache,
+        cache: sched_cache.Cache,
         *,
         qps: float = defaults.STATUS_QPS,
         burst: int = defaults.STATUS_BURST,
@@ -155,7 +155,7 @@ class StatusWriter:
         if queued is not None and queued.want == write.want and queued.event == write.event:
             return  # the same write is already queued
         self.counts.queued += 1
-        if self.queue.put(TIERS[kind], slot, write):
+        if self.queue.put(_TIERS[kind], slot, write):
             self.counts.coalesced += 1
         self._queued.set()
 
@@ -177,15 +177,15 @@ class StatusWriter:
         self.cache.decide(verdict.key, obj["metadata"].get("resourceVersion"), verdict.phase)
         status = bodies.podgroup_status(verdict, live, self.clock())
         want = bodies.pg_key(status)
-        if self._unchanged(f"{PG}:{verdict.key}", want, bodies.pg_key(live), obj["metadata"].get("resourceVersion")):
-            self._put(PG, verdict.key, None)
+        if self._unchanged(f"{_PG}:{verdict.key}", want, bodies.pg_key(live), obj["metadata"].get("resourceVersion")):
+            self._put(_PG, verdict.key, None)
             return
         unschedulable = next((c for c in verdict.conditions if c.type == "Unschedulable"), None)
         old = next((c for c in bodies.conditions_key(live.get("conditions")) if c[0] == "Unschedulable"), None)
         event = None
         if unschedulable is not None and (old is None or old[3] != unschedulable.message):
             event = ("Unschedulable", unschedulable.message, True)
-        self._put(PG, verdict.key, Write(want, obj, status, event))
+        self._put(_PG, verdict.key, Write(want, obj, status, event))
 
     def _queue(self, verdict: plan.QueueVerdict) -> None:
         obj = self.cache.store["queues"].get(verdict.name)
@@ -195,11 +195,11 @@ class StatusWriter:
         status = bodies.queue_status(verdict, live)
         want = bodies.queue_key(status)
         if self._unchanged(
-            f"{QUEUE}:{verdict.name}", want, bodies.queue_key(live), obj["metadata"].get("resourceVersion")
+            f"{_QUEUE}:{verdict.name}", want, bodies.queue_key(live), obj["metadata"].get("resourceVersion")
         ):
-            self._put(QUEUE, verdict.name, None)
+            self._put(_QUEUE, verdict.name, None)
             return
-        self._put(QUEUE, verdict.name, Write(want, obj, status))
+        self._put(_QUEUE, verdict.name, Write(want, obj, status))
 
     def _pod(self, verdict: plan.PodVerdict) -> None:
         pod = self.cache.pod(verdict.pod)
@@ -209,13 +209,13 @@ class StatusWriter:
         # One Event per reason and cause: a message that changes every cycle (a count in it) is not
         # news. Told once queued: a failed Event is not retried (best effort).
         told = (uid, verdict.reason, verdict.cause)
-        if self._last.get(f"{EVENT}:{verdict.pod}") != told:
-            self._last[f"{EVENT}:{verdict.pod}"] = told
+        if self._last.get(f"{_EVENT}:{verdict.pod}") != told:
+            self._last[f"{_EVENT}:{verdict.pod}"] = told
             event = (verdict.reason, verdict.message, verdict.event_type != "Normal")
-            self._put(EVENT, verdict.pod, Write(told, pod, {}, event))
+            self._put(_EVENT, verdict.pod, Write(told, pod, {}, event))
         condition = verdict.condition
         if condition is None or (pod.get("spec") or {}).get("nodeName"):
-            self._put(POD, verdict.pod, None)  # bound: a PodScheduled=False still queued is wrong now
+            self._put(_POD, verdict.pod, None)  # bound: a PodScheduled=False still queued is wrong now
             return
         want = (uid, condition.type, condition.status, condition.reason, verdict.cause)
         live = next(
@@ -226,32 +226,32 @@ class StatusWriter:
             ),
             (),
         )
-        version, slot = pod["metadata"].get("resourceVersion"), f"{POD}:{verdict.pod}"
+        version, slot = pod["metadata"].get("resourceVersion"), f"{_POD}:{verdict.pod}"
         last = self._last.get(slot)
         # The pod shows the reason, not the cause: it is so already when it shows the reason and
         # the cause is the one we wrote (or we wrote none: after a restart, not written again).
         if live == want[:4] and (last is None or last[0] == want):
             self._last[slot] = (want, version)
-            self._put(POD, verdict.pod, None)
+            self._put(_POD, verdict.pod, None)
             return
         if last == (want, version):  # our write, not seen back yet
-            self._put(POD, verdict.pod, None)
+            self._put(_POD, verdict.pod, None)
             return
-        self._put(POD, verdict.pod, Write(want, pod, {"reason": condition.reason, "message": condition.message}))
+        self._put(_POD, verdict.pod, Write(want, pod, {"reason": condition.reason, "message": condition.message}))
 
     def bind_failed(self, key: str, pod: Obj, message: str, *, condition: bool) -> None:
         """A failed bind of ``pod`` (``key``): its Event and, with ``condition``, PodScheduled=False."""
         uid = pod["metadata"].get("uid", "")
-        self._put(BIND, key, Write((uid, message), pod, {}, ("FailedScheduling", message, True)))
+        self._put(_BIND, key, Write((uid, message), pod, {}, ("FailedScheduling", message, True)))
         if condition:
             want = (uid, "PodScheduled", "False", "SchedulerError", message)
-            self._put(POD, key, Write(want, pod, {"reason": "SchedulerError", "message": message}))
+            self._put(_POD, key, Write(want, pod, {"reason": "SchedulerError", "message": message}))
 
     def _prune(self) -> None:
         """Forget objects that no longer exist, so memory follows the cluster."""
         for slot in list(self._last):
             kind, _, key = slot.partition(":")
-            if key not in self.cache.store[STORES[kind]]:
+            if key not in self.cache.store[_STORES[kind]]:
                 del self._last[slot]
 
     # -- the writer's side ------------------------------------------------------------------
@@ -306,11 +306,11 @@ class StatusWriter:
         try:
             kind, _, key = slot.partition(":")
             sent = await {
-                PG: self._send_podgroup,
-                QUEUE: self._send_queue,
-                POD: self._send_pod,
-                EVENT: self._send_event,
-                BIND: self._send_event,
+                _PG: self._send_podgroup,
+                _QUEUE: self._send_queue,
+                _POD: self._send_pod,
+                _EVENT: self._send_event,
+                _BIND: self._send_event,
             }[kind](slot, key, write)
             if not sent:
                 self.counts.dropped += 1
@@ -337,13 +337,13 @@ class StatusWriter:
         version = write.obj["metadata"].get("resourceVersion")
         namespace, _, name = key.partition("/")
         body = {"metadata": {"resourceVersion": version}, "status": write.body}
-        path = paths.resource(PG_API, "podgroups", namespace=namespace, name=name)
+        path = paths.resource(_PG_API, "podgroups", namespace=namespace, name=name)
         if not await self._send("PATCH", path, body, client.MERGE):
             return False
         self._last[slot] = (write.want, version)
         if write.event is not None:
             reason, message, warning = write.event
-            full = {"apiVersion": PG_API, "kind": "PodGroup", "metadata": write.obj["metadata"]}
+            full = {"apiVersion": _PG_API, "kind": "PodGroup", "metadata": write.obj["metadata"]}
             await self.bucket.acquire()
             self.counts.requests += 1
             await event(self.api, full, reason=reason, message=message, warning=warning)
@@ -360,7 +360,7 @@ class StatusWriter:
         version = write.obj["metadata"].get("resourceVersion")
         body = {"metadata": {"resourceVersion": version}, "status": status}
         if not await self._send(
-            "PATCH", paths.resource(PG_API, "queues", name=key, subresource="status"), body, client.MERGE
+            "PATCH", paths.resource(_PG_API, "queues", name=key, subresource="status"), body, client.MERGE
         ):
             return False
         self._last[slot] = (want, version)
@@ -370,7 +370,7 @@ class StatusWriter:
         """Whether the apiserver holds no PodGroup of ``queue``: asked once, when our cache would
         make a Closing queue Closed (the watch of PodGroups may lag the one of Queues)."""
         try:
-            listed = await self.api.request("GET", paths.resource(PG_API, "podgroups"))
+            listed = await self.api.request("GET", paths.resource(_PG_API, "podgroups"))
         except errors.ApiError as exc:
             log.warning("listing PodGroups of closing queue %s failed: %s", queue, exc)
             return False

@@ -39,11 +39,10 @@ import numpy.typing as npt
 
 from bridge import defaults
 from scheduler.api import queuetree, resources, snapshot
-from scheduler.framework import config, session
-from scheduler.framework import plugin as base
+from scheduler.framework import config, plugin, session
 from scheduler.plugins import levels, overcommit, proportion
 
-__all__ = ["Capacity"]
+__all__ = ["EPS", "NOT_LEAF", "NO_PLACE", "SHARE", "Capacity", "Vector"]
 
 Vector = npt.NDArray[np.float64]
 EPS = 1e-6
@@ -59,7 +58,7 @@ def _flat(queues: Mapping[str, snapshot.Queue]) -> queuetree.Tree:
     return queuetree.Tree(dict.fromkeys(below, queuetree.ROOT), {queuetree.ROOT: below}, {}, {}, virtual)
 
 
-class Capacity(base.Plugin):
+class Capacity(plugin.Plugin):
     name = "capacity"
     interleaves = True
 
@@ -158,9 +157,9 @@ class Capacity(base.Plugin):
         return f"{what} of queue {queue} would exceed {where} {limit} ({figures}; capacity, tree {path})"
 
     # --- hooks --------------------------------------------------------------------------------
-    def job_valid(self, job: str) -> base.Invalid | None:
+    def job_valid(self, job: str) -> plugin.Invalid | None:
         refused = self.refusal(self.session.job(job).queue)
-        return base.Invalid(*refused) if refused is not None else None
+        return plugin.Invalid(*refused) if refused is not None else None
 
     def queue_order(self, queue: str) -> tuple[Any, ...]:
         info = self.session.snapshot.queues[queue]
@@ -278,7 +277,7 @@ class Capacity(base.Plugin):
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task] | None:
-        if action not in base.RECLAIMS:
+        if action not in plugin.RECLAIMS:
             return None
         ssn = self.session
         reclaimer = ssn.job(preemptor.job).queue

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from scheduler.api import snapshot
-from scheduler.framework import plugin as base
+from scheduler.framework import plugin
 
 __all__ = ["Conformance"]
 
 
-class Conformance(base.Plugin):
+class Conformance(plugin.Plugin):
     name = "conformance"
 
     def victims(

@@ -28,10 +28,9 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import resources, snapshot
-from scheduler.framework import config, session
-from scheduler.framework import plugin as base
+from scheduler.framework import config, plugin, session
 
-__all__ = ["REFUSED", "SHARE_DELTA", "Drf"]
+__all__ = ["MIN_RESOURCE", "REFUSED", "SHARE_DELTA", "Drf", "Vector"]
 
 Vector = npt.NDArray[np.float64]
 SHARE_DELTA = 0.000001  # Volcano's shareDelta: shares this close are equal
@@ -40,7 +39,7 @@ MIN_RESOURCE = 0.1  # Volcano's minResource: a total below it is no resource at 
 REFUSED = {"enableHierarchy": "hierarchical DRF (HDRF, volcano.sh/hierarchy annotations) is not implemented"}
 
 
-class Drf(base.Plugin):
+class Drf(plugin.Plugin):
     name = "drf"
     refused = REFUSED
 
@@ -81,7 +80,7 @@ class Drf(base.Plugin):
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task] | None:
-        if action not in base.PREEMPTS:
+        if action not in plugin.PREEMPTS:
             return None  # Volcano's drf judges reclaim only with enableHierarchy
         ssn = self.session
         mine = self.share(self.held(preemptor.job) + ssn.vector(preemptor.request))

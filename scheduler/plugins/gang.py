@@ -20,25 +20,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from scheduler.api import snapshot
-from scheduler.framework import plugin as base
+from scheduler.framework import plugin
 
 __all__ = ["Gang"]
 
 
-class Gang(base.Plugin):
+class Gang(plugin.Plugin):
     name = "gang"
 
-    def job_valid(self, job: str) -> base.Invalid | None:
+    def job_valid(self, job: str) -> plugin.Invalid | None:
         ssn, info = self.session, self.session.job(job)
         for task_name, minimum in sorted(info.min_task_member.items()):
             have = ssn.counts.valid[(job, task_name)]
             if have < minimum:
-                return base.Invalid(
+                return plugin.Invalid(
                     "NotEnoughPodsOfTask", f"task {task_name} has {have} valid pods, minTaskMember is {minimum}"
                 )
         total = ssn.counts.valid_total[job]
         if total < info.min_member:
-            return base.Invalid("NotEnoughTasks", f"{total} valid pods, minMember is {info.min_member}")
+            return plugin.Invalid("NotEnoughTasks", f"{total} valid pods, minMember is {info.min_member}")
         return None
 
     def _enough(self, job: str, *, pipelined: bool) -> bool:
@@ -85,7 +85,7 @@ class Gang(base.Plugin):
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task]:
-        if action in base.GANG_LEVEL:
+        if action in plugin.GANG_LEVEL:
             return list(candidates)
         ssn = self.session
         taken_job: collections.Counter[str] = collections.Counter()

@@ -32,7 +32,16 @@ import numpy.typing as npt
 from scheduler.api import snapshot
 from scheduler.framework import scored, session, topology
 
-__all__ = ["AFFINITY", "ANTI_AFFINITY", "EXISTING_ANTI_AFFINITY", "InterPod"]
+__all__ = [
+    "AFFINITY",
+    "ANTI_AFFINITY",
+    "EXISTING_ANTI_AFFINITY",
+    "HARD_WEIGHT",
+    "Counted",
+    "InterPod",
+    "Mask",
+    "Scores",
+]
 
 AFFINITY = "node(s) didn't match pod affinity rules"
 ANTI_AFFINITY = "node(s) didn't match pod anti-affinity rules"

@@ -38,7 +38,7 @@ import numpy.typing as npt
 
 from scheduler.api import queuetree, resources, snapshot
 
-__all__ = ["Level", "admission_bounds", "levels"]
+__all__ = ["Level", "Vector", "admission_bounds", "levels"]
 
 Vector = npt.NDArray[np.float64]
 

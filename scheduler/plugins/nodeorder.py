@@ -17,8 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler.api import resources, snapshot
-from scheduler.framework import config, scored, session
-from scheduler.framework import plugin as base
+from scheduler.framework import config, plugin, scored, session
 from scheduler.plugins import interpod, spread
 
 __all__ = ["BinPack", "NodeOrder"]
@@ -42,8 +41,8 @@ class _Fractions:
         self._requests: dict[int, npt.NDArray[np.float64]] = {}  # cpu and memory asked, by Task.shape
 
     def __call__(
-        self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None
-    ) -> tuple[base.Scores, base.Scores]:
+        self, task: snapshot.Task, rows: plugin.Rows, extra: plugin.Counts | None
+    ) -> tuple[plugin.Scores, plugin.Scores]:
         ssn = self.session
         req = self._requests.get(task.shape)
         if req is None:
@@ -57,11 +56,11 @@ class _Fractions:
         return frac[:, 0], frac[:, 1]
 
 
-def _weighted(weight: float, score: base.Scores) -> base.Scores:
+def _weighted(weight: float, score: plugin.Scores) -> plugin.Scores:
     return score if weight == 1 else weight * score  # 1 × x is x: one numpy call fewer
 
 
-class NodeOrder(base.Plugin):
+class NodeOrder(plugin.Plugin):
     name = "nodeorder"
 
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
@@ -80,7 +79,7 @@ class NodeOrder(base.Plugin):
             self.spread and self._spreading.topological(task, hard=False)
         )
 
-    def domain_score(self, task: snapshot.Task, feasible: base.Mask) -> base.Scores | None:
+    def domain_score(self, task: snapshot.Task, feasible: plugin.Mask) -> plugin.Scores | None:
         total = None
         if self.pod_affinity and self._interpod.topological(task, scores=True):
             total = self._interpod.score(task, feasible, self.pod_affinity)
@@ -98,7 +97,7 @@ class NodeOrder(base.Plugin):
             parts.append(self._spreading.split(task, self.spread))
         return None if None in parts else [p for p in parts if p is not None]
 
-    def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
+    def node_score(self, task: snapshot.Task, rows: plugin.Rows, extra: plugin.Counts | None = None) -> plugin.Scores:
         cpu, mem = self._fractions(task, rows, extra)
         # Summed in the order of the parts, starting from the first present one (0 + x is x).
         parts = []
@@ -116,7 +115,7 @@ class NodeOrder(base.Plugin):
         return score
 
 
-class BinPack(base.Plugin):
+class BinPack(plugin.Plugin):
     name = "binpack"
 
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
@@ -126,7 +125,7 @@ class BinPack(base.Plugin):
         self.memory = option.number("binpack.memory", 1)
         self._fractions = _Fractions(ssn)
 
-    def node_score(self, task: snapshot.Task, rows: base.Rows, extra: base.Counts | None = None) -> base.Scores:
+    def node_score(self, task: snapshot.Task, rows: plugin.Rows, extra: plugin.Counts | None = None) -> plugin.Scores:
         cpu, mem = self._fractions(task, rows, extra)
         parts = self.cpu + self.memory
         if parts <= 0:

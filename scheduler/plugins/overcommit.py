@@ -13,11 +13,10 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from scheduler.framework import config, session
-from scheduler.framework import plugin as base
-from scheduler.plugins import spark
+from scheduler.framework import config, plugin, session
+from scheduler.plugins import spark as spark_plugin
 
-__all__ = ["Overcommit", "promised"]
+__all__ = ["Overcommit", "Vector", "promised"]
 
 Vector = npt.NDArray[np.float64]
 
@@ -30,14 +29,14 @@ def promised(ssn: session.Session, job: str) -> Vector:
         return held.copy()  # a running Spark driver's executors, even before their pods exist
     if info.min_resources is None or ssn.phase[job] in ("Pending", "Completed"):
         return np.zeros(len(ssn.dims))
-    if info.spark and spark.driver_started(ssn.snapshot, info) is not None:
+    if info.spark and spark_plugin.driver_started(ssn.snapshot, info) is not None:
         return np.zeros(len(ssn.dims))  # executors arrived, or the reservation timed out
     if not ssn.counts.pending[job]:
         return np.zeros(len(ssn.dims))  # nothing left to place: all members placed or finished
     return np.maximum(ssn.vector(info.min_resources) - ssn.allocated.job[job], 0)
 
 
-class Overcommit(base.Plugin):
+class Overcommit(plugin.Plugin):
     name = "overcommit"
 
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:

@@ -22,13 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from scheduler import errors
+from scheduler import errors as scheduler_errors
 from scheduler.api import podspec, snapshot
-from scheduler.framework import config, counted, session
-from scheduler.framework import plugin as base
+from scheduler.framework import config, counted, plugin, session
 from scheduler.plugins import interpod, spread
 
-__all__ = ["Predicates"]
+__all__ = ["BLOCKING", "SELECTOR", "TAINT", "UNSCHEDULABLE", "Predicates", "flag"]
 
 UNSCHEDULABLE = "node(s) were unschedulable"
 SELECTOR = "node(s) didn't match Pod's node affinity/selector"
@@ -43,10 +42,10 @@ def flag(option: config.PluginOption, key: str, default: bool) -> bool:
         return raw
     if str(raw).lower() in ("true", "false"):
         return str(raw).lower() == "true"
-    raise errors.SchedulerConfigError(f"plugin {option.name}: argument {key}={raw!r} is not true or false")
+    raise scheduler_errors.SchedulerConfigError(f"plugin {option.name}: argument {key}={raw!r} is not true or false")
 
 
-class Predicates(base.Plugin):
+class Predicates(plugin.Plugin):
     name = "predicates"
 
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
@@ -55,14 +54,14 @@ class Predicates(base.Plugin):
         self._schedulable = np.array([not n.unschedulable for n in nodes], dtype=bool)
         self._tainted = [i for i, n in enumerate(nodes) if any(t.effect in BLOCKING for t in n.taints)]
         # By Task.shape (an int, cheap to hash); shapes that share a placement share its masks.
-        self._static: dict[int, list[tuple[str, base.Mask]]] = {}
-        self._masks: dict[podspec.Placement, list[tuple[str, base.Mask]]] = {}
+        self._static: dict[int, list[tuple[str, plugin.Mask]]] = {}
+        self._masks: dict[podspec.Placement, list[tuple[str, plugin.Mask]]] = {}
         self._pod_affinity = flag(option, "predicate.PodAffinityEnable", True)
         self._spread_on = flag(option, "predicate.PodTopologySpreadEnable", True)
         self._spread = spread.Spreading(ssn)
         self._interpod = interpod.InterPod(ssn)
 
-    def predicate(self, task: snapshot.Task, rows: base.Rows) -> list[tuple[str, base.Mask]]:
+    def predicate(self, task: snapshot.Task, rows: plugin.Rows) -> list[tuple[str, plugin.Mask]]:
         checks = self._static.get(task.shape)
         if checks is None:
             checks = self._masks.get(task.placement)
@@ -76,13 +75,13 @@ class Predicates(base.Plugin):
             self._spread_on and self._spread.topological(task, hard=True)
         )
 
-    def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
+    def domain_predicate(self, task: snapshot.Task) -> list[tuple[str, plugin.Mask]]:
         out = self._interpod.checks(task) if self._pod_affinity else []
         if self._spread_on and self._spread.topological(task, hard=True):
             out += self._spread.checks(task)
         return out
 
-    def domain_rule(self, task: snapshot.Task) -> tuple[list[base.Mask], counted.Rule] | None:
+    def domain_rule(self, task: snapshot.Task) -> tuple[list[plugin.Mask], counted.Rule] | None:
         p = task.placement
         if not self._spread_on or p.affinity or p.anti_affinity or p.preferred_affinity or p.preferred_anti_affinity:
             return None
@@ -91,7 +90,7 @@ class Predicates(base.Plugin):
             return None
         return [mask for _, mask in self._interpod.checks(task)] if self._pod_affinity else [], rule
 
-    def static_predicate(self, task: snapshot.Task) -> list[tuple[str, base.Mask]]:
+    def static_predicate(self, task: snapshot.Task) -> list[tuple[str, plugin.Mask]]:
         placement = task.placement
         checks = dict(self._masks.get(placement) or self._evaluate(placement))
         out = []
@@ -118,9 +117,9 @@ class Predicates(base.Plugin):
             out.append((f"has the label(s) {keys} that its topology spread constraints name", checks[spread.MISSING]))
         return out
 
-    def _evaluate(self, placement: podspec.Placement) -> list[tuple[str, base.Mask]]:
+    def _evaluate(self, placement: podspec.Placement) -> list[tuple[str, plugin.Mask]]:
         nodes = self.session.snapshot.nodes
-        checks: list[tuple[str, base.Mask]] = []
+        checks: list[tuple[str, plugin.Mask]] = []
         if not self._schedulable.all():
             checks.append((UNSCHEDULABLE, self._schedulable))
         if placement.node_selector or placement.node_affinity:

@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from scheduler.api import snapshot
-from scheduler.framework import plugin as base
+from scheduler.framework import plugin
 
 __all__ = ["Priority"]
 
 
-class Priority(base.Plugin):
+class Priority(plugin.Plugin):
     name = "priority"
 
     def job_order(self, job: str) -> tuple[Any, ...]:
@@ -23,7 +23,7 @@ class Priority(base.Plugin):
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task] | None:
-        if action not in base.PREEMPTS:
+        if action not in plugin.PREEMPTS:
             return None
         mine = self.session.job(preemptor.job).priority
         allowed = []

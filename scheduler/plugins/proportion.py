@@ -32,11 +32,10 @@ import numpy.typing as npt
 
 from bridge import defaults
 from scheduler.api import resources, snapshot, tally
-from scheduler.framework import config, session
-from scheduler.framework import plugin as base
+from scheduler.framework import config, plugin, session
 from scheduler.plugins import overcommit
 
-__all__ = ["Proportion", "requests", "water_fill"]
+__all__ = ["EPS", "Proportion", "Vector", "copies_within", "requests", "water_fill"]
 
 Vector = npt.NDArray[np.float64]
 EPS = 1e-6  # deserved shares are fractional; allow for float rounding in comparisons
@@ -106,7 +105,7 @@ def requests(ssn: session.Session, queues: Sequence[str]) -> dict[str, Vector]:
     return {q: ssn.allocated.of_queue(q) + waiting[ssn.allocated.queue_jobs.get(q, [])].sum(axis=0) for q in queues}
 
 
-class Proportion(base.Plugin):
+class Proportion(plugin.Plugin):
     name = "proportion"
 
     def __init__(self, option: config.PluginOption, ssn: session.Session) -> None:
@@ -233,7 +232,7 @@ class Proportion(base.Plugin):
     def victims(
         self, preemptor: snapshot.Task, candidates: Sequence[snapshot.Task], *, action: str
     ) -> list[snapshot.Task] | None:
-        if action not in base.RECLAIMS:
+        if action not in plugin.RECLAIMS:
             return None
         ssn = self.session
         allocated: dict[str, Vector] = {}

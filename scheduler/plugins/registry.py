@@ -12,18 +12,8 @@
 from __future__ import annotations
 
 from scheduler.framework import plugin
-from scheduler.plugins import (
-    capacity,
-    conformance,
-    drf,
-    gang,
-    nodeorder,
-    overcommit,
-    predicates,
-    priority,
-    proportion,
-    spark,
-)
+from scheduler.plugins import capacity, conformance, drf, gang, nodeorder, overcommit, predicates, priority, proportion
+from scheduler.plugins import spark as spark_plugin
 
 __all__ = ["ALWAYS", "PLUGINS"]
 
@@ -42,4 +32,4 @@ PLUGINS: dict[str, type[plugin.Plugin]] = {
         capacity.Capacity,
     )
 }
-ALWAYS: tuple[type[plugin.Plugin], ...] = (spark.SparkHold,)
+ALWAYS: tuple[type[plugin.Plugin], ...] = (spark_plugin.SparkHold,)

@@ -28,7 +28,7 @@ from scheduler.api import snapshot
 from scheduler.framework import plugin, session
 from scheduler.plugins import stages
 
-__all__ = ["DRIVER_ROLES", "SparkHold", "driver_started", "holds", "in_reservation"]
+__all__ = ["DRIVER_ROLES", "SparkHold", "Vector", "driver_started", "holds", "in_reservation"]
 
 Vector = npt.NDArray[np.float64]
 DRIVER_ROLES = ("driver", "connect-server")

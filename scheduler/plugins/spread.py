@@ -33,7 +33,7 @@ import numpy.typing as npt
 from scheduler.api import podspec, snapshot
 from scheduler.framework import counted, scored, session, topology
 
-__all__ = ["MISSING", "SKEW", "Spreading"]
+__all__ = ["MAX_COUNT", "MISSING", "SKEW", "Ids", "Mask", "Scores", "Spreading"]
 
 SKEW = "node(s) didn't match pod topology spread constraints"
 MISSING = SKEW + " (missing required label)"

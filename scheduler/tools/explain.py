@@ -34,14 +34,16 @@ import datetime
 
 import numpy as np
 
-from scheduler import cycle, errors
+from scheduler import cycle
+from scheduler import errors as scheduler_errors
 from scheduler.actions import registry as action_registry
-from scheduler.api import owners, plan, resources, snapshot
+from scheduler.api import owners as creators
+from scheduler.api import plan, resources, snapshot
 from scheduler.framework import config, feasibility, placement, session, statement, tiers
 from scheduler.plugins import overcommit, proportion
 from scheduler.tools import evictions, queueshare
 
-__all__ = ["Enqueue", "Explanation", "Shape", "explain", "explain_all"]
+__all__ = ["EPOCH", "Enqueue", "Explanation", "Shape", "explain", "explain_all"]
 
 EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)  # ``now`` only matters to Spark timeouts
 
@@ -122,7 +124,7 @@ def explain_all(
 ) -> list[Explanation]:
     for key in keys:
         if key not in snap.jobs:
-            raise errors.SchedulerError(f"podgroup {key} not found")
+            raise scheduler_errors.SchedulerError(f"podgroup {key} not found")
     decided, decided_plugins = cycle.open_session(snap, conf, now)
     outcome = cycle.run(decided, decided_plugins)
     ssn, plugins = cycle.open_session(snap, dataclasses.replace(conf, fast_paths=False), now)
@@ -156,7 +158,7 @@ def _one(
         queue, never, decided.diagnostics.invalid.get(key), decided.diagnostics.refusals.get(key), len(placed)
     )
     state = _state(job, verdict.phase, needed, facts)
-    missing = owners.creator(job.owner) if len(job.tasks) < job.min_member and state != "completed" else None
+    missing = creators.creator(job.owner) if len(job.tasks) < job.min_member and state != "completed" else None
     nodes = snap.nodes
     return Explanation(
         podgroup=key,

@@ -31,7 +31,20 @@ from scheduler import configure, cycle
 from scheduler.api import building, plan, resources
 from scheduler.tools import traces
 
-__all__ = ["Job", "Result", "Sample", "Task", "Trace", "Waits", "parse", "percentile", "run"]
+__all__ = [
+    "EPOCH",
+    "NAMESPACE",
+    "Job",
+    "Progress",
+    "Result",
+    "Sample",
+    "Task",
+    "Trace",
+    "Waits",
+    "parse",
+    "percentile",
+    "run",
+]
 
 EPOCH = datetime.datetime(2025, 1, 1, tzinfo=datetime.UTC)
 NAMESPACE = "sim"

@@ -33,17 +33,17 @@ import difflib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from bridge import errors as bridge_errors
-from bridge import quantity
-from scheduler import errors
+from bridge import errors, quantity
+from bridge.models import queue as queue_model
+from scheduler import errors as scheduler_errors
 
-__all__ = ["JOB", "NODE", "QUEUE", "TASK", "TOP", "TraceError", "check", "where"]
+__all__ = ["JOB", "NODE", "QUEUE", "TASK", "TOP", "Check", "Path", "TraceError", "check", "where"]
 
 Path = tuple[str | int, ...]
 Check = Callable[[Any, Path], None]
 
 
-class TraceError(errors.SchedulerConfigError):
+class TraceError(scheduler_errors.SchedulerConfigError):
     """A trace field that cannot be used: ``path`` names it; ``key`` when the key itself is wrong."""
 
     def __init__(self, path: Path, message: str, *, key: bool = False) -> None:
@@ -69,10 +69,12 @@ def _number(*, positive: bool = False) -> Check:
     return check
 
 
-def _whole(minimum: int) -> Check:
+def _whole(minimum: int, maximum: int | None = None) -> Check:
     def check(value: Any, path: Path) -> None:
         if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
             raise TraceError(path, f"expected a whole number of at least {minimum}, got {value!r}")
+        if maximum is not None and value > maximum:
+            raise TraceError(path, f"expected a whole number of at most {maximum}, got {value!r}")
 
     return check
 
@@ -87,7 +89,7 @@ def _amount(value: Any, path: Path) -> None:
         raise TraceError(path, f"expected a quantity such as 2, 500m or 4Gi, got {value!r}")
     try:
         quantity.parse(value)
-    except bridge_errors.QuantityError:
+    except errors.QuantityError:
         raise TraceError(path, f"expected a quantity such as 2, 500m or 4Gi, got {value!r}") from None
 
 
@@ -153,7 +155,11 @@ NODE: dict[str, tuple[Check, bool]] = {
     "gpu": (_whole(0), False),
     "labels": (_ANY_TEXT, False),
 }
-QUEUE: dict[str, tuple[Check, bool]] = {"name": (_text, True), "weight": (_whole(1), False)}
+# A queue's weight by the Queue's rule (``bridge.models.queue``), as the cluster would take it.
+QUEUE: dict[str, tuple[Check, bool]] = {
+    "name": (_text, True),
+    "weight": (_whole(queue_model.WEIGHT.low, queue_model.WEIGHT.high), False),
+}
 TOP: dict[str, tuple[Check, bool]] = {
     "period": (_number(positive=True), False),
     "until": (_number(), False),

@@ -13,7 +13,7 @@ tried the same ways. Who creates a group's pods is ``api.owners.creator``.
 from __future__ import annotations
 
 from bridge.adapters import registry
-from scheduler import errors
+from scheduler import errors as scheduler_errors
 from scheduler.api import snapshot
 
 __all__ = ["kinds", "resolve"]
@@ -36,7 +36,7 @@ def resolve(snap: snapshot.Snapshot, kind: str, namespace: str, name: str) -> st
     known = kinds()
     owner_kind = known.get(kind.lower())
     if owner_kind is None:
-        raise errors.SchedulerError(f"unknown kind {kind!r}; one of {', '.join(sorted(known))}")
+        raise scheduler_errors.SchedulerError(f"unknown kind {kind!r}; one of {', '.join(sorted(known))}")
     here = {k: j for k, j in snap.jobs.items() if j.namespace == namespace}
     if owner_kind == "PodGroup":
         if f"{namespace}/{name}" in here:
@@ -55,5 +55,5 @@ def resolve(snap: snapshot.Snapshot, kind: str, namespace: str, name: str) -> st
     found = sorted(owned) or [k for k in conventional if k in here]
     if not found:
         what = "podgroup" if owner_kind == "PodGroup" else f"no PodGroup for {kind}"
-        raise errors.SchedulerError(f"{what} {namespace}/{name} not found")
+        raise scheduler_errors.SchedulerError(f"{what} {namespace}/{name} not found")
     return found[0]

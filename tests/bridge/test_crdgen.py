@@ -8,7 +8,9 @@ import pathlib
 import pytest
 
 from bridge import crdgen
-from bridge.models import command, podgroup, queue
+from bridge.models import command as command_model
+from bridge.models import podgroup as podgroup_model
+from bridge.models import queue as queue_model
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -29,7 +31,7 @@ def test_schema_is_structural(info: object) -> None:
 
 
 def test_podgroup_has_every_volcano_field_and_column() -> None:
-    spec = _schema(podgroup.CRD)["properties"]["spec"]["properties"]  # type: ignore[index]
+    spec = _schema(podgroup_model.CRD)["properties"]["spec"]["properties"]  # type: ignore[index]
     assert set(spec) == {
         "minMember",
         "minTaskMember",
@@ -45,7 +47,7 @@ def test_podgroup_has_every_volcano_field_and_column() -> None:
     assert spec["networkTopology"]["properties"]["mode"]["enum"] == ["hard", "soft"]
     sub = spec["subGroupPolicy"]["items"]["properties"]
     assert set(sub) == {"name", "networkTopology", "subGroupSize", "minSubGroups", "labelSelector", "matchLabelKeys"}
-    status = _schema(podgroup.CRD)["properties"]["status"]["properties"]  # type: ignore[index]
+    status = _schema(podgroup_model.CRD)["properties"]["status"]["properties"]  # type: ignore[index]
     assert set(status) == {"phase", "conditions", "running", "succeeded", "failed"}
     assert status["phase"]["enum"] == ["Pending", "Running", "Unknown", "Inqueue", "Completed"]
     assert set(status["conditions"]["items"]["properties"]) == {
@@ -56,7 +58,7 @@ def test_podgroup_has_every_volcano_field_and_column() -> None:
         "reason",
         "message",
     }
-    doc = crdgen.manifest(podgroup.CRD)
+    doc = crdgen.manifest(podgroup_model.CRD)
     version = doc["spec"]["versions"][0]
     assert doc["spec"]["names"]["shortNames"] == ["pg", "podgroup-v1beta1"]
     assert doc["spec"]["scope"] == "Namespaced" and version["subresources"] == {}
@@ -70,11 +72,11 @@ def test_podgroup_has_every_volcano_field_and_column() -> None:
 
 
 def test_queue_is_cluster_scoped_with_status_and_volcano_fields() -> None:
-    doc = crdgen.manifest(queue.CRD)
+    doc = crdgen.manifest(queue_model.CRD)
     assert doc["spec"]["scope"] == "Cluster"
     assert doc["spec"]["names"]["shortNames"] == ["q", "queue-v1beta1"]
     assert doc["spec"]["versions"][0]["subresources"] == {"status": {}}
-    spec = _schema(queue.CRD)["properties"]["spec"]["properties"]  # type: ignore[index]
+    spec = _schema(queue_model.CRD)["properties"]["spec"]["properties"]  # type: ignore[index]
     assert {
         "weight",
         "capability",
@@ -89,7 +91,7 @@ def test_queue_is_cluster_scoped_with_status_and_volcano_fields() -> None:
         "type",
     } == set(spec)
     assert (spec["weight"]["minimum"], spec["weight"]["maximum"], spec["weight"]["default"]) == (1, 65535, 1)
-    status = _schema(queue.CRD)["properties"]["status"]["properties"]  # type: ignore[index]
+    status = _schema(queue_model.CRD)["properties"]["status"]["properties"]  # type: ignore[index]
     assert {"state", "pending", "inqueue", "running", "unknown", "completed", "allocated", "reservation"} == set(status)
 
 
@@ -101,7 +103,7 @@ def test_check_reports_a_stale_file(tmp_path: pathlib.Path) -> None:
 
 
 def test_command_has_volcanos_top_level_fields_and_no_spec_or_status() -> None:
-    doc = crdgen.manifest(command.CRD)
+    doc = crdgen.manifest(command_model.CRD)
     assert doc["metadata"]["name"] == "commands.bus.volcano.sh" and doc["spec"]["scope"] == "Namespaced"
     schema = doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]
     assert set(schema) == {"apiVersion", "kind", "metadata", "action", "target", "reason", "message"}

@@ -6,7 +6,8 @@ import asyncio
 import threading
 from typing import Any
 
-from bridge import facts, queues
+from bridge import facts as cluster_facts
+from bridge import queues
 
 
 def namespace(
@@ -16,7 +17,7 @@ def namespace(
 
 
 def test_a_context_holds_the_namespace_queues_and_priorities() -> None:
-    cache = facts.Facts()
+    cache = cluster_facts.Facts()
     cache.apply_namespace("ADDED", namespace("team-a", {"l": "1"}, {"scheduling.volcano.sh/queue-name": "gpu"}))
     cache.apply_queue(
         "ADDED", {"metadata": {"name": "gpu", "annotations": {"vbridge.io/allowed-namespaces": "team-*"}}}
@@ -35,12 +36,12 @@ def test_a_context_holds_the_namespace_queues_and_priorities() -> None:
 
 
 def test_an_unknown_namespace_has_no_labels_or_annotations() -> None:
-    ctx = facts.Facts().context("nowhere", scheduler_name="volcano")
+    ctx = cluster_facts.Facts().context("nowhere", scheduler_name="volcano")
     assert ctx.namespace_labels == {} and ctx.namespace_annotations == {} and ctx.queues == {}
 
 
 def test_contexts_are_cached_per_namespace_and_scheduler_until_a_fact_changes() -> None:
-    cache = facts.Facts()
+    cache = cluster_facts.Facts()
     first = cache.context("team-a", scheduler_name="volcano")
     assert cache.context("team-a", scheduler_name="volcano") is first
     assert cache.context("team-a", scheduler_name="other") is not first
@@ -58,7 +59,7 @@ def test_contexts_are_cached_per_namespace_and_scheduler_until_a_fact_changes() 
 
 
 def test_deletions_remove_the_fact_and_leave_older_contexts_whole() -> None:
-    cache = facts.Facts()
+    cache = cluster_facts.Facts()
     cache.apply_namespace("ADDED", namespace("team-a", {"a": "1"}))
     cache.apply_queue("ADDED", {"metadata": {"name": "q"}})
     cache.apply_priority_class("ADDED", {"metadata": {"name": "p"}, "value": 5})
@@ -72,7 +73,7 @@ def test_deletions_remove_the_fact_and_leave_older_contexts_whole() -> None:
 
 
 def test_not_synced_until_every_watch_listed() -> None:
-    assert facts.Facts().synced is False
+    assert cluster_facts.Facts().synced is False
 
 
 def test_a_queue_read_whose_connection_is_refused_is_an_unread_queue_not_a_crash() -> None:
@@ -84,7 +85,7 @@ def test_a_queue_read_whose_connection_is_refused_is_an_unread_queue_not_a_crash
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     try:
-        cache = facts.Facts()
+        cache = cluster_facts.Facts()
         cache._api, cache._loop = Refusing(), loop  # type: ignore[assignment]  # as run() sets them
         assert cache.read_queue("made-a-moment-ago") is None
         assert cache.reads == 0

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bridge import keys
-from bridge.native import workloads
+from bridge.native import workloads as native_workloads
 from vbridge import nodesim
 
 __all__ = ["Gang", "gang"]
@@ -39,7 +39,7 @@ def gang(
         "metadata": {"name": name, "namespace": namespace},
         "spec": {"minMember": members, "queue": queue, "minResources": total},
     }
-    native = [workloads.workload(pg), workloads.podgroup(pg)]
+    native = [native_workloads.workload(pg), native_workloads.podgroup(pg)]
     annotations = {keys.GROUP_NAME: name}
     if run_seconds is not None:
         annotations[nodesim.RUN_SECONDS] = str(run_seconds)
@@ -54,7 +54,7 @@ def gang(
                 "apiVersion": "v1",
                 "kind": "Pod",
                 "metadata": {"name": f"{name}-{i}", "namespace": namespace, "annotations": dict(annotations)},
-                "spec": workloads.stamp(spec, name),
+                "spec": native_workloads.stamp(spec, name),
             }
         )
     return pg, native, pods

@@ -54,6 +54,11 @@ def pod(job: dict[str, Any], task: str, index: int, phase: str = "Running", **ex
     return out
 
 
+def workers(job: dict[str, Any], n: int, phase: str = "Running", **kw: Any) -> list[dict[str, Any]]:
+    """The first ``n`` pods of the job's ``mpiworker`` task, in ``phase``."""
+    return [pod(job, "mpiworker", i, phase, **kw) for i in range(n)]
+
+
 def depends_mpi(**status: Any) -> dict[str, Any]:
     """Volcano's task-start-dependency MPI example: 1 mpimaster dependsOn 10 mpiworker, minAvailable 3."""
     return seed("volcano/depends-on-mpi.yaml", **status)

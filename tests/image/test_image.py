@@ -17,7 +17,8 @@ import pytest
 import yaml
 
 from tests.support import podman
-from vbridge.localcluster import certs, cluster
+from vbridge.localcluster import certs as cluster_certs
+from vbridge.localcluster import cluster
 
 # A first build downloads the base's packages and the wheels (minutes); each vfs container start
 # copies the image.
@@ -113,8 +114,10 @@ def served(image: str, control_plane: cluster.LocalCluster, tmp_path: pathlib.Pa
     mounts = tmp_path / "mounts"
     mounts.mkdir()
     mounts.chmod(0o755)
-    pair = certs.issue_from(
-        certs.KeyPair(cert=control_plane.workdir / "pki" / "ca.crt", key=control_plane.workdir / "pki" / "ca.key"),
+    pair = cluster_certs.issue_from(
+        cluster_certs.KeyPair(
+            cert=control_plane.workdir / "pki" / "ca.crt", key=control_plane.workdir / "pki" / "ca.key"
+        ),
         mounts / "tls",
         "tls",
         common_name="volcano-bridge-webhook",

@@ -22,7 +22,8 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
 from tests.support import apiserver, netns, runtimepods, runtimesim
-from vbridge.localcluster import binaries, certs, cluster
+from vbridge.localcluster import binaries, cluster
+from vbridge.localcluster import certs as cluster_certs
 from vbridge.nodesim import nodes
 
 pytestmark = pytest.mark.integration
@@ -125,9 +126,9 @@ def test_serve_pod_runs_ready_as_its_service_account_behind_a_service_and_stops_
             "subjects": [{"kind": "ServiceAccount", "name": runtimepods.SA, "namespace": ns}],
         }
     )
-    ca = certs.KeyPair(cert=routed.workdir / "pki" / "ca.crt", key=routed.workdir / "pki" / "ca.key")
+    ca = cluster_certs.KeyPair(cert=routed.workdir / "pki" / "ca.crt", key=routed.workdir / "pki" / "ca.key")
     host = f"vb-webhook.{ns}.svc"
-    serving = certs.issue_from(ca, tmp_path, "webhook", common_name=host, hosts=(host,))
+    serving = cluster_certs.issue_from(ca, tmp_path, "webhook", common_name=host, hosts=(host,))
     tls = {"tls.crt": _b64(serving.cert.read_bytes()), "tls.key": _b64(serving.key.read_bytes())}
     core.create_namespaced_secret(ns, {"metadata": {"name": "webhook-tls"}, "type": "kubernetes.io/tls", "data": tls})
     core.create_namespaced_secret(ns, {"metadata": {"name": "words"}, "data": {"word": _b64(b"swordfish")}})
@@ -177,7 +178,7 @@ def test_serve_pod_runs_ready_as_its_service_account_behind_a_service_and_stops_
     )
 
     # So does a rotated certificate in the Secret (the process itself reads it at start only).
-    rotated = certs.issue_from(ca, tmp_path / "rotated", "webhook", common_name=host, hosts=(host,))
+    rotated = cluster_certs.issue_from(ca, tmp_path / "rotated", "webhook", common_name=host, hosts=(host,))
     tls2 = {"tls.crt": _b64(rotated.cert.read_bytes()), "tls.key": _b64(rotated.key.read_bytes())}
     core.patch_namespaced_secret("webhook-tls", ns, {"data": tls2})
     apiserver.eventually(

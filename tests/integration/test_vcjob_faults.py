@@ -23,7 +23,8 @@ from bridge import defaults
 from bridge.k8s import client, kubeconfigs
 from tests.integration.test_vcjobs import create_job, env, get_job, phase, pods_of, scheduler
 from tests.support import apiserver, bridgethread, schedthread
-from vbridge.controllers import vcjob_create, vcjobs
+from vbridge.controllers import vcjob_create
+from vbridge.controllers import vcjobs as vcjob_controller
 from vbridge.localcluster import cluster
 from vbridge.nodesim import EXIT_CODE, RUN_SECONDS
 
@@ -140,13 +141,13 @@ def test_root_and_jobs_of_absurd_size_are_denied(env: Env) -> None:
     assert f"at most {defaults.VCJOB_MAX_PODS} pods per Job" in huge and "100000 pods" in huge
 
 
-def _controller(bridge: bridgethread.BridgeThread) -> vcjobs.VcJobController:
+def _controller(bridge: bridgethread.BridgeThread) -> vcjob_controller.VcJobController:
     """The bridge thread's controller: the ``self`` of its running ``run`` coroutine."""
-    found: dict[int, vcjobs.VcJobController] = {}
+    found: dict[int, vcjob_controller.VcJobController] = {}
     for task in asyncio.all_tasks(bridge.loop):
         coro = task.get_coro()
         frame = getattr(coro, "cr_frame", None)
-        if frame is not None and isinstance(frame.f_locals.get("self"), vcjobs.VcJobController):
+        if frame is not None and isinstance(frame.f_locals.get("self"), vcjob_controller.VcJobController):
             found[id(frame.f_locals["self"])] = frame.f_locals["self"]
     assert len(found) == 1, found
     return next(iter(found.values()))

@@ -21,7 +21,8 @@ from kubernetes import client as k8s
 from kubernetes import config as k8s_config
 
 from tests.support import clientauth
-from vbridge.localcluster import binaries, certs, cluster
+from vbridge.localcluster import binaries, cluster
+from vbridge.localcluster import certs as cluster_certs
 
 pytestmark = pytest.mark.integration
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -92,10 +93,10 @@ def test_a_certificate_from_another_ca_is_refused_and_the_right_one_served(
     bed: tuple[clientauth.ClientAuthCluster, clientauth.ClientAuthBridge], tmp_path: pathlib.Path
 ) -> None:
     lc, thread = bed
-    other = certs.make_pki(tmp_path / "other").ca
-    stranger = certs.issue_from(other, tmp_path, "stranger", common_name="kube-apiserver-admission", hosts=())
+    other = cluster_certs.make_pki(tmp_path / "other").ca
+    stranger = cluster_certs.issue_from(other, tmp_path, "stranger", common_name="kube-apiserver-admission", hosts=())
 
-    def curl(pair: certs.KeyPair) -> subprocess.CompletedProcess[str]:
+    def curl(pair: cluster_certs.KeyPair) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [
                 *CURL,

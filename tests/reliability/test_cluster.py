@@ -21,7 +21,7 @@ from scheduler import configure
 from tests.builders import vcjob
 from tests.reliability import conftest
 from tests.support import accounting, apiserver, bridgethread, schedbed, schedthread, simthread
-from vbridge.controllers import commands
+from vbridge.controllers import commands as command_controller
 from vbridge.localcluster import cluster
 from vbridge.nodesim import nodes
 
@@ -88,7 +88,7 @@ def close_queue(lc: cluster.LocalCluster, name: str) -> str:
         from bridge.k8s import client, kubeconfigs
 
         async with client.Client(kubeconfigs.load(lc.kubeconfig)) as api:
-            return await commands.operate_queue(api, name, "CloseQueue")
+            return await command_controller.operate_queue(api, name, "CloseQueue")
 
     return cluster.run_sync(close())
 

@@ -34,7 +34,8 @@ from tests.builders import kubeflow as kf
 from tests.reliability import conftest
 from tests.support import admission as support
 from tests.support import asgi, budget, reviewgen, reviewseeds, serverproc
-from vbridge.localcluster import certs, cluster
+from vbridge.localcluster import certs as cluster_certs
+from vbridge.localcluster import cluster
 from webhooks import server
 
 pytestmark = pytest.mark.reliability
@@ -230,8 +231,8 @@ def test_r6_s5_hostile_bodies_over_tls_get_answers_and_bounded_memory(
     tmp_path_factory: pytest.TempPathFactory, observe: conftest.Observe
 ) -> None:
     folder = tmp_path_factory.mktemp("fuzz-tls")
-    pki = certs.make_pki(folder)
-    serving = certs.issue_from(pki.ca, folder, "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
+    pki = cluster_certs.make_pki(folder)
+    serving = cluster_certs.issue_from(pki.ca, folder, "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
     port = cluster.free_port()
     review = support.review(kf.tfjob("t", Worker=kf.replica(1)), kind=support.TF)
     head = "POST /mutate/kubeflow-org-tfjob HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"

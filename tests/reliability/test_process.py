@@ -31,7 +31,8 @@ from tests.support import (
     toxiproxy,
 )
 from vbridge import runtime
-from vbridge.localcluster import certs, cluster, processes
+from vbridge.localcluster import certs as cluster_certs
+from vbridge.localcluster import cluster, processes
 from vbridge.nodesim import nodes
 
 pytestmark = [pytest.mark.reliability, pytest.mark.integration]
@@ -203,7 +204,7 @@ def test_r3_r24_webhook_down_ignore_kinds_pass_fail_kinds_denied(
     rlc: cluster.LocalCluster, rapi: k8s.ApiClient, rns: str, observe: conftest.Observe
 ) -> None:
     """The webhook registered at an address where nothing listens (its server is down)."""
-    pki = certs.KeyPair(cert=rlc.workdir / "pki" / "ca.crt", key=rlc.workdir / "pki" / "ca.key")
+    pki = cluster_certs.KeyPair(cert=rlc.workdir / "pki" / "ca.crt", key=rlc.workdir / "pki" / "ca.key")
     url = f"https://127.0.0.1:{cluster.free_port()}"
     cluster.run_sync(_register(rlc, url, pki.cert.read_bytes()))
     try:

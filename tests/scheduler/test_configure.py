@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler import configure, errors
+from scheduler import configure
+from scheduler import errors as scheduler_errors
 from scheduler.actions import registry as action_registry
 from scheduler.framework import config
 from scheduler.plugins import registry as plugin_registry
@@ -30,15 +31,17 @@ def test_every_registered_plugin_is_kept() -> None:
 def test_a_plugin_not_registered_is_refused_by_name() -> None:
     missing = [n for n in config.VOLCANO_PLUGINS if n not in plugin_registry.PLUGINS]
     for name in missing:
-        with pytest.raises(errors.SchedulerConfigError, match=f"Volcano plugin\\(s\\) {name} not implemented"):
+        with pytest.raises(
+            scheduler_errors.SchedulerConfigError, match=f"Volcano plugin\\(s\\) {name} not implemented"
+        ):
             configure.parse(_tiers("gang", name))
-    with pytest.raises(errors.SchedulerConfigError, match="unknown plugin\\(s\\) teleport: remove them"):
+    with pytest.raises(scheduler_errors.SchedulerConfigError, match="unknown plugin\\(s\\) teleport: remove them"):
         configure.parse(_tiers("gang", "teleport"))
 
 
 def test_always_on_plugins_are_not_conf_names() -> None:
     for cls in plugin_registry.ALWAYS:
-        with pytest.raises(errors.SchedulerConfigError, match=f"unknown plugin\\(s\\) {cls.name}"):
+        with pytest.raises(scheduler_errors.SchedulerConfigError, match=f"unknown plugin\\(s\\) {cls.name}"):
             configure.parse(_tiers(cls.name))
 
 
@@ -46,16 +49,16 @@ def test_the_framework_checks_against_what_it_is_handed() -> None:
     known = config.Known(actions=("allocate", "teleport"), plugins=("gang",))
     conf = config.parse('actions: "teleport"\n' + _tiers("gang"), known)
     assert conf.actions == ("teleport",)
-    with pytest.raises(errors.SchedulerConfigError, match="Volcano plugin\\(s\\) priority not implemented"):
+    with pytest.raises(scheduler_errors.SchedulerConfigError, match="Volcano plugin\\(s\\) priority not implemented"):
         config.parse('actions: "allocate"\n' + _tiers("gang", "priority"), known)
-    with pytest.raises(errors.SchedulerConfigError, match="Volcano action\\(s\\) enqueue not implemented"):
+    with pytest.raises(scheduler_errors.SchedulerConfigError, match="Volcano action\\(s\\) enqueue not implemented"):
         config.parse('actions: "enqueue"', known)
     # Volcano's default tiers, as far as the plugins are known.
     assert [[p.name for p in tier] for tier in config.default(known).tiers] == [["gang"], []]
 
 
 def test_a_switch_a_plugin_refuses_is_refused_by_name() -> None:
-    with pytest.raises(errors.SchedulerConfigError, match="plugin drf: enableHierarchy: hierarchical DRF"):
+    with pytest.raises(scheduler_errors.SchedulerConfigError, match="plugin drf: enableHierarchy: hierarchical DRF"):
         configure.parse("tiers:\n- plugins: [{name: drf, enableHierarchy: true}]\n")
     off = configure.parse("tiers:\n- plugins: [{name: drf, enableHierarchy: false, enablePreemptable: false}]\n")
     assert off.tiers[0][0].enabled == {"enableHierarchy": False, "enablePreemptable": False}
@@ -71,16 +74,18 @@ def test_a_switch_a_plugin_refuses_is_refused_by_name() -> None:
     ],
 )
 def test_a_malformed_plugin_entry_is_refused(entry: str, message: str) -> None:
-    with pytest.raises(errors.SchedulerConfigError, match=message):
+    with pytest.raises(scheduler_errors.SchedulerConfigError, match=message):
         configure.parse(f"tiers:\n- plugins: [{entry}]\n")
 
 
 def test_an_action_not_registered_is_an_error() -> None:
-    with pytest.raises(errors.SchedulerConfigError, match="unknown action\\(s\\) teleport: remove them"):
+    with pytest.raises(scheduler_errors.SchedulerConfigError, match="unknown action\\(s\\) teleport: remove them"):
         configure.parse('actions: "allocate, teleport"')
     missing = [n for n in config.VOLCANO_ACTIONS if n not in action_registry.ACTIONS]
     for name in missing:
-        with pytest.raises(errors.SchedulerConfigError, match=f"Volcano action\\(s\\) {name} not implemented"):
+        with pytest.raises(
+            scheduler_errors.SchedulerConfigError, match=f"Volcano action\\(s\\) {name} not implemented"
+        ):
             configure.parse(f'actions: "allocate, {name}"')
 
 
@@ -114,5 +119,5 @@ def test_action_arguments_come_from_volcanos_configurations() -> None:
     ],
 )
 def test_bad_action_arguments_are_refused_at_start_up(entry: str, message: str) -> None:
-    with pytest.raises(errors.SchedulerConfigError, match=message):
+    with pytest.raises(scheduler_errors.SchedulerConfigError, match=message):
         configure.parse(GANG + entry + "\n")

@@ -131,7 +131,7 @@ SCENARIOS = [
             "queue-with-zero-weight",
             b.podgroup("bad", queue="light"),
             "QueueInvalid",
-            "spec.weight must be a positive integer, got 0",
+            "spec.weight must be an integer from 1 to 65535, got 0",
             [b.queue("light", weight=0)],
         )
     ),

@@ -8,7 +8,8 @@ import re
 import pytest
 import yaml
 
-from scheduler import configure, errors
+from scheduler import configure
+from scheduler import errors as scheduler_errors
 from scheduler.actions import registry as action_registry
 from scheduler.framework import config
 from scheduler.plugins import registry as plugin_registry
@@ -41,7 +42,9 @@ def test_a_row_says_what_the_parser_does(name: str, kind: str) -> None:
     if registered:
         configure.parse(conf)
     else:
-        with pytest.raises(errors.SchedulerConfigError, match=f"Volcano {kind}\\(s\\) {name} not implemented"):
+        with pytest.raises(
+            scheduler_errors.SchedulerConfigError, match=f"Volcano {kind}\\(s\\) {name} not implemented"
+        ):
             configure.parse(conf)
 
 

@@ -8,7 +8,8 @@ import pathlib
 from bridge.k8s import client, kubeconfigs
 from tests.support import loopthread
 from vbridge import runtime
-from vbridge.localcluster import certs, cluster
+from vbridge.localcluster import certs as cluster_certs
+from vbridge.localcluster import cluster
 from webhooks import server
 
 
@@ -24,8 +25,8 @@ class BridgeThread(loopthread.LoopThread):
         """``kubeconfig``: how the bridge reaches the apiserver (default ``lc``'s; e.g. through a proxy);
         ``backend``: ``--backend`` (volcano, native or auto)."""
         port = cluster.free_port()
-        pki = certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
-        serving = certs.issue_from(
+        pki = cluster_certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
+        serving = cluster_certs.issue_from(
             pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",)
         )
         self.url = f"https://127.0.0.1:{port}"

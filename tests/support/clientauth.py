@@ -19,7 +19,8 @@ from bridge import defaults
 from bridge.k8s import client, kubeconfigs
 from tests.support import loopthread
 from vbridge import runtime
-from vbridge.localcluster import certs, cluster, processes
+from vbridge.localcluster import certs as cluster_certs
+from vbridge.localcluster import cluster, processes
 from webhooks import server
 
 
@@ -28,8 +29,8 @@ class ClientAuthCluster(cluster.LocalCluster):
         super().__init__(workdir, **kwargs)  # type: ignore[arg-type]
         self.webhook_port = webhook_port
         folder = workdir / "admission"
-        self.client_ca = certs.make_pki(folder / "pki").ca  # a CA of its own, for webhook clients only
-        self.client_cert = certs.issue_from(
+        self.client_ca = cluster_certs.make_pki(folder / "pki").ca  # a CA of its own, for webhook clients only
+        self.client_cert = cluster_certs.issue_from(
             self.client_ca, folder, "apiserver-admission", common_name="kube-apiserver-admission", hosts=()
         )
         webhook_kubeconfig = folder / "webhook-clients.kubeconfig"
@@ -81,8 +82,8 @@ class ClientAuthBridge(loopthread.LoopThread):
     ``max_pending``: its pool of connections before their first request."""
 
     def __init__(self, lc: ClientAuthCluster, *, max_pending: int = defaults.MAX_PENDING_CONNECTIONS) -> None:
-        pki = certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
-        serving = certs.issue_from(
+        pki = cluster_certs.KeyPair(cert=lc.workdir / "pki" / "ca.crt", key=lc.workdir / "pki" / "ca.key")
+        serving = cluster_certs.issue_from(
             pki, lc.workdir / "webhook", "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",)
         )
         self.url = f"https://127.0.0.1:{lc.webhook_port}"

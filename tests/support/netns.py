@@ -16,7 +16,7 @@ import ipaddress
 import os
 import subprocess
 
-from vbridge.nodesim import runtime
+from vbridge.nodesim import runtime as node_runtime
 
 _RANGE = ipaddress.ip_network("198.51.100.0/24")
 
@@ -53,8 +53,8 @@ class NodeNetwork:
     def pod_ips(self) -> tuple[str, ...]:
         return tuple(str(ip) for ip in list(self.subnet.hosts())[2:])
 
-    def node_net(self) -> runtime.NodeNet:
-        return runtime.NodeNet(host_ip=self.host_ip, pod_ips=self.pod_ips, netns=self.path)
+    def node_net(self) -> node_runtime.NodeNet:
+        return node_runtime.NodeNet(host_ip=self.host_ip, pod_ips=self.pod_ips, netns=self.path)
 
     @classmethod
     def create(cls, tag: str) -> NodeNetwork:

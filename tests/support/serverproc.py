@@ -21,7 +21,7 @@ import uvloop
 
 from bridge import defaults
 from tests.support import admission as support
-from vbridge.localcluster import certs
+from vbridge.localcluster import certs as cluster_certs
 from webhooks import server
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 class ServerProcess:
     def __init__(
         self,
-        serving: certs.KeyPair,
+        serving: cluster_certs.KeyPair,
         port: int,
         *,
         header_timeout: float,

@@ -30,10 +30,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from bridge import defaults, keys
-from bridge import facts as facts_mod
+from bridge import facts as cluster_facts
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, kubeconfigs, paths, watching
-from scheduler.io import cache as cache_mod
+from scheduler.io import cache as sched_cache
 from tests.builders import vcjob
 from tests.support import watchcounts
 from vbridge.controllers import wiring
@@ -44,7 +44,7 @@ PODS = paths.resource("v1", "pods")
 # Every watch these watchers make: the scheduler's five, the facts' namespaces, the Volcano Job
 # controller's three, Commands, the Spark reconciler's pods, the node simulator's.
 EXPECTED = {
-    *(paths.resource(version, plural) for version, plural in cache_mod.KINDS.values()),
+    *(paths.resource(version, plural) for version, plural in sched_cache.KINDS.values()),
     paths.resource("v1", "namespaces"),
     paths.resource(defaults.BATCH_API, "jobs"),
     watching.where(PODS, {"labelSelector": names.JOB_NAME}),
@@ -143,8 +143,8 @@ async def _crossed(before: watching.Stats, intervals: int, timeout: float) -> bo
 async def run(kubeconfig: pathlib.Path, ns: str, timeout: int, intervals: int) -> dict[str, Any]:
     before = watching.STATS.copy()
     async with client.Client(kubeconfigs.load(kubeconfig), watch_timeout=timeout) as api:
-        facts = facts_mod.Facts()
-        cache = cache_mod.Cache(api)
+        facts = cluster_facts.Facts()
+        cache = sched_cache.Cache(api)
         reconcilers = wiring.reconcilers(api, facts, scheduler_name="nobody", templates_by_name={})
         work = [cache.run(), facts.run(api), simulator.Simulator(api, []).serve(), *(r.run() for r in reconcilers)]
         tasks = [asyncio.create_task(w) for w in work]

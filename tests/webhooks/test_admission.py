@@ -13,7 +13,8 @@ import hypothesis.strategies as st
 import jsonpatch
 import pytest
 
-from bridge import errors, facts, queues
+from bridge import errors, queues
+from bridge import facts as cluster_facts
 from bridge.adapters import base, registry
 from tests.builders import kubeflow as kf
 from tests.builders import spark
@@ -201,7 +202,7 @@ def test_fuzz_review_parser_never_raises_unexpected(raw: bytes) -> None:
 
 def test_before_the_facts_are_synced_fail_kinds_are_denied_and_pods_pass() -> None:
     """An empty cache knows no queue: a job is refused (the apiserver retries), never admitted ungated."""
-    unsynced = facts.Facts()
+    unsynced = cluster_facts.Facts()
     assert unsynced.synced is False
     job = answer(review(kf.tfjob("x", Worker=kf.replica(1)), kind=TF), TF_PATH, unsynced)
     assert job["allowed"] is False and job["status"]["code"] == 403

@@ -22,28 +22,29 @@ import pytest
 from tests.builders import kubeflow as kf
 from tests.support import admission as support
 from tests.support import serverproc
-from vbridge.localcluster import certs, cluster
+from vbridge.localcluster import certs as cluster_certs
+from vbridge.localcluster import cluster
 
 HEADER_TIMEOUT = 1.0
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> tuple[certs.KeyPair, certs.KeyPair]:
+def pki(tmp_path_factory: pytest.TempPathFactory) -> tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]:
     folder = tmp_path_factory.mktemp("tls")
-    ca = certs.make_pki(folder).ca
-    return ca, certs.issue_from(ca, folder, "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
+    ca = cluster_certs.make_pki(folder).ca
+    return ca, cluster_certs.issue_from(ca, folder, "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
 
 
 @pytest.fixture(scope="module")
-def proc(pki: tuple[certs.KeyPair, certs.KeyPair]) -> Iterator[serverproc.ServerProcess]:
+def proc(pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]) -> Iterator[serverproc.ServerProcess]:
     with serverproc.ServerProcess(
         pki[1], cluster.free_port(), header_timeout=HEADER_TIMEOUT, max_connections=64
     ) as running:
         yield running
 
 
-def _tls(proc: serverproc.ServerProcess, ca: certs.KeyPair, timeout: float = 10) -> ssl.SSLSocket:
+def _tls(proc: serverproc.ServerProcess, ca: cluster_certs.KeyPair, timeout: float = 10) -> ssl.SSLSocket:
     ctx = ssl.create_default_context(cafile=str(ca.cert))
     raw = socket.create_connection(("127.0.0.1", proc.port), timeout=timeout)
     return ctx.wrap_socket(raw, server_hostname="127.0.0.1")
@@ -72,7 +73,7 @@ def _get(sock: ssl.SSLSocket, path: str = "/healthz", body: bytes = b"", method:
 
 
 def test_a_partial_head_is_disconnected_after_the_header_timeout(
-    proc: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+    proc: serverproc.ServerProcess, pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]
 ) -> None:
     with _tls(proc, pki[0]) as tls:
         tls.sendall(b"POST /mutate/kubeflow-org-tfjob HTTP/1.1\r\nHost: x\r\n")
@@ -91,7 +92,7 @@ def test_a_tls_handshake_never_finished_is_disconnected_within_the_same_bound(
 
 
 def test_a_trickled_head_does_not_restart_the_clock(
-    proc: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+    proc: serverproc.ServerProcess, pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]
 ) -> None:
     with _tls(proc, pki[0]) as tls:
         started = time.monotonic()
@@ -105,7 +106,7 @@ def test_a_trickled_head_does_not_restart_the_clock(
 
 
 def test_a_kept_alive_connection_gets_a_new_clock_per_request(
-    proc: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+    proc: serverproc.ServerProcess, pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]
 ) -> None:
     with _tls(proc, pki[0]) as tls:
         for _ in range(3):  # three requests over three header timeouts: each head was in time
@@ -116,7 +117,7 @@ def test_a_kept_alive_connection_gets_a_new_clock_per_request(
 
 
 def test_a_head_over_64_kib_is_answered_431_and_closed(
-    proc: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+    proc: serverproc.ServerProcess, pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]
 ) -> None:
     with _tls(proc, pki[0]) as tls:
         assert _get(tls, body=b"", path="/healthz" + "?" + "a" * 60_000).startswith(b"HTTP/1.1 200")  # 60 KB: fine
@@ -132,7 +133,7 @@ def test_a_head_over_64_kib_is_answered_431_and_closed(
 
 
 def test_eight_slow_huge_heads_hold_little_memory(
-    proc: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+    proc: serverproc.ServerProcess, pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]
 ) -> None:
     """The finding: eight unfinished 64 MiB headers held 500 MB. Now each is cut at 64 KiB."""
     before = proc.rss()
@@ -188,7 +189,7 @@ def _closed_by_server(socks: list[socket.socket], wait: float = 2.0) -> list[soc
 
 
 @pytest.fixture(scope="module")
-def pooled(pki: tuple[certs.KeyPair, certs.KeyPair]) -> Iterator[serverproc.ServerProcess]:
+def pooled(pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]) -> Iterator[serverproc.ServerProcess]:
     """Small pools and a long head timeout: what happens at the caps is the pools' doing, not the clock's."""
     with serverproc.ServerProcess(
         pki[1], cluster.free_port(), header_timeout=60, max_connections=4, max_pending=16
@@ -197,7 +198,7 @@ def pooled(pki: tuple[certs.KeyPair, certs.KeyPair]) -> Iterator[serverproc.Serv
 
 
 def test_silent_connections_cannot_fill_the_server(
-    pooled: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+    pooled: serverproc.ServerProcess, pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]
 ) -> None:
     """The finding: 256 sockets that never sent a byte held every slot and the apiserver was refused."""
     silent = [socket.create_connection(("127.0.0.1", pooled.port), timeout=10) for _ in range(100)]
@@ -219,7 +220,7 @@ def test_silent_connections_cannot_fill_the_server(
 
 
 def test_the_longest_idle_connection_gives_way_to_a_new_request(
-    pooled: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+    pooled: serverproc.ServerProcess, pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]
 ) -> None:
     held = [_tls(pooled, pki[0]) for _ in range(4)]
     try:
@@ -236,7 +237,7 @@ def test_the_longest_idle_connection_gives_way_to_a_new_request(
 
 
 def test_when_every_held_connection_is_in_a_request_a_new_request_is_answered_503(
-    pooled: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+    pooled: serverproc.ServerProcess, pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]
 ) -> None:
     busy = [_tls(pooled, pki[0]) for _ in range(4)]
     try:
@@ -279,7 +280,7 @@ def _client(ca: pathlib.Path, *, version: ssl.TLSVersion, ciphers: str = "") -> 
 
 
 def test_tls_1_2_aead_and_1_3_are_served(
-    proc: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair]
+    proc: serverproc.ServerProcess, pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair]
 ) -> None:
     ca = pki[0].cert  # the serving key is ECDSA P-256 (certs.issue_from)
     assert _handshake(proc, _client(ca, version=ssl.TLSVersion.TLSv1_3)).startswith("TLSv1.3")
@@ -298,7 +299,10 @@ def test_tls_1_2_aead_and_1_3_are_served(
     ids=["tls1.1", "tls1.0", "cbc-only", "null-cipher"],
 )
 def test_old_protocols_and_non_aead_ciphers_are_refused(
-    proc: serverproc.ServerProcess, pki: tuple[certs.KeyPair, certs.KeyPair], version: ssl.TLSVersion, ciphers: str
+    proc: serverproc.ServerProcess,
+    pki: tuple[cluster_certs.KeyPair, cluster_certs.KeyPair],
+    version: ssl.TLSVersion,
+    ciphers: str,
 ) -> None:
     ctx = _client(pki[0].cert, version=version, ciphers=ciphers)
     with pytest.raises(ssl.SSLError) as refused:

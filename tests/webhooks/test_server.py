@@ -23,7 +23,8 @@ from tests.support import admission as support
 from tests.support import loopthread
 from vbridge import cli
 from vbridge.commands import serve
-from vbridge.localcluster import certs, cluster
+from vbridge.localcluster import certs as cluster_certs
+from vbridge.localcluster import cluster
 from webhooks import admission, reviews, server
 
 
@@ -39,8 +40,8 @@ def https_default(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[st
 
 def _serving(tmp_path_factory: pytest.TempPathFactory, **tuned: Any) -> Iterator[tuple[str, pathlib.Path]]:
     folder = tmp_path_factory.mktemp("tls")
-    pki = certs.make_pki(folder)
-    serving = certs.issue_from(pki.ca, folder, "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
+    pki = cluster_certs.make_pki(folder)
+    serving = cluster_certs.issue_from(pki.ca, folder, "webhook", common_name="volcano-bridge", hosts=("127.0.0.1",))
     port = cluster.free_port()
     settings = server.Settings(port=port, certfile=serving.cert, keyfile=serving.key, **tuned)
 
@@ -134,9 +135,9 @@ def _der(pem_path: pathlib.Path) -> bytes:
 
 
 def test_a_certificate_swapped_on_disk_is_served_to_new_connections(tmp_path: pathlib.Path) -> None:
-    pki = certs.make_pki(tmp_path / "pki")
-    first = certs.issue_from(pki.ca, tmp_path / "pki", "first", common_name="first", hosts=("127.0.0.1",))
-    second = certs.issue_from(pki.ca, tmp_path / "pki", "second", common_name="second", hosts=("127.0.0.1",))
+    pki = cluster_certs.make_pki(tmp_path / "pki")
+    first = cluster_certs.issue_from(pki.ca, tmp_path / "pki", "first", common_name="first", hosts=("127.0.0.1",))
+    second = cluster_certs.issue_from(pki.ca, tmp_path / "pki", "second", common_name="second", hosts=("127.0.0.1",))
     mounted = tmp_path / "tls"
     mounted.mkdir()
     _swap(mounted, "..1", first.cert.read_bytes(), first.key.read_bytes())

@@ -8,7 +8,7 @@ import argparse
 
 from bridge import defaults
 
-__all__ = ["add_argument"]
+__all__ = ["HELP", "add_argument"]
 
 
 HELP = (

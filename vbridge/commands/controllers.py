@@ -28,10 +28,11 @@ import uvloop
 from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs, owners
 from vbridge import runtime
-from vbridge.commands import backends, connecting, leasing
-from vbridge.controllers import certs
+from vbridge.commands import backends as backend_option
+from vbridge.commands import connecting, leasing
+from vbridge.controllers import certs as cert_controller
 
-__all__ = ["add_parser", "build", "main"]
+__all__ = ["add_parser", "build", "main", "namespaces"]
 
 
 def _seconds(text: str) -> datetime.timedelta:
@@ -53,7 +54,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--lease-name", default=defaults.CONTROLLERS_LEASE, help="the Lease of --leader-elect")
     p.add_argument("--health-host", default=defaults.HEALTH_HOST, help="listen address of /healthz and /readyz")
     p.add_argument("--health-port", type=int, default=defaults.HEALTH_PORT, help="/healthz and /readyz (0: any)")
-    backends.add_argument(p)
+    backend_option.add_argument(p)
     p.add_argument("--no-vcjobs", action="store_true", help="leave Volcano Jobs to Volcano's own controller")
     p.add_argument("--manage-certs", action="store_true", help="keep the webhook's certificate and caBundle")
     p.add_argument("--cert-secret", default=None, help="kubernetes.io/tls Secret of the webhook's certificate")
@@ -87,7 +88,7 @@ def build(api: client.Client, args: argparse.Namespace, owner: owners.Owner | No
         if missing:
             flags = ", ".join("--" + f.replace("_", "-") for f in missing)
             raise errors.ConfigError(f"--manage-certs needs {flags}")
-        manager = certs.Manager(
+        manager = cert_controller.Manager(
             api,
             secret=args.cert_secret,
             namespace=webhook_ns,

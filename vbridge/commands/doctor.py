@@ -22,7 +22,20 @@ from vbridge.commands import connecting, interrupts
 from vbridge.commands import doctor_checks as checks
 from webhooks import configuration
 
-__all__ = ["Options", "add_parser", "diagnose", "main", "render"]
+__all__ = [
+    "CERT_MANAGER_CRD",
+    "COMPONENTS",
+    "CRD_PATH",
+    "PROBE",
+    "SPARK_CRD",
+    "Cluster",
+    "Doctor",
+    "Options",
+    "add_parser",
+    "diagnose",
+    "main",
+    "render",
+]
 
 COMPONENTS = ("webhook", "controllers", "scheduler")
 CRD_PATH = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"

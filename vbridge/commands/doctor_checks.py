@@ -20,7 +20,11 @@ from scheduler import configure
 __all__ = [
     "CRDS",
     "FAIL",
+    "MIN_MINOR",
     "OK",
+    "OUR_CRD_LABEL",
+    "RECOMMENDED_MINOR",
+    "VOLCANO_ROLES",
     "WARN",
     "Check",
     "Volcano",

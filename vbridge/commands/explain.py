@@ -42,15 +42,28 @@ import yaml
 
 from bridge import defaults, errors, keys
 from bridge.k8s import backends, client, kubeconfigs, paths
-from bridge.native import workloads as workloads_api
+from bridge.native import workloads as native_workloads
 from scheduler.api import building
 from scheduler.framework import config
-from scheduler.io import cache
+from scheduler.io import cache as sched_cache
 from scheduler.tools import explain, report, sides, workloads
 from vbridge.commands import connecting, interrupts, output
-from vbridge.commands import scheduler as command
+from vbridge.commands import scheduler as scheduler_command
 
-__all__ = ["add_parser", "detect", "fetch", "gather", "main", "native_conditions", "read", "targets", "text"]
+__all__ = [
+    "EXAMPLES",
+    "NATIVE_CONDITION",
+    "WAITING",
+    "add_parser",
+    "detect",
+    "fetch",
+    "gather",
+    "main",
+    "native_conditions",
+    "read",
+    "targets",
+    "text",
+]
 
 WAITING = ("Pending", "Inqueue")
 EXAMPLES = """examples:
@@ -80,7 +93,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", choices=("text", "json", "yaml"), default="text", help="text, json or yaml")
     p.add_argument("--json", dest="output", action="store_const", const="json", help="same as -o json")
     connecting.add_arguments(p)
-    command.add_backend(p, "the scheduler whose groups to explain", auto=True)
+    scheduler_command.add_backend(p, "the scheduler whose groups to explain", auto=True)
     p.add_argument("--conf", default=None, help="volcano-scheduler.conf (default: Volcano's defaults)")
     p.set_defaults(func=main)
     return p
@@ -90,7 +103,7 @@ async def fetch(api: client.Client) -> dict[str, list[dict[str, Any]]]:
     """Every object ``building.build`` reads, one list call per kind."""
 
     async def one(kind: str) -> list[dict[str, Any]]:
-        api_version, plural = cache.KINDS[kind]
+        api_version, plural = sched_cache.KINDS[kind]
         try:
             return list((await api.request("GET", paths.resource(api_version, plural))).get("items") or [])
         except errors.ApiError as exc:
@@ -100,7 +113,7 @@ async def fetch(api: client.Client) -> dict[str, list[dict[str, Any]]]:
         except client.TRANSPORT_ERRORS as exc:
             raise errors.BridgeError(output.describe(exc, f"listing {plural}")) from None
 
-    kinds = list(cache.KINDS)
+    kinds = list(sched_cache.KINDS)
     lists = await asyncio.gather(*(one(kind) for kind in kinds))
     return dict(zip(kinds, lists, strict=True))
 
@@ -184,7 +197,7 @@ NATIVE_CONDITION = "PodGroupInitiallyScheduled"
 
 async def _native_podgroups(api: client.Client) -> list[dict[str, Any]]:
     try:
-        body = await api.request("GET", paths.resource(workloads_api.API, "podgroups"))
+        body = await api.request("GET", paths.resource(native_workloads.API, "podgroups"))
     except errors.ApiError as exc:
         if exc.status == 404:
             return []
@@ -201,7 +214,7 @@ async def read(
     try:
         served = backend != defaults.BACKEND and await backends.served(api)
     except errors.ApiError as exc:
-        raise errors.BridgeError(output.describe(exc, f"reading {workloads_api.API}")) from None
+        raise errors.BridgeError(output.describe(exc, f"reading {native_workloads.API}")) from None
     native = await _native_podgroups(api) if served else None
     if backend == "auto":
         backend = detect(objects, native or []) if served else defaults.BACKEND
@@ -253,11 +266,13 @@ def main(args: argparse.Namespace) -> int:
     try:
         if not args.all_pending:
             targets(args, connecting.DEFAULT_NAMESPACE)  # a malformed target fails before any request
-        command.load_config(args.conf, args.scheduler_name)  # a conf that cannot be read fails before any request
+        scheduler_command.load_config(
+            args.conf, args.scheduler_name
+        )  # a conf that cannot be read fails before any request
         namespace = connecting.namespace(args)
         conn = connecting.connection(args)
         objects, native, backend = gather(conn, args.backend)
-        conf = command.load_config(args.conf, args.scheduler_name, backend)
+        conf = scheduler_command.load_config(args.conf, args.scheduler_name, backend)
         conditions = native_conditions(objects, native) if native is not None else None
         out = text(args, objects, conf, namespace, datetime.datetime.now(datetime.UTC), conditions)
     except (errors.BridgeError, OSError) as exc:

@@ -3,15 +3,16 @@
 ``job suspend``/``job resume`` set the annotation ``vbridge.io/job-command`` to ``AbortJob`` /
 ``ResumeJob``; the Job controller carries the command out and removes the annotation (vcctl's
 ``bus.volcano.sh`` Commands are turned into the same annotation). ``queue open``/``queue close``
-write the queue's ``status.state`` as a Command would (``controllers.commands.operate_queue``): a
+write the queue's ``status.state`` as a Command would (``vbridge.controllers.commands.operate_queue``): a
 queue closed with PodGroups left is ``Closing`` until they are gone. Admission reads it: only an
 Open queue takes new jobs. ``queue list`` adds the queue tree, when there is one, with each
 level's allocated and deserved (``queuetree``).
 
 ``list`` and ``view`` print through :mod:`vbridge.commands.output` (``-o wide|name|yaml|json``,
 ``--no-headers``, ``-l``, ``-w``; the Job columns are ``vbridge list``'s). ``queue create``
-checks its name and spec against the Queue CRD's own model before it sends anything (a weight of
-0 is a usage error, not the apiserver's 422). Each verb is a :class:`Verb`: a queue verb is one
+checks its name and weight by the Queue's rules (``bridge.models.queue``, which the CRD and
+admission read too) before it sends anything (a weight of 0 is a usage error, not the
+apiserver's 422). Each verb is a :class:`Verb`: a queue verb is one
 more entry in :data:`QUEUE_VERBS` (its options, its function).
 """
 
@@ -23,16 +24,34 @@ import re
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-import pydantic
-
 from bridge import defaults, errors
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, paths, watching
 from bridge.models import queue as queue_model
-from vbridge.commands import connecting, interrupts, listing, output, queuetree
-from vbridge.controllers import commands as queue_commands
+from vbridge.commands import connecting, interrupts, listing, output
+from vbridge.commands import queuetree as queue_table
+from vbridge.controllers import commands as command_controller
 
-__all__ = ["JOB_VERBS", "QUEUE", "QUEUE_VERBS", "Verb", "add_parsers", "queue_name", "queue_weight"]
+__all__ = [
+    "JOB_VERBS",
+    "QUEUE",
+    "QUEUE_VERBS",
+    "C",
+    "Verb",
+    "Work",
+    "add_parsers",
+    "job_delete",
+    "job_list",
+    "job_resume",
+    "job_suspend",
+    "job_view",
+    "queue_close",
+    "queue_create",
+    "queue_list",
+    "queue_name",
+    "queue_open",
+    "queue_weight",
+]
 
 C = output.Column
 
@@ -188,7 +207,7 @@ JOB_VERBS = (
 
 def queue_name(text: str) -> str:
     """A Queue's name as the apiserver accepts it (a DNS subdomain), else a usage error."""
-    if len(text) > 253 or not re.fullmatch(queue_model.NAME_PATTERN, text):
+    if len(text) > queue_model.NAME_MAX or not re.fullmatch(queue_model.NAME_PATTERN, text):
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a valid queue name: lower-case letters, digits, '-' and '.', "
             "starting and ending with a letter or digit, at most 253 characters"
@@ -197,16 +216,15 @@ def queue_name(text: str) -> str:
 
 
 def queue_weight(text: str) -> int:
-    """A Queue's ``spec.weight`` within the CRD's bounds (its own model says which), else a usage error."""
+    """A Queue's ``spec.weight`` by the Queue's rule (``bridge.models.queue.WEIGHT``, the CRD's and
+    admission's too), else a usage error with the rule's message."""
     try:
-        weight = int(text)
-        queue_model.QueueSpec.model_validate({"weight": weight})
-    except ValueError as exc:  # pydantic.ValidationError is a ValueError
-        field = queue_model.QueueSpec.model_fields["weight"]
-        bounds = {type(m).__name__: m for m in field.metadata}
-        low, high = getattr(bounds.get("Ge"), "ge", 1), getattr(bounds.get("Le"), "le", 65535)
-        why = "not a whole number" if not isinstance(exc, pydantic.ValidationError) else "out of range"
-        raise argparse.ArgumentTypeError(f"{text!r} is {why}: a queue's weight is {low} to {high}") from None
+        weight: object = int(text)
+    except ValueError:
+        weight = text
+    why = queue_model.WEIGHT.refusal(weight)
+    if why is not None or not isinstance(weight, int):
+        raise argparse.ArgumentTypeError(why or text)
     return weight
 
 
@@ -215,9 +233,9 @@ async def queue_list(api: client.Client, args: argparse.Namespace) -> None:
     if args.watch or args.output:
         return
     items = (await output.guarded(api.request("GET", QUEUE.path()), "listing Queues")).get("items") or []
-    if queuetree.is_tree(items):
+    if queue_table.is_tree(items):
         nodes = await output.guarded(api.request("GET", paths.resource("v1", "nodes")), "listing nodes")
-        output.write("\n" + queuetree.render(items, nodes.get("items") or []))
+        output.write("\n" + queue_table.render(items, nodes.get("items") or []))
 
 
 async def queue_create(api: client.Client, args: argparse.Namespace) -> None:
@@ -236,7 +254,7 @@ async def _state(api: client.Client, name: str, state: str) -> None:
 
 
 async def _operate(api: client.Client, name: str, action: str) -> None:
-    work = queue_commands.operate_queue(api, name, action)
+    work = command_controller.operate_queue(api, name, action)
     hint = "list them with: vbridge queue list"
     try:
         state = await output.guarded(work, f"queue {name}", hint=hint)

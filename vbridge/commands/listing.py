@@ -29,8 +29,10 @@ from scheduler.api import resources
 from vbridge.commands import connecting, interrupts, output
 
 __all__ = [
+    "EXAMPLES",
     "PODGROUP",
     "VCJOB",
+    "C",
     "Section",
     "add_parser",
     "collect",

@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # asyncio and the client (aiohttp) are imported by the comman
 
 __all__ = [
     "FORMATS",
+    "GAP",
     "Column",
     "Formatter",
     "Kind",
@@ -50,6 +51,7 @@ __all__ = [
     "add_listing",
     "add_namespaces",
     "describe",
+    "empty",
     "guarded",
     "name_of",
     "render",

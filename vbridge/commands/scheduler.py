@@ -30,7 +30,8 @@ from bridge.k8s import client, kubeconfigs, owners
 from scheduler import configure
 from scheduler.framework import config
 from scheduler.io import loop
-from vbridge.commands import backends, connecting, leasing, up
+from vbridge.commands import backends as backend_option
+from vbridge.commands import connecting, leasing, up
 
 __all__ = ["GC_THRESHOLDS", "MALLOC_OPTIONS", "add_backend", "add_parser", "load_config", "main", "tune_process"]
 
@@ -78,9 +79,9 @@ def add_backend(p: argparse.ArgumentParser, name_help: str, *, auto: bool = Fals
     help = "volcano: our scheduler places the pods; native: it admits groups, kube-scheduler places them"
     if auto:
         help += "; auto: the one the cluster shows (default)"
-        backends.add_argument(p, choices=defaults.BACKENDS, help=help, default="auto")
+        backend_option.add_argument(p, choices=defaults.BACKENDS, help=help, default="auto")
     else:
-        backends.add_argument(p, choices=(defaults.BACKEND, defaults.NATIVE), help=help)
+        backend_option.add_argument(p, choices=(defaults.BACKEND, defaults.NATIVE), help=help)
     p.add_argument(
         "--scheduler-name",
         default=None,

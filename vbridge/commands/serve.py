@@ -22,7 +22,8 @@ import uvloop
 from bridge import defaults, errors
 from bridge.k8s import client, kubeconfigs
 from vbridge import runtime
-from vbridge.commands import backends, connecting
+from vbridge.commands import backends as backend_option
+from vbridge.commands import connecting
 from webhooks import server
 
 __all__ = ["add_parser", "bridge", "main", "settings"]
@@ -43,7 +44,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--scheduler-name", default=defaults.SCHEDULER_NAME, help="the schedulerName stamped on gang-scheduled pods"
     )
-    backends.add_argument(p)
+    backend_option.add_argument(p)
     p.add_argument(
         "--header-timeout",
         type=float,

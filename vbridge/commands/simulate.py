@@ -27,7 +27,7 @@ from bridge import errors, inputs
 from scheduler.tools import simulate, traces
 from vbridge.commands import interrupts
 
-__all__ = ["STYLES", "add_parser", "figure", "load", "main", "plot", "report"]
+__all__ = ["OUTSIDE", "STYLES", "add_parser", "figure", "load", "main", "plot", "report"]
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:

@@ -29,11 +29,10 @@ from typing import Any
 import uvloop
 
 from bridge import defaults, errors
-from bridge.k8s import client, writes
-from bridge.k8s import paths as k8s_paths
+from bridge.k8s import client, paths, writes
 from vbridge.commands import connecting, interrupts
 
-__all__ = ["add_parser", "main", "stop"]
+__all__ = ["APPS", "WEBHOOKS", "add_parser", "main", "stop"]
 
 log = logging.getLogger(__name__)
 
@@ -99,15 +98,15 @@ async def stop(
     """Delete the webhook configurations, then the Deployments (foreground), and return once no
     Deployment is left; ``errors.WaitTimeoutError`` after ``timeout`` seconds."""
     for name in webhook_configs:
-        if await writes.delete(api, k8s_paths.resource(WEBHOOKS, "mutatingwebhookconfigurations", name=name)):
+        if await writes.delete(api, paths.resource(WEBHOOKS, "mutatingwebhookconfigurations", name=name)):
             log.info("deleted the MutatingWebhookConfiguration %s", name)
     foreground = {"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"}
-    paths = {n: k8s_paths.resource(APPS, "deployments", namespace=namespace, name=n) for n in deployments}
-    for name, path in paths.items():
+    deployment_paths = {n: paths.resource(APPS, "deployments", namespace=namespace, name=n) for n in deployments}
+    for name, path in deployment_paths.items():
         if await writes.delete(api, path, foreground):
             log.info("deleting the Deployment %s/%s and its pods", namespace, name)
     deadline = time.monotonic() + timeout
-    left = dict(paths)
+    left = dict(deployment_paths)
     while left:
         left = {n: p for n, p in left.items() if await _exists(api, p)}
         if not left:

@@ -25,9 +25,10 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge import errors, quantity
-from vbridge.commands import backends, interrupts, output
+from vbridge.commands import backends as backend_option
+from vbridge.commands import interrupts, output
 
-__all__ = ["LOG_FILE", "add_parser", "count", "main", "port", "positive", "resource", "seconds"]
+__all__ = ["EXAMPLES", "LOG_FILE", "add_parser", "count", "main", "port", "positive", "resource", "seconds"]
 
 LOG_FILE = "vbridge.log"
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -114,7 +115,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="also run the real spark-operator and training-operator (tools/build-operators.sh builds them)",
     )
-    backends.add_argument(p)
+    backend_option.add_argument(p)
     p.add_argument("--port", type=port, default=None, help="kube-apiserver port (default: a free one)")
     p.add_argument("--workdir", default=None, help="keep certificates, logs and etcd data here (default: a temp dir)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logs, also on stderr")

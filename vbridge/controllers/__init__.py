@@ -2,7 +2,8 @@
 
 Contract: a reconciler holds the I/O only. What to write is decided by pure code in the kernel
 (the adapters' ``podgroup``/``finished``, ``bridge.adapters.spark.driver``,
-``bridge.adapters.vcjob``, ``bridge.podgroups.correction``); no module here switches on a kind.
+``bridge.adapters.vcjob``, ``bridge.vcjobcontrol``, ``bridge.podgroups.correction``); no module
+here switches on a kind.
 
 - ``wiring``: which reconcilers run, built from ``bridge.adapters.registry.ADAPTERS``;
 - ``jobs``: the generic job reconciler, for every kind registered with ``generic_reconciler``:
@@ -14,8 +15,8 @@ Contract: a reconciler holds the I/O only. What to write is decided by pure code
 - ``templates``: loading the server-side PodGroup templates (``podgroup_templates/``);
 - ``vcjobs``: Volcano Jobs (``batch.volcano.sh/v1alpha1``): PodGroup, pods once the group left
   Pending (the gang, then waves), the svc/ssh/env plugins and the lifecycle policies (pure core
-  in ``bridge.adapters.vcjob``); its watches' cache ``vcjob_cache``, its paced pod calls
-  ``vcjob_create``, its owned objects ``vcjob_owned``;
+  in ``bridge.vcjobcontrol``, translation in ``bridge.adapters.vcjob``); its watches' cache
+  ``vcjob_cache``, its paced pod calls ``vcjob_create``, its owned objects ``vcjob_owned``;
 - ``commands``: vcctl's ``bus.volcano.sh`` Commands (job suspend/resume through the same
   annotation as ``vbridge job``, queue open/close with ``Closing`` until drained; pure part in
   ``bridge.bus``), deleted before they are carried out;

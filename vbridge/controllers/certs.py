@@ -35,7 +35,7 @@ from typing import Any
 from bridge import certs, defaults, errors, patching
 from bridge.k8s import client, owners, paths
 
-__all__ = ["Manager", "Round"]
+__all__ = ["CA_NAME", "WEBHOOKS", "Manager", "Round"]
 
 log = logging.getLogger(__name__)
 WEBHOOKS = "admissionregistration.k8s.io/v1"

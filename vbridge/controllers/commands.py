@@ -37,7 +37,7 @@ from bridge import bus, defaults, errors
 from bridge.adapters.vcjob import names
 from bridge.k8s import client, events, paths, watching
 
-__all__ = ["CommandController", "operate_queue"]
+__all__ = ["ISSUED", "CommandController", "Obj", "operate_queue"]
 
 log = logging.getLogger(__name__)
 Obj = dict[str, Any]

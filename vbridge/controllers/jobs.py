@@ -19,7 +19,7 @@ import logging
 from typing import Any
 
 from bridge import errors, podgroups
-from bridge import facts as facts_mod
+from bridge import facts as cluster_facts
 from bridge.adapters import base
 from bridge.k8s import client, events, paths, watching
 from vbridge.controllers import podgroup_io
@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 
 class JobReconciler:
     def __init__(
-        self, api: client.Client, adapter: base.Adapter, facts: facts_mod.View, *, scheduler_name: str
+        self, api: client.Client, adapter: base.Adapter, facts: cluster_facts.View, *, scheduler_name: str
     ) -> None:
         self.api = api
         self.adapter = adapter

@@ -37,9 +37,9 @@ from typing import Any
 
 from bridge import defaults, errors, keys, patching
 from bridge.k8s import client, events, paths, watching
-from bridge.native import workloads
+from bridge.native import workloads as native_workloads
 
-__all__ = ["NativeReconciler"]
+__all__ = ["REFUSED", "NativeReconciler"]
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ _REFUSALS = (400, 403, 422)  # what the apiserver answers a create it will not m
 def _path(obj: dict[str, Any], *, named: bool = True) -> str:
     meta = obj["metadata"]
     return paths.resource(
-        workloads.API,
+        native_workloads.API,
         _PLURALS[obj["kind"]],
         namespace=meta["namespace"],
         name=meta["name"] if named else None,
@@ -175,14 +175,14 @@ class NativeReconciler:
         waiting = refusal is not None and asyncio.get_running_loop().time() < refusal.until
         if refusal is not None and waiting and refusal.spec == (pg.get("spec") or {}):
             return  # the same create, refused: its timer tries again
-        for desired in (workloads.workload(pg), workloads.podgroup(pg)):
+        for desired in (native_workloads.workload(pg), native_workloads.podgroup(pg)):
             try:
                 created = await self._create(desired)
             except errors.ApiError as exc:
                 if exc.status not in _REFUSALS:
                     raise
                 where = f"{desired['kind']} {desired['metadata']['namespace']}/{desired['metadata']['name']}"
-                message = f"{where} ({workloads.API}) refused: {exc.message or exc.reason}"
+                message = f"{where} ({native_workloads.API}) refused: {exc.message or exc.reason}"
                 log.warning("%s; trying again in %.0f s or when its spec changes", message, self._refusal(key, pg))
                 await self._refused(pg, message)
                 return
@@ -247,7 +247,7 @@ class NativeReconciler:
 
     async def release(self, pg: dict[str, Any]) -> None:
         """Delete both twins of a Volcano PodGroup that is gone (absent ones are fine)."""
-        for twin in (workloads.podgroup(pg), workloads.workload(pg)):
+        for twin in (native_workloads.podgroup(pg), native_workloads.workload(pg)):
             try:
                 await self.api.request("DELETE", _path(twin))
             except errors.ApiError as exc:

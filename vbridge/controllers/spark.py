@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from bridge import errors, keys, patching, podgroups
-from bridge import facts as facts_mod
+from bridge import facts as cluster_facts
 from bridge.adapters.spark import conf as sparkconf
 from bridge.adapters.spark import driver, templates
 from bridge.k8s import client, events, paths, watching
@@ -24,7 +24,7 @@ class SparkReconciler:
     def __init__(
         self,
         api: client.Client,
-        facts: facts_mod.View,
+        facts: cluster_facts.View,
         *,
         scheduler_name: str,
         templates_by_name: dict[str, dict[str, Any]],

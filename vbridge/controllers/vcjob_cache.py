@@ -19,7 +19,7 @@ from typing import Any
 from bridge import defaults
 from bridge.adapters.vcjob import names
 
-__all__ = ["Cache", "Change", "job_key", "newer"]
+__all__ = ["Cache", "Change", "Obj", "job_key", "newer"]
 
 Obj = dict[str, Any]
 

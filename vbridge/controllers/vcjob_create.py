@@ -1,5 +1,5 @@
 """Pod creates and deletes for Volcano Jobs, paced to the apiserver (pure part:
-``bridge.adapters.vcjob.pacing``).
+``bridge.vcjobcontrol.pacing``).
 
 - Rate: every call takes a token from its job's bucket (``VCJOB_JOB_QPS``/``VCJOB_JOB_BURST``)
   and then from the controller's (``VCJOB_POD_QPS``/``VCJOB_POD_BURST``), waiting its turn
@@ -34,8 +34,9 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 from bridge import defaults, errors, ratelimit
-from bridge.adapters.vcjob import creation, pacing
 from bridge.k8s import client, paths
+from bridge.vcjobcontrol import creation
+from bridge.vcjobcontrol import pacing as vcjob_pacing
 
 __all__ = ["PACE", "Outcome", "Pace", "Pool"]
 
@@ -142,7 +143,7 @@ class Pool:
                 outcome.failures.append(creation.Failure(name, 0, f"{type(exc).__name__} {exc}".strip()))
 
         pending = iter(bodies)  # built as they are sent: a 10,000-pod gang is not held at once
-        for size in pacing.batches():
+        for size in vcjob_pacing.batches():
             batch = list(itertools.islice(pending, size))
             if not batch or not live():
                 break

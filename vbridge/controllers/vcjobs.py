@@ -1,4 +1,5 @@
-"""Volcano Jobs (``batch.volcano.sh/v1alpha1``): the I/O around ``bridge.adapters.vcjob``.
+"""Volcano Jobs (``batch.volcano.sh/v1alpha1``): the I/O around ``bridge.vcjobcontrol``
+(the controller's decisions) and ``bridge.adapters.vcjob`` (the Job's translation).
 
 Three watches (Jobs, their pods, their PodGroups) fill one cache (``vcjob_cache``); a sync
 reads the Job and its pods from there, never from the apiserver. Work is coalesced per job: an
@@ -15,10 +16,10 @@ records an Event on a phase change. The PodGroup and the plugins' objects: ``vcj
 
 Pods are created only once the PodGroup has left Pending: the scheduler's enqueue step admits
 the whole gang first (Volcano's delay-pod-creation); a task with ``dependsOn`` has its pods
-made by the first sync after the tasks it names run (``bridge.adapters.vcjob.depends``; every
+made by the first sync after the tasks it names run (``bridge.vcjobcontrol.starting``; every
 pod change of the job causes a sync). Unlike Volcano, which then makes every pod, the gang's
 pods are made together and the rest in waves as the scheduler places them
-(``bridge.adapters.vcjob.waves``): a 10,000-replica job on a small cluster holds at most a few
+(``bridge.vcjobcontrol.waves``): a 10,000-replica job on a small cluster holds at most a few
 hundred pending pods. Pods that cannot be created are reported (a Warning ``FailedCreatePod``
 Event with the apiserver's message and the time of the next attempt, the reason in
 ``status.state``) and tried again with a backoff per job that doubles, longer after a refusal
@@ -39,12 +40,13 @@ from collections.abc import Callable
 from typing import Any
 
 from bridge import bus, defaults, errors, patching
-from bridge import facts as facts_mod
-from bridge.adapters.vcjob import creation, lifecycle, names, pods, spec, waves
+from bridge import facts as cluster_facts
+from bridge.adapters.vcjob import names, pods, spec
 from bridge.k8s import client, events, paths, watching
+from bridge.vcjobcontrol import creation, lifecycle, waves
 from vbridge.controllers import podgroup_io, vcjob_cache, vcjob_create, vcjob_owned
 
-__all__ = ["COMMANDS", "VcJobController"]
+__all__ = ["COMMANDS", "JOBS", "Obj", "VcJobController"]
 
 log = logging.getLogger(__name__)
 JOBS = names.API_VERSION
@@ -77,7 +79,7 @@ class VcJobController:
         native: bool = False,
         pace: vcjob_create.Pace = vcjob_create.PACE,
         workers: int = defaults.VCJOB_SYNC_WORKERS,
-        facts: facts_mod.View | None = None,
+        facts: cluster_facts.View | None = None,
     ) -> None:
         """``facts``: the namespaces and queues, to refuse a queue that does not admit the job's
         namespace (one the webhook skips, as kube-system); None: not checked here."""
@@ -280,7 +282,7 @@ class VcJobController:
             acting = [r for r in requests if lifecycle.action_for(job, r) != "SyncJob"]
             request, rest = (acting[0], acting[1:]) if acting else (lifecycle.Request(), [])
         phase = ((job.get("status") or {}).get("state") or {}).get("phase") or "Pending"
-        if phase not in lifecycle.FINISHED and uid not in self._made:
+        if phase not in spec.FINISHED and uid not in self._made:
             if (refused := self._refusal(job)) is not None:
                 await self._refuse(job, f"PodGroup not made: {refused}", reason="QueueNotAllowed")
                 return []
@@ -330,7 +332,7 @@ class VcJobController:
         if plan.message:
             reason = plan.action if plan.action != "SyncJob" else plan.phase
             await events.emit(self.api, job, reason=reason, message=plan.message, warning=plan.phase == "Failed")
-        if plan.phase in lifecycle.FINISHED:
+        if plan.phase in spec.FINISHED:
             await self._finish(job_after, now, group_left=group is not None)
         return rest
 

@@ -15,10 +15,13 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from bridge import defaults
-from bridge import facts as facts_mod
+from bridge import facts as cluster_facts
 from bridge.adapters import base, registry
 from bridge.k8s import client
-from vbridge.controllers import commands, jobs, native, spark
+from vbridge.controllers import commands as command_controller
+from vbridge.controllers import jobs
+from vbridge.controllers import native as native_controller
+from vbridge.controllers import spark as spark_controller
 from vbridge.controllers import vcjobs as vcjob_controller
 
 __all__ = ["Reconciler", "reconcilers"]
@@ -30,7 +33,7 @@ class Reconciler(Protocol):
 
 def reconcilers(
     api: client.Client,
-    facts: facts_mod.View,
+    facts: cluster_facts.View,
     *,
     scheduler_name: str,
     templates_by_name: dict[str, dict[str, Any]],
@@ -46,14 +49,16 @@ def reconcilers(
         for a in (registry.ADAPTERS if adapters is None else adapters)
         if a.registration.generic_reconciler
     ]
-    out.append(spark.SparkReconciler(api, facts, scheduler_name=scheduler_name, templates_by_name=templates_by_name))
+    out.append(
+        spark_controller.SparkReconciler(api, facts, scheduler_name=scheduler_name, templates_by_name=templates_by_name)
+    )
     if vcjobs:
         out.append(
             vcjob_controller.VcJobController(
                 api, scheduler_name=scheduler_name, native=backend == defaults.NATIVE, facts=facts
             )
         )
-        out.append(commands.CommandController(api))
+        out.append(command_controller.CommandController(api))
     if backend == "native":
-        out.append(native.NativeReconciler(api))
+        out.append(native_controller.NativeReconciler(api))
     return out

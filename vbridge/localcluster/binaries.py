@@ -10,7 +10,7 @@ import sys
 
 from bridge import errors
 
-__all__ = ["Binaries", "ensure", "repo_root"]
+__all__ = ["CONTROL_PLANE", "Binaries", "ensure", "repo_root"]
 
 CONTROL_PLANE = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl")
 

@@ -13,7 +13,7 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 
-from bridge import certs as pem
+from bridge import certs
 
 __all__ = ["KeyPair", "Pki", "issue", "issue_from", "make_pki"]
 
@@ -35,7 +35,7 @@ class Pki:
     sa_private: pathlib.Path
 
 
-def _write(folder: pathlib.Path, stem: str, pair: pem.Pair) -> KeyPair:
+def _write(folder: pathlib.Path, stem: str, pair: certs.Pair) -> KeyPair:
     out = KeyPair(cert=folder / f"{stem}.crt", key=folder / f"{stem}.key")
     out.cert.write_bytes(pair.cert)
     out.key.write_bytes(pair.key)
@@ -58,14 +58,14 @@ def issue(
     hosts: tuple[str, ...] = (),
 ) -> KeyPair:
     """Issue a leaf certificate: a server one when ``hosts`` is given, else a client one."""
-    ca = pem.Pair(cert=ca_cert.public_bytes(serialization.Encoding.PEM), key=pem.key_pem(ca_key))
-    pair = pem.issue(ca, common_name=common_name, organization=organization, hosts=hosts, now=_now(), validity=_VALID)
+    ca = certs.Pair(cert=ca_cert.public_bytes(serialization.Encoding.PEM), key=certs.key_pem(ca_key))
+    pair = certs.issue(ca, common_name=common_name, organization=organization, hosts=hosts, now=_now(), validity=_VALID)
     return _write(folder, stem, pair)
 
 
 def make_pki(folder: pathlib.Path) -> Pki:
     folder.mkdir(parents=True, exist_ok=True)
-    ca_pair = pem.make_ca("volcano-bridge-local-ca", now=_now(), validity=_VALID)
+    ca_pair = certs.make_ca("volcano-bridge-local-ca", now=_now(), validity=_VALID)
     ca = _write(folder, "ca", ca_pair)
     ca_cert, ca_key = ca_pair.certificate, ca_pair.private_key()
     serving = issue(
@@ -95,7 +95,7 @@ def make_pki(folder: pathlib.Path) -> Pki:
 
 def issue_from(ca: KeyPair, folder: pathlib.Path, stem: str, *, common_name: str, hosts: tuple[str, ...]) -> KeyPair:
     """A serving certificate signed by the CA stored in ``ca`` (e.g. a local cluster's)."""
-    pair = pem.Pair(cert=ca.cert.read_bytes(), key=ca.key.read_bytes())
+    pair = certs.Pair(cert=ca.cert.read_bytes(), key=ca.key.read_bytes())
     folder.mkdir(parents=True, exist_ok=True)
-    issued = pem.issue(pair, common_name=common_name, hosts=hosts, now=_now(), validity=_VALID)
+    issued = certs.issue(pair, common_name=common_name, hosts=hosts, now=_now(), validity=_VALID)
     return _write(folder, stem, issued)

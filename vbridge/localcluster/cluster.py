@@ -26,9 +26,13 @@ import yaml
 
 from bridge import crdgen, defaults, errors, gates
 from bridge.k8s import client, kubeconfigs, paths, writes
-from vbridge.localcluster import binaries, certs, probes, processes
+from vbridge.localcluster import binaries, processes
+from vbridge.localcluster import certs as cluster_certs
+from vbridge.localcluster import probes as http_probes
 
 __all__ = [
+    "NATIVE_APISERVER_FLAGS",
+    "NATIVE_GATES",
     "LocalCluster",
     "Ports",
     "apply_crds",
@@ -56,7 +60,7 @@ def free_port() -> int:
 
 
 def _ready(conn: kubeconfigs.Connection) -> bool:
-    return probes.http_ok(conn.server + "/readyz", verify=conn.ssl_context(), timeout=2.0)
+    return http_probes.http_ok(conn.server + "/readyz", verify=conn.ssl_context(), timeout=2.0)
 
 
 def claim(port: int | None, what: str) -> int:
@@ -142,7 +146,7 @@ class LocalCluster(processes.Started):
         api_port = claim(self.ports.apiserver, "kube-apiserver")
         etcd_port = claim(self.ports.etcd, "etcd")
         peer_port = free_port()
-        pki = certs.make_pki(self.workdir / "pki")
+        pki = cluster_certs.make_pki(self.workdir / "pki")
         logs = self.workdir / "logs"
         self.server = f"https://127.0.0.1:{api_port}"
         kubeconfigs.write(self.kubeconfig, server=self.server, ca=pki.ca.cert, cert=pki.admin.cert, key=pki.admin.key)
@@ -166,7 +170,7 @@ class LocalCluster(processes.Started):
             log=logs / "etcd.log",
         )
         self._run(etcd)
-        self._wait(etcd, "etcd", lambda: probes.http_ok(f"{etcd_url}/health"))
+        self._wait(etcd, "etcd", lambda: http_probes.http_ok(f"{etcd_url}/health"))
 
         # A port found free can be taken before the apiserver listens on it (the ephemeral range
         # is shared with outgoing connections): a chosen port is tried again, at most 3 times.
@@ -217,7 +221,7 @@ class LocalCluster(processes.Started):
         kcm.check_alive()
 
     def _apiserver(
-        self, bins: binaries.Binaries, pki: certs.Pki, etcd_url: str, api_port: int, logs: pathlib.Path
+        self, bins: binaries.Binaries, pki: cluster_certs.Pki, etcd_url: str, api_port: int, logs: pathlib.Path
     ) -> processes.Process:
         return processes.Process(
             "kube-apiserver",

@@ -16,7 +16,7 @@ import subprocess
 
 from bridge import errors
 
-__all__ = ["SETS", "ensure"]
+__all__ = ["SETS", "ensure", "module_dir"]
 
 # set name -> (module, version, [files inside the module])
 SETS: dict[str, tuple[str, str, tuple[str, ...]]] = {

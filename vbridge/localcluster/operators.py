@@ -28,11 +28,15 @@ import yaml
 
 from bridge import errors
 from bridge.k8s import client, kubeconfigs, paths
-from vbridge.localcluster import binaries, cluster, depcrds, probes, processes, trainingwebhook
+from vbridge.localcluster import binaries, cluster, depcrds, processes, trainingwebhook
+from vbridge.localcluster import probes as http_probes
 
 __all__ = [
+    "MPI_HEALTH_PORT",
     "OPERATORS",
+    "SYSTEM_NAMESPACE",
     "Operator",
+    "Spec",
     "find",
     "install_crds",
     "of_schemes",
@@ -276,7 +280,9 @@ class Operator(processes.Started):
         ]
 
     def _mpi_args(self) -> list[str]:
-        if probes.http_ok(f"http://127.0.0.1:{MPI_HEALTH_PORT}/healthz") or not probes.port_free(MPI_HEALTH_PORT):
+        if http_probes.http_ok(f"http://127.0.0.1:{MPI_HEALTH_PORT}/healthz") or not http_probes.port_free(
+            MPI_HEALTH_PORT
+        ):
             raise errors.PortInUseError(
                 f"mpi-operator v0.8.2 always serves /healthz on :{MPI_HEALTH_PORT}, which is taken"
             )
@@ -293,7 +299,7 @@ class Operator(processes.Started):
             self.proc.check_alive()
             if not mounted:
                 mounted = trainingwebhook.mount(self.lc, self.workdir, namespace=SYSTEM_NAMESPACE)
-            elif probes.http_ok(f"http://{self.probe}{path}") and all(map(probes.routed, self.webhook_urls)):
+            elif http_probes.http_ok(f"http://{self.probe}{path}") and all(map(http_probes.routed, self.webhook_urls)):
                 return
             time.sleep(0.2)
         raise errors.StartupError(

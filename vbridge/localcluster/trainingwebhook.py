@@ -30,7 +30,7 @@ from bridge import errors
 from bridge.k8s import client, kubeconfigs, paths, writes
 from vbridge.localcluster import cluster, depcrds
 
-__all__ = ["CERT_DIR", "SECRET", "WEBHOOK_CONFIG", "cert_dirs", "clear", "mount", "only", "setup"]
+__all__ = ["CERT_DIR", "SECRET", "WEBHOOK_CONFIG", "cert_dirs", "clear", "host_address", "mount", "only", "setup"]
 
 CERT_DIR = pathlib.Path("/tmp/k8s-webhook-server/serving-certs")
 WEBHOOK_CONFIG = "validator.training-operator.kubeflow.org"

@@ -32,9 +32,19 @@ import yaml
 
 from bridge import errors
 from bridge.k8s import client, kubeconfigs
-from vbridge.localcluster import binaries, cluster, operators, probes, processes
+from vbridge.localcluster import binaries, cluster, operators, processes
+from vbridge.localcluster import probes as http_probes
 
-__all__ = ["CONF", "CONTROLLERS_USER", "SCHEDULER_USER", "Volcano", "find"]
+__all__ = [
+    "CONF",
+    "CONTROLLERS_ACCOUNT",
+    "CONTROLLERS_USER",
+    "SCHEDULER_ACCOUNT",
+    "SCHEDULER_USER",
+    "Volcano",
+    "crds",
+    "find",
+]
 
 CONF = "volcano-scheduler.conf"
 SCHEDULER_ACCOUNT, CONTROLLERS_ACCOUNT = "volcano-scheduler", "volcano-controllers"
@@ -129,7 +139,7 @@ class Volcano(processes.Started):
         while time.monotonic() < deadline:
             for proc in self.procs:
                 proc.check_alive()
-            if all(map(probes.http_ok, self.health)):
+            if all(map(http_probes.http_ok, self.health)):
                 return
             time.sleep(0.2)
         tails = "\n".join(f"--- {p.name}\n{p.tail(20)}" for p in self.procs)

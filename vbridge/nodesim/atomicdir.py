@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from vbridge.nodesim import volumes
 
-__all__ = ["current", "write"]
+__all__ = ["DATA", "current", "write"]
 
 DATA = "..data"
 

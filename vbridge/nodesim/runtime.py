@@ -39,7 +39,7 @@ from bridge import defaults, errors
 from bridge.k8s import client, paths
 from vbridge.nodesim import atomicdir, containers, envvars, procs, relay, rootfs, volumes
 
-__all__ = ["Config", "NodeNet", "Runtime", "repository"]
+__all__ = ["Config", "NodeNet", "Runtime", "Timing", "repository"]
 
 log = logging.getLogger(__name__)
 _BIN = str(pathlib.Path(sys.executable).parent)

@@ -23,7 +23,8 @@ from typing import Any
 import vbridge.nodesim as nodesim
 from bridge import defaults, errors
 from bridge.k8s import client, paths, watching
-from vbridge.nodesim import nodes, podstatus, runtime
+from vbridge.nodesim import nodes, podstatus
+from vbridge.nodesim import runtime as node_runtime
 
 __all__ = ["Simulator", "Stats"]
 
@@ -52,7 +53,7 @@ class Simulator:
         *,
         default_run_seconds: float | None = None,
         workers: int = 32,
-        runtime: runtime.Runtime | None = None,
+        runtime: node_runtime.Runtime | None = None,
     ) -> None:
         self.api = api
         self.specs = {s.name: s for s in specs}

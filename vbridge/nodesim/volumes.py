@@ -17,7 +17,21 @@ from typing import Any
 
 from vbridge.nodesim import envvars
 
-__all__ = ["SA_PATH", "File", "Mount", "Needs", "Sources", "mounts", "needs", "render", "with_service_account"]
+__all__ = [
+    "ROOT_CA",
+    "SA_PATH",
+    "SA_VOLUME",
+    "TOKEN_SECONDS",
+    "File",
+    "Mount",
+    "Needs",
+    "Sources",
+    "TokenKey",
+    "mounts",
+    "needs",
+    "render",
+    "with_service_account",
+]
 
 SA_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 SA_VOLUME = "kube-api-access-sim"

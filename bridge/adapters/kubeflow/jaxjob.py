@@ -8,6 +8,8 @@ from typing import Any
 
 from bridge.adapters.kubeflow import family as kubeflow
 
+__all__ = ["JAXJobAdapter"]
+
 
 class JAXJobAdapter(kubeflow.KubeflowAdapter):
     registration = kubeflow.registration("kubeflow.org/jaxjob", "JAXJob", "jaxjobs")

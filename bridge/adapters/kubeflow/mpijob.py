@@ -13,6 +13,8 @@ from typing import Any
 from bridge.adapters.kubeflow import family as kubeflow
 from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
 
+__all__ = ["MPIJobAdapter"]
+
 
 class MPIJobAdapter(mpi_job_v1.MPIJobV1Adapter):
     """The v1 family member with another version and the launcher policy; same field and roles."""

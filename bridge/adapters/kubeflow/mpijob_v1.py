@@ -10,6 +10,8 @@ from bridge import errors
 from bridge.adapters import base
 from bridge.adapters.kubeflow import family as kubeflow
 
+__all__ = ["WORKLOAD", "MPIJobV1Adapter"]
+
 # Both versions' records: one kind, whichever operator the cluster runs.
 WORKLOAD = base.Workload(
     operator="training-operator (MPIJob v1) or mpi-operator (v2beta1)",

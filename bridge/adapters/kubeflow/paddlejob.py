@@ -9,6 +9,8 @@ from typing import Any
 
 from bridge.adapters.kubeflow import family as kubeflow
 
+__all__ = ["PaddleJobAdapter"]
+
 
 class PaddleJobAdapter(kubeflow.KubeflowAdapter):
     registration = kubeflow.registration("kubeflow.org/paddlejob", "PaddleJob", "paddlejobs")

@@ -7,6 +7,8 @@ from typing import Any
 
 from bridge.adapters.kubeflow import family as kubeflow
 
+__all__ = ["PyTorchJobAdapter"]
+
 
 class PyTorchJobAdapter(kubeflow.KubeflowAdapter):
     registration = kubeflow.registration("kubeflow.org/pytorchjob", "PyTorchJob", "pytorchjobs")

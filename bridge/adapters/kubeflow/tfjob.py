@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from bridge.adapters.kubeflow import family as kubeflow
 
+__all__ = ["TFJobAdapter"]
+
 
 class TFJobAdapter(kubeflow.KubeflowAdapter):
     registration = kubeflow.registration("kubeflow.org/tfjob", "TFJob", "tfjobs")

@@ -10,6 +10,8 @@ from typing import Any
 from bridge import errors
 from bridge.adapters.kubeflow import family as kubeflow
 
+__all__ = ["XGBoostJobAdapter"]
+
 
 class XGBoostJobAdapter(kubeflow.KubeflowAdapter):
     registration = kubeflow.registration("kubeflow.org/xgboostjob", "XGBoostJob", "xgboostjobs")

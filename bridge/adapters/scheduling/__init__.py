@@ -3,7 +3,7 @@
 Neither is translated; both are judged. ``podgroup``: a PodGroup made by hand (or by an
 operator) must be sound (``bridge.validation.podgroup_spec``) and may name only a queue that
 admits its namespace (``bridge.queues.refusal``): on CREATE, and on UPDATE when the queue
-changed. ``queue``: a Queue must be sound (``bridge.validation.queue_spec``), its parent neither
+changed. ``queue``: a Queue must be sound (``bridge.models.queue.check``), its parent neither
 itself nor missing. Both are registered ``Ignore``: the scheduler refuses what slipped past
 (an unsound group or one in a queue its namespace may not use gets a condition, never a bind),
 so a bridge outage never stops operators, reconcilers or administrators from writing them.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge import validation
 from bridge.adapters import base, shapes
+from bridge.models import queue as queue_model
 
 __all__ = ["QueueAdapter"]
 
@@ -29,7 +29,7 @@ class QueueAdapter:
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
         """None: admitted unchanged. Raises for an unsound spec, a parent that is itself or missing."""
         name = str((obj.get("metadata") or {}).get("name") or "")
-        validation.queue_spec(name, obj.get("spec"), known=ctx.queues)
+        queue_model.check(name, obj.get("spec"), known=ctx.queues)
         return None
 
     def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from bridge import keys
 
-__all__ = ["app_id", "conf_map_name", "parse_properties", "role", "with_driver_confs"]
+__all__ = ["TEMPLATE_FILE", "app_id", "conf_map_name", "parse_properties", "role", "with_driver_confs"]
 
 TEMPLATE_FILE = "spark.kubernetes.scheduler.volcano.podGroupTemplateFile"
 

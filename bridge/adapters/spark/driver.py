@@ -31,6 +31,7 @@ __all__ = [
     "executor_may_make",
     "executor_podgroup",
     "gated_driver",
+    "group_is_ours",
     "made_by_others",
     "podgroup",
     "ungrouped_executor",

@@ -22,6 +22,8 @@ from typing import Any
 from bridge import errors, quantity
 
 __all__ = [
+    "MIB",
+    "MIN_OVERHEAD_MIB",
     "PodSize",
     "Role",
     "conf_int",

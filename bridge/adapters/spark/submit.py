@@ -25,7 +25,7 @@ from typing import Any
 from bridge import errors, keys, quantity
 from bridge.adapters.spark import sizing
 
-__all__ = ["APP_ID", "Submission", "Unreadable", "driver_pod", "parse"]
+__all__ = ["APP_ID", "VOLCANO_STEP", "Submission", "Unreadable", "driver_pod", "parse"]
 
 APP_ID = "spark-" + "0" * 32  # spark-submit picks a random one at launch
 VOLCANO_STEP = "org.apache.spark.deploy.k8s.features.VolcanoFeatureStep"

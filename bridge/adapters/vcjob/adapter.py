@@ -13,7 +13,7 @@ from typing import Any
 
 from bridge import errors
 from bridge.adapters import base, shapes
-from bridge.adapters.vcjob import depends, lifecycle, podgroup, spec
+from bridge.adapters.vcjob import depends, podgroup, spec
 
 __all__ = ["VolcanoJobAdapter"]
 
@@ -70,4 +70,4 @@ class VolcanoJobAdapter:
 
     def finished(self, obj: dict[str, Any]) -> bool:
         phase = ((obj.get("status") or {}).get("state") or {}).get("phase")
-        return phase in lifecycle.FINISHED
+        return phase in spec.FINISHED

@@ -8,6 +8,7 @@ from typing import Any
 from bridge import defaults, keys
 
 __all__ = [
+    "API_VERSION",
     "COMMAND",
     "GROUP_NAME",
     "JOB_NAME",

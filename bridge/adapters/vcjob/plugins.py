@@ -22,7 +22,7 @@ from typing import Any
 
 from bridge.adapters.vcjob import flags, frameworks, names, podedit, spec
 
-__all__ = ["SSH_PATH", "SVC_PATH", "KeyPair", "apply", "hosts", "objects", "ssh_config"]
+__all__ = ["SSH_MODE", "SSH_PATH", "SSH_PORT", "SVC_PATH", "KeyPair", "apply", "hosts", "objects", "ssh_config"]
 
 SVC_PATH = "/etc/volcano"
 SSH_PATH = "/root/.ssh"

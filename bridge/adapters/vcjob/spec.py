@@ -26,7 +26,22 @@ from typing import Any
 from bridge import defaults, errors, validation
 from bridge.adapters.vcjob import flags
 
-__all__ = ["ACTIONS", "EVENTS", "PLUGINS", "Task", "defaulted", "pod_count", "tasks", "validate"]
+__all__ = [
+    "ACTIONS",
+    "APPLIED",
+    "DEFAULT_MAX_RETRY",
+    "EVENTS",
+    "FINISHED",
+    "FRAMEWORKS",
+    "ITERATIONS",
+    "PLUGINS",
+    "UNLIMITED",
+    "Task",
+    "defaulted",
+    "pod_count",
+    "tasks",
+    "validate",
+]
 
 ACTIONS = (
     "AbortJob",
@@ -39,6 +54,7 @@ ACTIONS = (
     "ResumeJob",
 )
 # Events a user may name in a policy (Volcano's internal OutOfSync/CommandIssued/JobUpdated are not).
+FINISHED = ("Completed", "Failed", "Terminated")  # the phases a Job ends in
 EVENTS = ("*", "PodPending", "PodRunning", "PodFailed", "PodEvicted", "Unknown", "TaskCompleted", "TaskFailed")
 # Carried out by our controller; ray and hcclrank are Volcano's and accepted as-is (with a warning).
 APPLIED = ("svc", "ssh", "env", "tensorflow", "mpi", "pytorch")

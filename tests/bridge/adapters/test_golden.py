@@ -30,9 +30,8 @@ import yaml
 from bridge import defaults, errors, patching, queues
 from bridge.adapters import base, registry
 from bridge.adapters.spark import driver
-from bridge.adapters.vcjob import pods as vcjob_pods
-from bridge.adapters.vcjob import spec as vcjob_spec
-from bridge.native import workloads
+from bridge.adapters.vcjob import pods, spec
+from bridge.native import workloads as native_workloads
 
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 CASES = sorted(GOLDEN.glob("*.yaml")) + sorted((GOLDEN / "native").glob("*.yaml"))
@@ -94,11 +93,11 @@ def run(case: dict[str, Any]) -> Any:
     assert again is None or patching.diff(admitted.desired, again.desired) == [], "second pass must not patch"
     out = {"podgroup": group, "patch": patching.diff(obj, final)}
     if ctx.native and group is not None:
-        out["native"] = {"workload": workloads.workload(group), "podgroup": workloads.podgroup(group)}
+        out["native"] = {"workload": native_workloads.workload(group), "podgroup": native_workloads.podgroup(group)}
         if obj.get("apiVersion") == defaults.BATCH_API:
-            job = vcjob_spec.defaulted(final, scheduler_name=ctx.scheduler_name)
-            first = vcjob_spec.tasks(job)[0].name
-            out["pod"] = vcjob_pods.build(job, task=first, index=0, native=True)["spec"]
+            job = spec.defaulted(final, scheduler_name=ctx.scheduler_name)
+            first = spec.tasks(job)[0].name
+            out["pod"] = pods.build(job, task=first, index=0, native=True)["spec"]
     return out
 
 

@@ -12,7 +12,8 @@ import yaml
 
 from bridge.adapters import base, registry
 from bridge.k8s import client, kubeconfigs
-from scheduler.api import building, owners
+from scheduler.api import building
+from scheduler.api import owners as creators
 from scheduler.tools import workloads
 from tests.builders import scheduler as b
 from vbridge import chartgen, cli
@@ -112,7 +113,7 @@ def test_a_made_up_kind_is_explained_by_its_names(widget: WidgetAdapter) -> None
     assert workloads.resolve(snap, "wdg", "ns", "a") == "ns/owned"
     assert workloads.resolve(snap, "Widgets", "ns", "b") == "ns/b-widgets"  # its controller's name for the group
     assert workloads.resolve(snap, "pg", "ns", "b") == "ns/b-widgets"
-    assert owners.creator(("Widget", "a")) == "the widget-operator has not created them"
+    assert creators.creator(("Widget", "a")) == "the widget-operator has not created them"
 
 
 def test_a_made_up_kind_gets_a_generic_reconciler(widget: WidgetAdapter) -> None:

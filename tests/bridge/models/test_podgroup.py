@@ -3,7 +3,8 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from bridge.models import podgroup, queue
+from bridge.models import podgroup as podgroup_model
+from bridge.models import queue as queue_model
 
 
 def test_round_trip_keeps_camel_case_and_unknown_fields() -> None:
@@ -14,13 +15,13 @@ def test_round_trip_keeps_camel_case_and_unknown_fields() -> None:
         "futureField": {"x": 1},
         "minResources": {"cpu": 2, "memory": "1792Mi"},
     }
-    spec = podgroup.PodGroupSpec.model_validate(body)
+    spec = podgroup_model.PodGroupSpec.model_validate(body)
     assert spec.min_member == 3 and spec.min_resources == {"cpu": 2, "memory": "1792Mi"}
     assert spec.to_api() == body
 
 
 def test_invalid_values_are_rejected_with_the_field_name() -> None:
     with pytest.raises(pydantic.ValidationError, match="minMember"):
-        podgroup.PodGroupSpec.model_validate({"minMember": -1})
+        podgroup_model.PodGroupSpec.model_validate({"minMember": -1})
     with pytest.raises(pydantic.ValidationError, match="weight"):
-        queue.QueueSpec.model_validate({"weight": 70000})
+        queue_model.QueueSpec.model_validate({"weight": 70000})

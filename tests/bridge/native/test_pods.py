@@ -3,26 +3,26 @@
 from __future__ import annotations
 
 from bridge import keys
-from bridge.native import pods
+from bridge.native import pods as native_pods
 
 
 def test_a_pod_on_ours_or_none_goes_to_kube_scheduler_joined_and_gated() -> None:
     for current in (None, "", "default-scheduler", "volcano"):
         spec = {"containers": []} if current is None else {"schedulerName": current, "containers": []}
-        out = pods.stamp(spec, "g", ours="volcano")
+        out = native_pods.stamp(spec, "g", ours="volcano")
         assert out["schedulerName"] == "default-scheduler"
         assert out["schedulingGroup"] == {"podGroupName": "g"}
         assert out["schedulingGates"] == [{"name": keys.QUEUE_GATE}]
-        assert pods.stamped(out) and not pods.stamped(spec)
+        assert native_pods.stamped(out) and not native_pods.stamped(spec)
 
 
 def test_another_scheduler_the_user_named_is_kept() -> None:
-    assert pods.stamp({"schedulerName": "my-sched"}, "g", ours="volcano")["schedulerName"] == "my-sched"
+    assert native_pods.stamp({"schedulerName": "my-sched"}, "g", ours="volcano")["schedulerName"] == "my-sched"
 
 
 def test_the_gate_is_added_once_and_other_gates_are_kept() -> None:
     spec = {"schedulingGates": [{"name": keys.SPARK_GATE}]}
-    once = pods.stamp(spec, "g", ours="volcano")
+    once = native_pods.stamp(spec, "g", ours="volcano")
     assert once["schedulingGates"] == [{"name": keys.SPARK_GATE}, {"name": keys.QUEUE_GATE}]
-    assert pods.stamp(once, "g", ours="volcano") == once
+    assert native_pods.stamp(once, "g", ours="volcano") == once
     assert spec == {"schedulingGates": [{"name": keys.SPARK_GATE}]}  # the input is not changed

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 
-from bridge.native import workloads
+from bridge.native import workloads as native_workloads
 from tests.support import apiserver, nativebed
 from vbridge.localcluster import binaries
 
@@ -45,7 +45,7 @@ def submit(api: k8s.ApiClient, name: str, *, members: int, cpu: str) -> list[str
     """The group's Workload and PodGroup, then its pods; returns the pod names."""
     pg = volcano_group(name, members)
     custom = k8s.CustomObjectsApi(api)
-    for body, plural in ((workloads.workload(pg), "workloads"), (workloads.podgroup(pg), "podgroups")):
+    for body, plural in ((native_workloads.workload(pg), "workloads"), (native_workloads.podgroup(pg), "podgroups")):
         body["metadata"].pop("ownerReferences")  # no TFJob exists on this bed to own them
         custom.create_namespaced_custom_object("scheduling.k8s.io", "v1beta1", NS, plural, body)
     names = []
@@ -54,7 +54,7 @@ def submit(api: k8s.ApiClient, name: str, *, members: int, cpu: str) -> list[str
             "schedulerName": "volcano",
             "containers": [{"name": "c", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}],
         }
-        pod = {"metadata": {"name": f"{name}-{i}"}, "spec": workloads.stamp(spec, name)}
+        pod = {"metadata": {"name": f"{name}-{i}"}, "spec": native_workloads.stamp(spec, name)}
         k8s.CoreV1Api(api).create_namespaced_pod(NS, pod)
         names.append(pod["metadata"]["name"])
     return names
@@ -91,8 +91,8 @@ def test_a_gang_one_node_too_big_binds_nothing(api: k8s.ApiClient) -> None:
 
 
 def test_a_group_of_one_is_basic_and_binds_alone(api: k8s.ApiClient) -> None:
-    assert workloads.workload(volcano_group("driver", 1))["spec"]["podGroupTemplates"][0]["schedulingPolicy"] == {
-        "basic": {}
-    }
+    assert native_workloads.workload(volcano_group("driver", 1))["spec"]["podGroupTemplates"][0][
+        "schedulingPolicy"
+    ] == {"basic": {}}
     [pod] = submit(api, "driver", members=1, cpu="1")
     apiserver.eventually(lambda: nodes_of(api, [pod])[0], 60, "the group of one bound")

@@ -20,7 +20,7 @@ from bridge.k8s import client, kubeconfigs
 from scheduler import configure
 from tests.builders import native
 from tests.support import apiserver, nativebed, nativegangs, schedthread
-from vbridge.controllers import native as controllers_native
+from vbridge.controllers import native as native_controller
 from vbridge.localcluster import binaries, cluster
 
 pytestmark = pytest.mark.integration
@@ -180,7 +180,7 @@ def test_a_change_the_workload_api_refuses_is_a_warning_event(
     async def reconcile() -> None:
         async with client.Client(kubeconfigs.load(plane.kubeconfig)) as conn:
             pg = custom.get_namespaced_custom_object(*apiserver.PG, ns, "podgroups", "g")
-            await controllers_native.NativeReconciler(conn).reconcile(pg)
+            await native_controller.NativeReconciler(conn).reconcile(pg)
 
     asyncio.run(reconcile())
     twin = custom.get_namespaced_custom_object(*nativegangs.NATIVE, ns, "podgroups", "g")

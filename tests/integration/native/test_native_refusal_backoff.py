@@ -21,7 +21,7 @@ from kubernetes import client as k8s
 from bridge import keys
 from bridge.k8s import client, kubeconfigs
 from tests.support import apiserver, loopthread, nativebed
-from vbridge.controllers import native as controllers_native
+from vbridge.controllers import native as native_controller
 from vbridge.localcluster import binaries, cluster
 
 pytestmark = pytest.mark.integration
@@ -44,7 +44,7 @@ def _reconciler(lc: cluster.LocalCluster) -> loopthread.LoopThread:
     async def main(ready: asyncio.Event) -> None:
         async with client.Client(kubeconfigs.load(lc.kubeconfig)) as conn:
             ready.set()
-            await controllers_native.NativeReconciler(conn, first=FIRST, most=MOST).run()
+            await native_controller.NativeReconciler(conn, first=FIRST, most=MOST).run()
 
     return loopthread.LoopThread(main, "native-reconciler")
 

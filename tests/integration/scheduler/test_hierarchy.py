@@ -13,7 +13,7 @@ import pytest
 from kubernetes import client as k8s
 
 from tests.support import apiserver, schedbed, schedthread
-from vbridge.commands import queuetree
+from vbridge.commands import queuetree as queue_table
 
 pytestmark = pytest.mark.integration
 Nodes = Callable[..., list[str]]
@@ -76,7 +76,7 @@ def test_hierarchy_weights_give_each_level_its_share_under_contention(
         live = custom.list_cluster_custom_object(*apiserver.PG, "queues")["items"]
         mine = [q for q in live if q["metadata"]["name"] in names.values()]
         nodes = api.sanitize_for_serialization(k8s.CoreV1Api(api).list_node().items)
-        print(queuetree.render(mine, nodes))
+        print(queue_table.render(mine, nodes))
     finally:
         for queue in names.values():
             custom.delete_cluster_custom_object(*apiserver.PG, "queues", queue)

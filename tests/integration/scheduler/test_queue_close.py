@@ -16,7 +16,8 @@ from kubernetes import client as k8s
 
 from bridge.k8s import client, kubeconfigs
 from scheduler.api import plan
-from scheduler.io import cache, status
+from scheduler.io import cache as sched_cache
+from scheduler.io import status
 from tests.support import apiserver
 from vbridge.localcluster import cluster
 
@@ -46,7 +47,7 @@ def test_a_closing_queue_stays_closing_while_the_apiserver_holds_its_podgroup(
 
         async def write() -> None:
             async with client.Client(kubeconfigs.load(lc.kubeconfig)) as conn:
-                lagging = cache.Cache(conn)  # holds the queue, not yet its PodGroup
+                lagging = sched_cache.Cache(conn)  # holds the queue, not yet its PodGroup
                 lagging.store["queues"][name] = crd.get_cluster_custom_object(*apiserver.PG, "queues", name)
                 await status.StatusWriter(conn, lagging).write(closed(name))
 

@@ -21,7 +21,8 @@ from kubernetes import client as k8s
 
 from bridge.k8s import client, kubeconfigs, paths
 from scheduler.api import plan
-from scheduler.io import binder, cache, status
+from scheduler.io import binder, status
+from scheduler.io import cache as sched_cache
 from tests.support import schedbed
 from vbridge.localcluster import cluster
 
@@ -48,12 +49,14 @@ async def until(probe: Callable[[], bool], what: str, timeout: float = 20.0) -> 
         await asyncio.sleep(0.05)
 
 
-def with_cache(lc: cluster.LocalCluster, ns: str, body: Callable[[cache.Cache, client.Client], Awaitable[T]]) -> T:
+def with_cache(
+    lc: cluster.LocalCluster, ns: str, body: Callable[[sched_cache.Cache, client.Client], Awaitable[T]]
+) -> T:
     """``body(cache, conn)`` once the cache holds the test's PodGroup and pods."""
 
     async def main() -> T:
         async with client.Client(kubeconfigs.load(lc.kubeconfig)) as conn:
-            held = cache.Cache(conn)
+            held = sched_cache.Cache(conn)
             task = asyncio.create_task(held.run())
             try:
                 await held.synced.wait()
@@ -80,7 +83,7 @@ def scheduled(pod: dict[str, Any]) -> dict[str, Any] | None:
     return next((c for c in (pod.get("status") or {}).get("conditions") or [] if c["type"] == "PodScheduled"), None)
 
 
-def shows(held: cache.Cache, ns: str, message: str) -> bool:
+def shows(held: sched_cache.Cache, ns: str, message: str) -> bool:
     """Whether the cache shows every pod's condition with ``message``."""
     return all((scheduled(held.pod(f"{ns}/g-{i}") or {}) or {}).get("message") == message for i in range(PODS))
 
@@ -90,7 +93,7 @@ def test_writes_coalesce_per_object_stay_bounded_and_go_out_paced_podgroups_firs
 ) -> None:
     ns = gang
 
-    async def body(held: cache.Cache, conn: client.Client) -> float:
+    async def body(held: sched_cache.Cache, conn: client.Client) -> float:
         writer = status.StatusWriter(conn, held, qps=20.0, burst=1, in_flight=1)
         assert writer.submit(verdicts(ns, "first")) == 1 + 2 * PODS  # the group, a condition and an Event a pod
         for cycle in range(10):  # ten cycles more, each with a new message: one entry an object still
@@ -126,7 +129,7 @@ def test_no_op_writes_are_skipped_and_a_pod_is_told_again_only_when_its_reason_c
 ) -> None:
     ns = gang
 
-    async def body(held: cache.Cache, conn: client.Client) -> None:
+    async def body(held: sched_cache.Cache, conn: client.Client) -> None:
         writer = status.StatusWriter(conn, held)
         await writer.write(verdicts(ns, "first"))
         await until(lambda: shows(held, ns, "pod: first"), "the watch to show the conditions")
@@ -156,7 +159,7 @@ def test_a_write_whose_object_changed_meanwhile_is_dropped_and_decided_again(
     ns = gang
     core = k8s.CoreV1Api(api)
 
-    async def body(held: cache.Cache, conn: client.Client) -> None:
+    async def body(held: sched_cache.Cache, conn: client.Client) -> None:
         writer = status.StatusWriter(conn, held)
         writer.submit(verdicts(ns, "stale", pods=1))
         core.patch_namespaced_pod("g-0", ns, {"metadata": {"labels": {"touched": "yes"}}})  # someone else's write
@@ -184,7 +187,7 @@ def test_a_failed_bind_is_told_through_the_writer_s_queue(
     the writer then sends g-0's Event and PodScheduled=False SchedulerError, and g-1's Event only."""
     ns = gang
 
-    async def body(held: cache.Cache, conn: client.Client) -> dict[str, str]:
+    async def body(held: sched_cache.Cache, conn: client.Client) -> dict[str, str]:
         writer = status.StatusWriter(conn, held)
         uids = [(held.pod(f"{ns}/g-{i}") or {})["metadata"]["uid"] for i in (0, 1)]
         path = paths.resource("v1", "pods", namespace=ns, name="g-1", subresource="binding")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler.api import owners
+from scheduler.api import owners as creators
 
 
 @pytest.mark.parametrize("kind", ["TFJob", "PyTorchJob", "XGBoostJob", "PaddleJob", "JAXJob"])
 def test_the_training_operators_kinds_name_it(kind: str) -> None:
-    assert owners.creator((kind, "j")) == "the Kubeflow training-operator has not created them"
+    assert creators.creator((kind, "j")) == "the Kubeflow training-operator has not created them"
 
 
 def test_an_unknown_owner_is_named_itself() -> None:
-    assert owners.creator(("Widget", "w")) == "its owner, Widget w, has not created them"
+    assert creators.creator(("Widget", "w")) == "its owner, Widget w, has not created them"

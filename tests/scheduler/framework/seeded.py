@@ -15,6 +15,7 @@ from tests.support import scenarios
 
 HOST = "kubernetes.io/hostname"
 REQUIRED = "requiredDuringSchedulingIgnoredDuringExecution"
+PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
 Workload = Callable[[int], dict[str, Any]]
 
 
@@ -148,3 +149,60 @@ def one_by_one(placer: placement.Placer, stmt: statement.Statement, run: list[sn
         stmt.allocate(task.key, choice[1])
         rows.append(choice[1])
     return rows
+
+
+LARGE = 2048  # nodes in ``large_workload``: past ``ranking.DEPTH`` rows that fit, 256 rows to 1/8
+
+
+def large_workload(seed: int, count: int = LARGE) -> dict[str, Any]:
+    """A seeded cluster of ``count`` nodes sized to cross the placement engine's tuned thresholds
+    (``tests/scheduler/test_oracle.py`` shows it does): gangs of one request whose copies outrun
+    a ``Ranking``'s ``DEPTH`` keys; gangs kept apart by hostname anti-affinity sharing that
+    entry while other pods' terms refuse most rows (``take_where`` passes its limit); gangs that
+    change more than 1/8 of the rows between two reads of an entry and gangs that change fewer
+    (full and incremental refresh); more one-task jobs alike than ``allocate.LONE_RUN``; spread,
+    preferred and required pod affinity gangs; running pods, some terminating, on nodes left
+    nearly full, and a last gang bigger than what is idle (pipelined on what is releasing)."""
+    r = random.Random(seed)
+    zones = r.choice([3, 16, 64])
+    data: dict[str, Any] = {
+        "nodes": nodes(r, count, lambda i: {"zone": f"z{i % zones}"}),
+        "pods": [],
+        "podgroups": [],
+        "queues": queues(r),
+    }
+    for i, node in enumerate(data["nodes"]):
+        name, cores = node["metadata"]["name"], int(node["status"]["allocatable"]["cpu"])
+        if r.random() < 0.3:  # nearly full: a pod leaving it makes room for the last gang
+            busy = b.pod(f"busy{i}", group=None, cpu=f"{cores * 1000 - 500}m", memory="1Gi", node=name, scheduler="x")
+            if r.random() < 0.5:
+                busy["metadata"]["deletionTimestamp"] = "2025-01-01T00:59:00Z"
+            data["pods"].append(busy)
+        if r.random() < 0.9:  # a pod no "apart" gang may join on its node
+            held = {"affinity": {"podAntiAffinity": {REQUIRED: [term("apart", HOST)]}}}
+            data["pods"].append(b.pod(f"h{i}", group=None, cpu=None, memory=None, node=name, scheduler="x", spec=held))
+    wide = ("500m", "512Mi")
+    gangs: list[tuple[str, int, dict[str, Any], tuple[str, str]]] = [
+        ("first", r.randint(150, 250), {}, wide),
+        ("apart", r.randint(30, 70), {"affinity": {"podAntiAffinity": {REQUIRED: [term("apart", HOST)]}}}, wide),
+        ("near", r.randint(5, 30), {"affinity": {"podAntiAffinity": {REQUIRED: [term("near", HOST)]}}}, wide),
+        ("big", r.randint(900, 1300), {}, wide),
+    ]
+    gangs += [(f"small{g}", r.randint(1, 12), {}, (r.choice(["1", "2"]), "1Gi")) for g in range(20)]
+    spread = {"maxSkew": r.choice([1, 2]), **term("spread", "zone")}
+    preferred = [{"weight": 50, "podAffinityTerm": term("preferred", "zone")}]
+    gangs += [
+        ("spread", r.randint(30, 80), {"topologySpreadConstraints": [spread]}, wide),
+        ("preferred", r.randint(20, 40), {"affinity": {"podAffinity": {PREFERRED: preferred}}}, wide),
+        ("together", r.randint(10, 30), {"affinity": {"podAffinity": {REQUIRED: [term("together", "zone")]}}}, wide),
+    ]
+    gangs += [(f"lone{g}", 1, {}, ("1", "1Gi")) for g in range(r.randint(260, 300))]
+    gangs.append(("last", r.randint(1800, 2400), {}, ("2", "512Mi")))
+    for minute, (app, size, spec, (cpu, memory)) in enumerate(gangs):
+        created = f"2025-01-01T{minute // 60:02d}:{minute % 60:02d}:00Z"
+        data["podgroups"].append(b.podgroup(app, min_member=max(1, size // 2), phase="Inqueue", created=created))
+        data["pods"] += [
+            b.pod(f"{app}-{k}", group=app, cpu=cpu, memory=memory, labels={"app": app}, spec=spec, created=created)
+            for k in range(size)
+        ]
+    return data

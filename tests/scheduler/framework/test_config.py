@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from scheduler import configure, errors
+from scheduler import configure
+from scheduler import errors as scheduler_errors
 
 HELM = """
 actions: "enqueue, allocate, backfill, reclaim"
@@ -49,5 +50,5 @@ def test_option_overrides_and_low_factor_falls_back() -> None:
 
 @pytest.mark.parametrize("text", ['actions: "enqueue, teleport"', "- just a list", "actions: [unclosed"])
 def test_invalid_conf_raises_config_error(text: str) -> None:
-    with pytest.raises(errors.SchedulerConfigError):
+    with pytest.raises(scheduler_errors.SchedulerConfigError):
         configure.parse(text)

@@ -9,7 +9,7 @@ import copy
 from typing import Any
 
 from bridge import keys
-from scheduler.io import cache
+from scheduler.io import cache as sched_cache
 
 
 def pod(name: str, *, node: str | None = None, group: str = "g", phase: str = "Pending") -> dict[str, Any]:
@@ -37,8 +37,8 @@ def node(name: str, *, cpu: str = "4", ready: str = "True", beat: str = "t0") ->
     }
 
 
-def made() -> cache.Cache:
-    return cache.Cache(api=None)  # type: ignore[arg-type]  # no I/O in these tests
+def made() -> sched_cache.Cache:
+    return sched_cache.Cache(api=None)  # type: ignore[arg-type]  # no I/O in these tests
 
 
 def test_our_own_condition_write_on_a_pending_pod_wakes_nothing() -> None:
@@ -116,7 +116,7 @@ def group(name: str, *, version: str, phase: str) -> dict[str, Any]:
     return {"metadata": {"namespace": "ns", "name": name, "resourceVersion": version}, "status": {"phase": phase}}
 
 
-def phases(c: cache.Cache) -> dict[str, str]:
+def phases(c: sched_cache.Cache) -> dict[str, str]:
     return {g["metadata"]["name"]: g["status"]["phase"] for g in c.inputs()["podgroups"]}
 
 

@@ -6,7 +6,8 @@ from typing import Any
 
 from bridge import keys
 from scheduler.api import plan
-from scheduler.io import binder, bodies, cache
+from scheduler.io import binder, bodies
+from scheduler.io import cache as sched_cache
 
 
 def pod(name: str, *, node: str | None = None, uid: str = "u1") -> dict[str, Any]:
@@ -55,7 +56,7 @@ def test_queue_status_keeps_the_live_state_but_for_a_new_queue_and_a_drained_clo
 
 
 def test_assumed_pods_show_bound_until_the_watch_confirms() -> None:
-    c = cache.Cache(api=None)  # type: ignore[arg-type]  # no I/O in this test
+    c = sched_cache.Cache(api=None)  # type: ignore[arg-type]  # no I/O in this test
     c._apply("pods", "ADDED", pod("p"))
     c.assume("ns/p", "u1", "n1")
     assert c.inputs()["pods"][0]["spec"]["nodeName"] == "n1"
@@ -65,14 +66,14 @@ def test_assumed_pods_show_bound_until_the_watch_confirms() -> None:
 
 
 def test_assumed_pod_of_another_uid_is_not_overlaid() -> None:
-    c = cache.Cache(api=None)  # type: ignore[arg-type]
+    c = sched_cache.Cache(api=None)  # type: ignore[arg-type]
     c._apply("pods", "ADDED", pod("p", uid="new"))
     c.assume("ns/p", "old", "n1")
     assert "nodeName" not in c.inputs()["pods"][0]["spec"]
 
 
 def test_gated_pods_are_left_out_until_their_last_gate_is_lifted() -> None:
-    c = cache.Cache(api=None)  # type: ignore[arg-type]
+    c = sched_cache.Cache(api=None)  # type: ignore[arg-type]
     gated = pod("p")
     gated["spec"] = {"schedulingGates": [{"name": "vbridge.io/podgroup"}]}
     c._apply("pods", "ADDED", gated)
@@ -87,7 +88,7 @@ def test_gated_pods_are_left_out_until_their_last_gate_is_lifted() -> None:
 
 
 def test_a_running_pods_status_update_does_not_wake_the_scheduler() -> None:
-    c = cache.Cache(api=None)  # type: ignore[arg-type]
+    c = sched_cache.Cache(api=None)  # type: ignore[arg-type]
     bound = {**pod("p", node="n1"), "status": {"phase": "Pending"}}
     c._apply("pods", "ADDED", bound)
     assert not c._apply("pods", "MODIFIED", {**bound, "status": {"phase": "Running"}})

@@ -17,7 +17,7 @@ import pytest
 from scheduler import configure
 from scheduler.api import building
 from scheduler.framework import scored, session
-from scheduler.plugins import spread as spread_plugin
+from scheduler.plugins import spread
 from tests.builders import scheduler as b
 from tests.support import scenarios
 
@@ -29,7 +29,9 @@ UNEVEN = [*(b.node(f"a{i}", labels={ZONE: "a"}) for i in (1, 2, 3)), b.node("b1"
 BINPACK = "tiers:\n- plugins: [{name: gang}]\n- plugins: [{name: predicates}, {name: binpack}]\n"
 
 
-def spread(key: str = ZONE, skew: int = 1, *, soft: bool = False, app: str = "w", **extra: Any) -> dict[str, Any]:
+def spread_constraint(
+    key: str = ZONE, skew: int = 1, *, soft: bool = False, app: str = "w", **extra: Any
+) -> dict[str, Any]:
     rule = {
         "maxSkew": skew,
         "topologyKey": key,
@@ -55,7 +57,7 @@ SCENARIOS = [
         # Two per zone: by node alone it would be a1, a2, a3, b1 (a1 again for the fourth).
         id="zone-spread-gang-evenly",
         nodes=UNEVEN,
-        pods=gang(4, spread()),
+        pods=gang(4, spread_constraint()),
         podgroups=[b.podgroup("pg", min_member=4)],
         queues=[b.queue()],
         binds={"pg-0": "a1", "pg-1": "b1", "pg-2": "a2", "pg-3": "b1"},
@@ -63,7 +65,7 @@ SCENARIOS = [
     scenarios.Scenario(
         id="zone-spread-counts-existing-pods",
         nodes=UNEVEN,
-        pods=[running("old0", "a1"), running("old1", "a2"), *gang(1, spread())],
+        pods=[running("old0", "a1"), running("old1", "a2"), *gang(1, spread_constraint())],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
         binds={"pg-0": "b1"},
@@ -74,7 +76,7 @@ SCENARIOS = [
         pods=[
             {**running("old0", "a1"), "metadata": {**running("old0", "a1")["metadata"], "deletionTimestamp": b.T0}},
             running("old1", "b1"),
-            *gang(1, spread()),
+            *gang(1, spread_constraint()),
         ],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
@@ -84,7 +86,7 @@ SCENARIOS = [
         # Zone b's only node is full: the pod may not pile onto zone a, so it waits, and says why.
         id="zone-spread-unsatisfiable-waits",
         nodes=UNEVEN,
-        pods=[running("old0", "a1"), running("hog", "b1", {"app": "hog"}, cpu="4"), *gang(1, spread())],
+        pods=[running("old0", "a1"), running("hog", "b1", {"app": "hog"}, cpu="4"), *gang(1, spread_constraint())],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
         binds={},
@@ -93,7 +95,7 @@ SCENARIOS = [
     scenarios.Scenario(
         id="spread-topology-key-on-no-node",
         nodes=UNEVEN,
-        pods=gang(1, spread("rack")),
+        pods=gang(1, spread_constraint("rack")),
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
         binds={},
@@ -104,7 +106,7 @@ SCENARIOS = [
         # Nodes without the key are refused, by the static check: only zone-labelled ones are used.
         id="spread-skips-nodes-without-the-key",
         nodes=[b.node("bare"), b.node("z1", labels={ZONE: "a"})],
-        pods=gang(1, spread()),
+        pods=gang(1, spread_constraint()),
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
         binds={"pg-0": "z1"},
@@ -113,7 +115,7 @@ SCENARIOS = [
         # minDomains 3 over two zones: the global minimum counts as 0, so each zone takes one.
         id="spread-min-domains-caps-each-zone",
         nodes=UNEVEN,
-        pods=gang(3, spread(minDomains=3)),
+        pods=gang(3, spread_constraint(minDomains=3)),
         podgroups=[b.podgroup("pg", min_member=2)],
         queues=[b.queue()],
         binds={"pg-0": "a1", "pg-1": "b1"},
@@ -124,7 +126,11 @@ SCENARIOS = [
         # its emptiness does not hold zones a and b back.
         id="spread-node-affinity-policy-honor",
         nodes=[b.node(n, labels={ZONE: n[0], **({"pool": "x"} if n != "c1" else {})}) for n in ("a1", "b1", "c1")],
-        pods=[running("old0", "a1"), running("old1", "b1"), *gang(1, {**spread(), "nodeSelector": {"pool": "x"}})],
+        pods=[
+            running("old0", "a1"),
+            running("old1", "b1"),
+            *gang(1, {**spread_constraint(), "nodeSelector": {"pool": "x"}}),
+        ],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
         binds={"pg-0": "a1"},
@@ -135,7 +141,7 @@ SCENARIOS = [
         pods=[
             running("old0", "a1"),
             running("old1", "b1"),
-            *gang(1, {**spread(nodeAffinityPolicy="Ignore"), "nodeSelector": {"pool": "x"}}),
+            *gang(1, {**spread_constraint(nodeAffinityPolicy="Ignore"), "nodeSelector": {"pool": "x"}}),
         ],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
@@ -150,7 +156,7 @@ SCENARIOS = [
             b.node("b1", labels={ZONE: "b"}),
             b.node("c1", labels={ZONE: "c"}, taints=[{"key": "gpu", "value": "x", "effect": "NoSchedule"}]),
         ],
-        pods=[running("old0", "a1"), running("old1", "b1"), *gang(1, spread(nodeTaintsPolicy="Honor"))],
+        pods=[running("old0", "a1"), running("old1", "b1"), *gang(1, spread_constraint(nodeTaintsPolicy="Honor"))],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
         binds={"pg-0": "a1"},
@@ -162,7 +168,7 @@ SCENARIOS = [
             b.node("b1", labels={ZONE: "b"}),
             b.node("c1", labels={ZONE: "c"}, taints=[{"key": "gpu", "value": "x", "effect": "NoSchedule"}]),
         ],
-        pods=[running("old0", "a1"), running("old1", "b1"), *gang(1, spread())],
+        pods=[running("old0", "a1"), running("old1", "b1"), *gang(1, spread_constraint())],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
         binds={},
@@ -176,7 +182,7 @@ SCENARIOS = [
             running("old0", "a1", {"app": "w", "rev": "1"}),
             running("old1", "a2", {"app": "w", "rev": "1"}),
             running("hog", "b1", {"app": "hog"}, cpu="3"),
-            *gang(1, spread(matchLabelKeys=["rev"]), labels={"app": "w", "rev": "2"}),
+            *gang(1, spread_constraint(matchLabelKeys=["rev"]), labels={"app": "w", "rev": "2"}),
         ],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
@@ -186,7 +192,7 @@ SCENARIOS = [
         # Binpack alone would stack all four on one node; a hard spread by host caps each at two.
         id="hostname-spread-overrides-binpack",
         nodes=[b.node("n1", cpu="8"), b.node("n2", cpu="8")],
-        pods=gang(4, spread(HOST)),
+        pods=gang(4, spread_constraint(HOST)),
         podgroups=[b.podgroup("pg", min_member=4)],
         queues=[b.queue()],
         conf=BINPACK,
@@ -197,8 +203,8 @@ SCENARIOS = [
         id="spread-rollback-undoes-counts",
         nodes=[b.node("a1", cpu="2", labels={ZONE: "a"}), b.node("b1", cpu="1", labels={ZONE: "b"})],
         pods=[
-            *gang(4, spread(), group="big", created="2025-01-01T00:00:00Z"),
-            *gang(2, spread(), created="2025-01-01T00:01:00Z"),
+            *gang(4, spread_constraint(), group="big", created="2025-01-01T00:00:00Z"),
+            *gang(2, spread_constraint(), created="2025-01-01T00:01:00Z"),
         ],
         podgroups=[b.podgroup("big", min_member=4), b.podgroup("pg", min_member=2, created="2025-01-01T00:01:00Z")],
         queues=[b.queue()],
@@ -211,7 +217,7 @@ SCENARIOS = [
         # sends the pod to zone b all the same.
         id="soft-spread-prefers-emptier-zone",
         nodes=[*(b.node(f"a{i}", cpu="8", memory="16Gi", labels={ZONE: "a"}) for i in (1, 2)), UNEVEN[3]],
-        pods=[running("old0", "a1"), running("old1", "a2"), *gang(1, spread(soft=True))],
+        pods=[running("old0", "a1"), running("old1", "a2"), *gang(1, spread_constraint(soft=True))],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
         binds={"pg-0": "b1"},
@@ -219,7 +225,7 @@ SCENARIOS = [
     scenarios.Scenario(
         id="soft-spread-never-refuses",
         nodes=UNEVEN[:3],
-        pods=[running("old0", "a1"), *gang(1, spread(soft=True))],
+        pods=[running("old0", "a1"), *gang(1, spread_constraint(soft=True))],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
         binds={"pg-0": "a2"},
@@ -245,11 +251,11 @@ def test_hostname_score_equals_kube_schedulers_formula(seed: int) -> None:
     skew = rng.randint(1, 3)
     snap = building.build(
         nodes=nodes,
-        pods=[*placed, *gang(1, spread(HOST, skew, soft=True))],
+        pods=[*placed, *gang(1, spread_constraint(HOST, skew, soft=True))],
         podgroups=[b.podgroup("pg")],
         queues=[b.queue()],
     )
-    spreading = spread_plugin.Spreading(session.Session(snap, configure.default(), NOW))
+    spreading = spread.Spreading(session.Session(snap, configure.default(), NOW))
     for _ in range(5):
         feasible = np.array([rng.random() < 0.6 for _ in nodes])
         if not feasible.any():

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bridge import errors as bridge_errors
+from bridge import errors
 from scheduler import configure
 from scheduler.api import building
 from scheduler.tools import explain, report, workloads
@@ -289,7 +289,7 @@ def test_explain(case: Case) -> None:
 
 def test_unknown_podgroup_is_an_error() -> None:
     snap = building.build(nodes=[b.node("n1")], pods=[], podgroups=[], queues=[b.queue()])
-    with pytest.raises(bridge_errors.BridgeError, match="podgroup ns/nope not found"):
+    with pytest.raises(errors.BridgeError, match="podgroup ns/nope not found"):
         explain.explain(snap, configure.default(), "ns/nope")
 
 
@@ -354,7 +354,7 @@ def test_resolve_finds_the_group_of_a_workload(kind: str, name: str, key: str) -
 )
 def test_resolve_errors(kind: str, name: str, message: str) -> None:
     snap = building.build(nodes=[b.node("n1")], pods=[], podgroups=RESOLVE_GROUPS, queues=[b.queue()])
-    with pytest.raises(bridge_errors.BridgeError, match=message):
+    with pytest.raises(errors.BridgeError, match=message):
         workloads.resolve(snap, kind, "ns", name)
 
 

@@ -46,6 +46,8 @@ def test_the_shipped_traces_are_valid(name: str) -> None:
         (lambda d: d["jobs"][2].update(name="a"), ("jobs", 2, "name"), "'a' is used twice"),
         (lambda d: d["jobs"][0].update(queue="gone"), ("jobs", 0, "queue"), "queue 'gone' is not declared"),
         (lambda d: d["jobs"][0].pop("duration"), ("jobs", 0), "'duration' is required"),
+        (lambda d: d["queues"][0].update(weight=0), ("queues", 0, "weight"), "at least 1, got 0"),
+        (lambda d: d["queues"][0].update(weight=65536), ("queues", 0, "weight"), "at most 65535, got 65536"),
     ],
 )
 def test_a_bad_field_is_named(edit: Any, path: tuple[object, ...], message: str) -> None:

@@ -15,7 +15,7 @@ from bridge import errors
 from scheduler import configure
 from tests.builders import scheduler as b
 from vbridge import cli
-from vbridge.commands import explain as command
+from vbridge.commands import explain as explain_command
 
 NOW = datetime.datetime(2025, 1, 1, 1, tzinfo=datetime.UTC)
 NODES = [b.node(f"n{i}", cpu="16", memory="64Gi") for i in range(4)]
@@ -47,7 +47,7 @@ def parse(*argv: str) -> argparse.Namespace:
 
 def out(*argv: str, namespace: str = "seed") -> str:
     args = parse(*argv)
-    return command.text(args, objects(), configure.default(), args.namespace or namespace, NOW)
+    return explain_command.text(args, objects(), configure.default(), args.namespace or namespace, NOW)
 
 
 @pytest.mark.parametrize(
@@ -147,8 +147,8 @@ def test_errors(argv: tuple[str, ...], message: str) -> None:
 def test_json_errors_are_json_with_status_1(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(command, "gather", lambda conn, backend: (objects(), None, "volcano"))
-    monkeypatch.setattr(command.connecting, "connection", lambda args: None)
+    monkeypatch.setattr(explain_command, "gather", lambda conn, backend: (objects(), None, "volcano"))
+    monkeypatch.setattr(explain_command.connecting, "connection", lambda args: None)
     assert cli.main(["explain", "tfjob/ghost", "-n", "seed", "-o", "json"]) == 1
     assert json.loads(capsys.readouterr().out) == {"error": "no PodGroup for tfjob seed/ghost not found"}
     assert cli.main(["explain", "nope", "x", "-o", "json"]) == 1
@@ -159,7 +159,7 @@ def test_json_errors_are_json_with_status_1(
     assert "no PodGroup for tfjob seed/ghost not found" in capsys.readouterr().err
     assert cli.main(["explain", "nope", "x"]) == 2  # a malformed target is a usage error
     assert capsys.readouterr().err.splitlines() == [
-        f"vbridge: error: unknown kind 'nope'; one of {', '.join(sorted(command.workloads.kinds()))}",
+        f"vbridge: error: unknown kind 'nope'; one of {', '.join(sorted(explain_command.workloads.kinds()))}",
         "run 'vbridge explain --help' for usage",
     ]
     assert cli.main(["explain", "tfjob/mnist", "-n", "seed", "-o", "yaml"]) == 0
@@ -196,17 +196,17 @@ def _native(
 def test_the_backend_is_found_from_our_native_stamp(
     found: dict[str, list[dict[str, Any]]], native: list[dict[str, Any]], backend: str
 ) -> None:
-    assert command.detect(found, native) == backend
+    assert explain_command.detect(found, native) == backend
 
 
 def test_a_refused_native_twin_is_the_verdict_not_kube_scheduler() -> None:
     found = _native(pods=[b.native_pod(f"w-{i}", group="wide", namespace="seed", cpu="14") for i in range(5)])
     found["pods"] = [p for p in found["pods"] if not p["metadata"]["name"].startswith("wide-")]
     found["podgroups"][1]["status"]["conditions"] = [REFUSAL]
-    conditions = command.native_conditions(found, [])
+    conditions = explain_command.native_conditions(found, [])
     assert conditions == {"seed/wide": REFUSAL}
     args = parse("pg/wide", "-o", "json")
-    doc = json.loads(command.text(args, found, configure.parse("", backend="native"), "seed", NOW, conditions))
+    doc = json.loads(explain_command.text(args, found, configure.parse("", backend="native"), "seed", NOW, conditions))
     assert doc["side"] == "native-refused"
     assert doc["verdict"].startswith("kube-scheduler cannot place it: PodGroup seed/wide refused; our queue: ")
     assert doc["native_condition"] == {"status": "False", "reason": "Refused", "message": "PodGroup seed/wide refused"}

@@ -14,10 +14,10 @@ UNREACHABLE = "--kubeconfig=/nonexistent/kubeconfig"  # any request would fail w
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--weight", "0"], "argument --weight: '0' is out of range: a queue's weight is 1 to 65535"),
-        (["--weight", "65536"], "argument --weight: '65536' is out of range: a queue's weight is 1 to 65535"),
-        (["--weight", "-3"], "argument --weight: '-3' is out of range: a queue's weight is 1 to 65535"),
-        (["--weight", "two"], "argument --weight: 'two' is not a whole number: a queue's weight is 1 to 65535"),
+        (["--weight", "0"], "argument --weight: spec.weight must be an integer from 1 to 65535, got 0"),
+        (["--weight", "65536"], "argument --weight: spec.weight must be an integer from 1 to 65535, got 65536"),
+        (["--weight", "-3"], "argument --weight: spec.weight must be an integer from 1 to 65535, got -3"),
+        (["--weight", "two"], "argument --weight: spec.weight must be an integer from 1 to 65535, got 'two'"),
     ],
 )
 def test_queue_create_refuses_what_the_server_would(

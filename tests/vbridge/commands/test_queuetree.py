@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.builders import scheduler as b
-from vbridge.commands import queuetree
+from vbridge.commands import queuetree as queue_table
 
 NODES = [b.node("n0", cpu="10", memory="8Gi"), b.node("n1", cpu="10", memory="8Gi")]
 
@@ -21,8 +21,8 @@ def row(text: str, name: str) -> list[str]:
 
 def test_a_spec_parent_tree_sums_its_leaves_and_shows_each_level() -> None:
     queues = b.org_tree()
-    assert queuetree.is_tree(queues)
-    text = queuetree.render(queues, NODES)
+    assert queue_table.is_tree(queues)
+    text = queue_table.render(queues, NODES)
     assert row(text, "org")[2:] == ["cpu", "8", "cpu", "8", "cpu", "12"]  # 5 + 3 held; deserved; capability
     assert row(text, "pa")[2:] == ["cpu", "5", "cpu", "6", "cpu", "12"]
     assert "    - pa" in text and row(text, "root")[-1] == "unlimited"
@@ -39,10 +39,10 @@ def test_the_annotation_form_names_its_levels_and_gives_them_their_weighted_shar
         ),
         b.queue("eng-dev", annotations={"volcano.sh/hierarchy": "eng/dev", "volcano.sh/hierarchy-weights": "1/1"}),
     ]
-    text = queuetree.render(queues, NODES)
+    text = queue_table.render(queues, NODES)
     assert row(text, "eng")[1:5] == ["cpu", "2", "cpu", "20,"]  # all of the cluster's 20 cpu: eng is alone
     assert row(text, "eng-prod")[2:8] == ["cpu", "2", "cpu", "15,", "memory", "12Gi"]  # 3 of 4 of eng's
-    assert not queuetree.is_tree([b.queue("default")])
+    assert not queue_table.is_tree([b.queue("default")])
 
 
 def test_each_level_is_followed_by_its_own_children() -> None:
@@ -51,6 +51,6 @@ def test_each_level_is_followed_by_its_own_children() -> None:
     ]
     names = [
         line.split()[0] if line.split()[0] != "-" else line.split()[1]
-        for line in queuetree.render(queues, NODES).splitlines()[1:]
+        for line in queue_table.render(queues, NODES).splitlines()[1:]
     ]
     assert names == ["root", "a", "a1", "a2", "b", "b1"]

@@ -12,7 +12,7 @@ import yaml
 from bridge import errors
 from scheduler.tools import simulate
 from vbridge import cli
-from vbridge.commands import simulate as command
+from vbridge.commands import simulate as simulate_command
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 TRACE = textwrap.dedent(
@@ -54,10 +54,10 @@ def test_trace_errors_name_the_file_line_and_column(
 
 def test_progress_only_on_a_terminal(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     args = argparse.Namespace(trace=str(ROOT / "examples/traces/tiny.yaml"), plot=None, no_plot=True, quiet=False)
-    assert command.main(args) == 0
+    assert simulate_command.main(args) == 0
     assert capsys.readouterr().err == ""  # a log or a pipe gets no \r lines
-    monkeypatch.setattr(command.sys.stderr, "isatty", lambda: True)
-    assert command.main(args) == 0
+    monkeypatch.setattr(simulate_command.sys.stderr, "isatty", lambda: True)
+    assert simulate_command.main(args) == 0
     err = capsys.readouterr().err
     assert err.startswith("\rsimulating: t=0 s, 0/3 jobs finished") and err.endswith("18 s, 3/3 jobs finished\n")
 
@@ -66,7 +66,7 @@ def test_the_plot_shows_each_queue_in_its_own_style_with_the_legend_outside() ->
     pytest.importorskip("matplotlib")
     trace = simulate.parse(yaml.safe_load((ROOT / "examples/traces/two-queues.yaml").read_text()))
     result = simulate.run(trace)
-    fig = command.figure(result, "two-queues.yaml: makespan 350 s")
+    fig = simulate_command.figure(result, "two-queues.yaml: makespan 350 s")
     try:
         used, queues, waits = fig.axes
         assert fig._suptitle.get_text() == "two-queues.yaml: makespan 350 s"
@@ -89,4 +89,4 @@ def test_the_plot_shows_each_queue_in_its_own_style_with_the_legend_outside() ->
 
 def test_a_missing_trace_is_one_line(tmp_path: pathlib.Path) -> None:
     with pytest.raises(errors.ConfigError, match=r".*absent.yaml: cannot read: No such file or directory$"):
-        command.load(tmp_path / "absent.yaml")
+        simulate_command.load(tmp_path / "absent.yaml")

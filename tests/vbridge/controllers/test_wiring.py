@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from bridge.adapters import registry
 from bridge.k8s import client, kubeconfigs
-from vbridge.controllers import commands, jobs, spark, vcjobs, wiring
+from vbridge.controllers import commands as command_controller
+from vbridge.controllers import jobs, wiring
+from vbridge.controllers import spark as spark_controller
+from vbridge.controllers import vcjobs as vcjob_controller
 
 API = client.Client(kubeconfigs.Connection(server="https://127.0.0.1:1", ca_file=None, cert_file=None, key_file=None))
 
@@ -18,12 +21,14 @@ def test_generic_reconcilers_for_registered_job_kinds_and_the_own_controllers() 
     assert operated == {(a.registration.kind, v) for a in generic for v in a.registration.versions}
     assert {("MPIJob", "v1"), ("MPIJob", "v2beta1"), ("TFJob", "v1"), ("SparkApplication", "v1beta2")} <= operated
     assert [type(r) for r in built if not isinstance(r, jobs.JobReconciler)] == [
-        spark.SparkReconciler,
-        vcjobs.VcJobController,
-        commands.CommandController,
+        spark_controller.SparkReconciler,
+        vcjob_controller.VcJobController,
+        command_controller.CommandController,
     ]
     beside_volcano = wiring.reconcilers(API, None, scheduler_name="volcano", templates_by_name={}, vcjobs=False)
-    assert not any(isinstance(r, vcjobs.VcJobController | commands.CommandController) for r in beside_volcano)
+    assert not any(
+        isinstance(r, vcjob_controller.VcJobController | command_controller.CommandController) for r in beside_volcano
+    )
 
 
 def test_volcano_jobs_pods_and_the_scheduling_kinds_have_no_generic_reconciler() -> None:

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from vbridge.localcluster import cluster, probes
+from vbridge.localcluster import cluster
+from vbridge.localcluster import probes as http_probes
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -36,25 +37,25 @@ def base() -> Iterator[str]:
 
 
 def test_status_answers_and_silence(base: str) -> None:
-    assert probes.status(f"{base}/ok", timeout=1.0) == 200
-    assert probes.status(f"{base}/nope", method="POST", body=b"{}", timeout=1.0) == 404
-    assert probes.http_ok(f"{base}/ok") and not probes.http_ok(f"{base}/nope")
-    assert probes.routed(f"{base}/ok") and not probes.routed(f"{base}/nope")
+    assert http_probes.status(f"{base}/ok", timeout=1.0) == 200
+    assert http_probes.status(f"{base}/nope", method="POST", body=b"{}", timeout=1.0) == 404
+    assert http_probes.http_ok(f"{base}/ok") and not http_probes.http_ok(f"{base}/nope")
+    assert http_probes.routed(f"{base}/ok") and not http_probes.routed(f"{base}/nope")
     closed = cluster.free_port()
-    assert probes.status(f"http://127.0.0.1:{closed}/", timeout=1.0) is None
-    assert not probes.routed(f"http://127.0.0.1:{closed}/")
+    assert http_probes.status(f"http://127.0.0.1:{closed}/", timeout=1.0) is None
+    assert not http_probes.routed(f"http://127.0.0.1:{closed}/")
 
 
 def test_proxies_are_never_used(base: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")  # the discard port: a proxied probe fails
     monkeypatch.setenv("no_proxy", "")
-    assert probes.http_ok(f"{base}/ok")
+    assert http_probes.http_ok(f"{base}/ok")
 
 
 def test_port_free() -> None:
     port = cluster.free_port()
-    assert probes.port_free(port)
+    assert http_probes.port_free(port)
     with socket.socket() as taken:
         taken.bind(("", port))
         taken.listen()
-        assert not probes.port_free(port)
+        assert not http_probes.port_free(port)

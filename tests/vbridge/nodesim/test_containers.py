@@ -4,7 +4,8 @@ from typing import Any
 
 import pytest
 
-from vbridge.nodesim import containers, rootfs, runtime
+from vbridge.nodesim import containers, rootfs
+from vbridge.nodesim import runtime as node_runtime
 
 SPEC: dict[str, Any] = {"name": "web", "ports": [{"name": "https", "containerPort": 9443}]}
 
@@ -67,9 +68,9 @@ def test_status_transitions_and_phase() -> None:
 
 
 def test_repository_of_an_image() -> None:
-    assert runtime.repository("localhost/volcano-bridge:dev") == "localhost/volcano-bridge"
-    assert runtime.repository("localhost:5000/vb@sha256:ab") == "localhost:5000/vb"
-    assert runtime.repository("volcano-bridge") == "volcano-bridge"
+    assert node_runtime.repository("localhost/volcano-bridge:dev") == "localhost/volcano-bridge"
+    assert node_runtime.repository("localhost:5000/vb@sha256:ab") == "localhost:5000/vb"
+    assert node_runtime.repository("volcano-bridge") == "volcano-bridge"
 
 
 def test_rootfs_script_makes_missing_mount_points_without_touching_the_host() -> None:

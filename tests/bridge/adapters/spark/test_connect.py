@@ -7,10 +7,11 @@ import pytest
 
 from bridge import errors, keys, queues
 from bridge.adapters import base
-from bridge.adapters.spark import connect, sizing
+from bridge.adapters.spark import connect as spark_connect
+from bridge.adapters.spark import sizing
 from tests.builders import spark
 
-ADAPTER = connect.SparkConnectAdapter()
+ADAPTER = spark_connect.SparkConnectAdapter()
 CTX = base.Context(namespace="team-a", queues={"default": queues.QueueFacts()})
 
 
@@ -19,23 +20,23 @@ def test_the_fields_outrank_spark_conf_as_the_operators_later_confs_do() -> None
         executor={"instances": 3, "memory": "1g"},
         sparkConf={"spark.executor.instances": "9", "spark.executor.memory": "8g", "spark.executor.cores": "2"},
     )["spec"]
-    conf = connect.spark_conf(spec)
+    conf = spark_connect.spark_conf(spec)
     assert (conf["spark.executor.instances"], conf["spark.executor.memory"]) == ("3", "1g")
     assert conf["spark.executor.cores"] == "1"  # the field, though the conf says 2
     # 3 executors of 1 cpu and 1024 + 384 MiB, and the server's 1 cpu and 1Gi.
-    assert connect.min_resources(spec) == {"cpu": "4", "memory": "5248Mi"}
+    assert spark_connect.min_resources(spec) == {"cpu": "4", "memory": "5248Mi"}
 
 
 def test_dynamic_allocation_off_ignores_its_counts() -> None:
     spec = spark.connect(dynamicAllocation={"enabled": False, "minExecutors": 7})["spec"]
-    assert "spark.dynamicAllocation.minExecutors" not in connect.spark_conf(spec)
-    assert sizing.executors_from_conf(connect.spark_conf(spec))[0] == sizing.PodSize(2000, 1792)
+    assert "spark.dynamicAllocation.minExecutors" not in spark_connect.spark_conf(spec)
+    assert sizing.executors_from_conf(spark_connect.spark_conf(spec))[0] == sizing.PodSize(2000, 1792)
 
 
 def test_a_server_without_requests_counts_only_its_executors() -> None:
     body = spark.connect()
     del body["spec"]["server"]["template"]["spec"]["containers"][0]["resources"]
-    assert connect.min_resources(body["spec"]) == {"cpu": "2", "memory": "1792Mi"}
+    assert spark_connect.min_resources(body["spec"]) == {"cpu": "2", "memory": "1792Mi"}
 
 
 @pytest.mark.parametrize(
@@ -71,7 +72,7 @@ def test_a_user_stamp_is_replaced_and_the_server_scheduler_left_default_is_ours(
     admitted = ADAPTER.admit(body, CTX)
     assert admitted is not None
     spec = admitted.desired["spec"]
-    assert spec["sparkConf"][f"spark.kubernetes.executor.annotation.{keys.GROUP_NAME}"] == connect.group_name(
+    assert spec["sparkConf"][f"spark.kubernetes.executor.annotation.{keys.GROUP_NAME}"] == spark_connect.group_name(
         "spark-connect"
     )
     assert spec["server"]["template"]["spec"]["schedulerName"] == "volcano"

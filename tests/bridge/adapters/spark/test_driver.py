@@ -8,7 +8,8 @@ import pytest
 
 from bridge import errors, patching, queues
 from bridge.adapters import base
-from bridge.adapters.spark import driver, pod, templates
+from bridge.adapters.spark import driver, templates
+from bridge.adapters.spark import pod as spark_pod
 from tests.builders import spark
 
 CTX = base.Context(namespace="team-a", queues={"default": queues.QueueFacts()})
@@ -16,7 +17,7 @@ GROUP = "spark-0123456789abcdef0123456789abcdef-podgroup"
 
 
 def admitted(role: str = "driver", **kw: Any) -> dict[str, Any]:
-    result = pod.SparkPodAdapter().admit(spark.submit_pod(role, **kw), CTX)
+    result = spark_pod.SparkPodAdapter().admit(spark.submit_pod(role, **kw), CTX)
     assert result is not None
     return result.desired
 

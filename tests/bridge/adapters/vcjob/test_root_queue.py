@@ -7,7 +7,7 @@ import pytest
 
 from bridge import errors, queues
 from bridge.adapters import base
-from bridge.adapters.vcjob import adapter
+from bridge.adapters.vcjob import adapter as vcjob_adapter
 from tests.builders import vcjob as jobs
 
 QUEUES = {"root": queues.QueueFacts(), "default": queues.QueueFacts(), "gpu": queues.QueueFacts()}
@@ -28,10 +28,10 @@ def test_a_volcano_job_to_root_is_denied_and_denials_never_suggest_root() -> Non
     job["spec"]["queue"] = "root"
     ctx = base.Context(namespace="team-a", queues=QUEUES)
     with pytest.raises(errors.QueueError, match="can not submit job to root queue"):
-        adapter.VolcanoJobAdapter().admit(job, ctx)
+        vcjob_adapter.VolcanoJobAdapter().admit(job, ctx)
     job["spec"]["queue"] = "missing"
     with pytest.raises(errors.QueueError) as exc:
-        adapter.VolcanoJobAdapter().admit(job, ctx)
+        vcjob_adapter.VolcanoJobAdapter().admit(job, ctx)
     assert "root" not in str(exc.value).split("queues open to")[1]
     only_root = base.Context(namespace="team-a", queues={"root": queues.QueueFacts()})
     with pytest.raises(errors.QueueError, match="queues open to namespace 'team-a': none"):

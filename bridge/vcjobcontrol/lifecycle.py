@@ -14,7 +14,7 @@ Volcano's rules (``pkg/controllers/job``: the cache, the pod and PodGroup handle
   reaches maxRetry; the last retry keeps finished pods, as Volcano's killJob does);
   CompleteJob/AbortJob/TerminateJob kill the unfinished pods and end in Completed/Aborted/
   Terminated once none is left; ResumeJob restarts an Aborted job. Sync makes the missing pods
-  of the tasks ``depends.startable`` allows (a task with ``dependsOn`` waits until the tasks it
+  of the tasks ``starting.startable`` allows (a task with ``dependsOn`` waits until the tasks it
   names run), moves Pending → Running at minAvailable started pods and Running →
   Completed/Failed when every pod has finished.
 """
@@ -25,12 +25,14 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bridge.adapters.vcjob import creation, depends, names, pods, spec
+from bridge.adapters.vcjob import names, pods, spec
+from bridge.vcjobcontrol import creation, starting
 
 __all__ = [
-    "FINISHED",
+    "RESTARTS",
     "Counts",
     "Plan",
+    "Pod",
     "Request",
     "action_for",
     "count",
@@ -41,7 +43,6 @@ __all__ = [
     "task_failed",
 ]
 
-FINISHED = ("Completed", "Failed", "Terminated")
 RESTARTS = ("RestartJob", "RestartTask", "RestartPod", "RestartPartition")
 _KILLING = {"CompleteJob": "Completing", "AbortJob": "Aborting", "TerminateJob": "Terminating"}
 _KILLED = {"Completing": "Completed", "Aborting": "Aborted", "Terminating": "Terminated"}
@@ -275,7 +276,7 @@ def step(job: Mapping[str, Any], observed: Sequence[Pod], request: Request, *, n
         else:  # SyncJob, ResumeJob: make what is missing, move by the counts
             present = {_name(p) for p in observed}
             job_name = job["metadata"]["name"]
-            allowed = depends.startable(job, observed)  # a dependent task waits for its tasks to run
+            allowed = starting.startable(job, observed)  # a dependent task waits for its tasks to run
             create = tuple(
                 (t, i) for t, i in pods.desired_names(job) if t in allowed and names.pod(job_name, t, i) not in present
             )

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bridge.adapters.vcjob import lifecycle
+from bridge.vcjobcontrol import lifecycle
 from tests.builders import vcjob as jobs
 from tests.builders.vcjob import pod
 

@@ -29,7 +29,7 @@ from typing import Any
 from bridge import defaults
 from bridge.adapters.vcjob import pods, spec
 
-__all__ = ["gang", "placed", "release"]
+__all__ = ["Pod", "Slot", "gang", "placed", "release"]
 
 Pod = Mapping[str, Any]
 Slot = tuple[str, int]  # (task, index)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.adapters.vcjob import pods, spec, waves
+from bridge.adapters.vcjob import pods, spec
+from bridge.vcjobcontrol import waves
 from tests.builders import vcjob as jobs
 from tests.builders.vcjob import pod
 

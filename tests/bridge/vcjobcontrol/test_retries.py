@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from bridge import defaults, errors
-from bridge.adapters.vcjob import creation, lifecycle, spec
+from bridge.adapters.vcjob import spec
+from bridge.vcjobcontrol import creation, lifecycle
 from tests.builders import vcjob as jobs
 from tests.builders.vcjob import pod
 
