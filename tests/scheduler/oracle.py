@@ -17,7 +17,7 @@ batch helpers (``domain_rule``, ``domain_split``, ``allocatable_count``, ``stati
   them (``Placer.place``, ``apart.best_rows``, ``ranking.Ranking``'s keys): the tie-break is
   deterministic, so the oracle must reproduce the plan exactly, verdicts included.
 
-``allocate`` drives it through Volcano's allocate loop as ``actions.allocate`` states it for the
+``allocate_naively`` drives it through Volcano's allocate loop as ``actions.allocate`` states it for the
 reference path (``fast_paths`` off), rewritten here: queue keys recomputed every turn, jobs
 sorted by job order once, a job's pending tasks in task order, a failed shape remembered
 within a job for tasks that are not topological, the gang committed when ready, kept when
@@ -25,7 +25,7 @@ pipelined, discarded otherwise. It is test code driving the cycle itself because
 core's ``allocate`` cannot be handed another placer (a compiled function checks its
 ``placement.Placer`` argument). Queue and hold refusals (``allocate.blocked``) and the
 wording of fit errors (``feasibility.fit_error``) are the product's: they decide no node.
-Not reproduced: a plugin that ``interleaves`` (capacity; no seeded conf has it: ``allocate``
+Not reproduced: a plugin that ``interleaves`` (capacity; no seeded conf has it: ``allocate_naively``
 refuses it). ``schedule`` runs the conf's other actions as the cycle does.
 """
 
@@ -38,13 +38,13 @@ import numpy as np
 import numpy.typing as npt
 
 from scheduler import configure, cycle
-from scheduler.actions import allocate as allocate_mod
+from scheduler.actions import allocate
 from scheduler.actions import registry as action_registry
 from scheduler.api import building, plan, snapshot
 from scheduler.framework import feasibility, placement, session, statement, tiers, verdicts
 from tests.support import scenarios
 
-__all__ = ["NaivePlacer", "allocate", "schedule"]
+__all__ = ["NaivePlacer", "allocate_naively", "schedule"]
 
 Mask = npt.NDArray[np.bool_]
 ADMITTED = ("Inqueue", "Running", "Unknown")
@@ -94,18 +94,18 @@ class NaivePlacer:
 
 
 def schedule(data: Mapping[str, Any], conf: str = "") -> plan.Plan:
-    """``scenarios.schedule``'s cycle over ``data`` with ``allocate`` in place of the product's."""
+    """``scenarios.schedule``'s cycle over ``data`` with ``allocate_naively`` in place of the product's."""
     ssn, plugins = cycle.open_session(building.build(**data), configure.parse(conf, fast_paths=False), scenarios.NOW)
     assert ssn.config.backend != "native", "the oracle places pods: the native backend places none"
     for name in ssn.config.actions:
         if name == "allocate":
-            allocate(ssn, plugins)
+            allocate_naively(ssn, plugins)
         else:
             action_registry.ACTIONS[name](ssn, plugins)
     return verdicts.close(ssn)
 
 
-def allocate(ssn: session.Session, plugins: tiers.Tiers) -> None:
+def allocate_naively(ssn: session.Session, plugins: tiers.Tiers) -> None:
     """Volcano's allocate over ``NaivePlacer`` (see the module docstring)."""
     assert not plugins.interleaves, "the oracle does not take interleaved turns"
     placer = NaivePlacer(ssn, plugins)
@@ -160,7 +160,7 @@ def _place_job(ssn: session.Session, plugins: tiers.Tiers, placer: NaivePlacer, 
             ssn.diagnostics.fit_errors[task.key] = failed[task.shape]
             continue
         choice = placer.place(task)
-        reason = placer.explain(task) if choice is None else allocate_mod.blocked(ssn, plugins, queue, task)
+        reason = placer.explain(task) if choice is None else allocate.blocked(ssn, plugins, queue, task)
         if choice is None or reason:
             ssn.diagnostics.fit_errors[task.key] = reason
             if not topological:
