@@ -7,8 +7,10 @@ __all__ = [
     "GROUP_NAME",
     "HIERARCHY",
     "HIERARCHY_WEIGHTS",
+    "JOBSET_CONTROLLER",
     "KF_JOB_NAME",
     "KF_REPLICA_TYPE",
+    "KUEUE_QUEUE",
     "MANAGED_BY",
     "NATIVE_SYNCED",
     "OPT_IN_LABEL",
@@ -20,6 +22,7 @@ __all__ = [
     "SPARK_OPERATOR_APP",
     "SPARK_OPERATOR_LAUNCHED",
     "SPARK_ROLE",
+    "STAGES",
     "TASK_SPEC",
     "TEMPLATE_ANNOTATION",
 ]

@@ -19,10 +19,13 @@ from typing import Any, Generic, TypedDict, TypeVar
 import msgspec
 
 __all__ = [
+    "BatchJobSpec",
     "Command",
     "Container",
     "DependsOn",
     "JobSet",
+    "JobSetDependsOn",
+    "JobSetSpec",
     "JobSpec",
     "KubeflowJob",
     "KubeflowSpec",
@@ -35,6 +38,7 @@ __all__ = [
     "Policy",
     "Queue",
     "Replica",
+    "ReplicatedJob",
     "Resources",
     "RunPolicy",
     "SparkApplication",
@@ -43,6 +47,7 @@ __all__ = [
     "SparkConnectSpec",
     "SparkRole",
     "SparkSpec",
+    "StartupPolicy",
     "Strings",
     "Task",
     "Template",

@@ -26,7 +26,7 @@ import numpy.typing as npt
 
 from scheduler.api import snapshot
 from scheduler.framework import plugin, session
-from scheduler.plugins import stages
+from scheduler.plugins import stages as stages_plugin
 
 __all__ = ["DRIVER_ROLES", "SparkHold", "Vector", "driver_started", "holds", "in_reservation"]
 
@@ -73,4 +73,4 @@ class SparkHold(plugin.Plugin):
     name = "spark"
 
     def on_session_open(self) -> None:
-        self.session.hold({**stages.holds(self.session), **holds(self.session)})
+        self.session.hold({**stages_plugin.holds(self.session), **holds(self.session)})

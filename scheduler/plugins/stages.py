@@ -21,7 +21,7 @@ import numpy.typing as npt
 
 from scheduler.framework import session
 
-__all__ = ["holds"]
+__all__ = ["Vector", "holds"]
 
 Vector = npt.NDArray[np.float64]
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from bridge import errors, podresources
 
-__all__ = ["EXCLUSIVE", "NODE_SELECTOR", "Part", "Plan", "Stage", "parts", "plan"]
+__all__ = ["EXCLUSIVE", "NODE_SELECTOR", "STATUSES", "Part", "Plan", "Stage", "parts", "plan"]
 
 EXCLUSIVE = "alpha.jobset.sigs.k8s.io/exclusive-topology"
 NODE_SELECTOR = "alpha.jobset.sigs.k8s.io/node-selector"

@@ -10,10 +10,10 @@ import pytest
 
 from bridge import errors, queues
 from bridge.adapters import base, registry
-from bridge.adapters.jobset import adapter
+from bridge.adapters.jobset import adapter as jobset_adapter
 from tests.builders import jobset as js
 
-JOBSET = adapter.JobSetAdapter()
+JOBSET = jobset_adapter.JobSetAdapter()
 QUEUES = {"default": queues.QueueFacts(), "research": queues.QueueFacts(), "ops": queues.QueueFacts()}
 CTX = base.Context(namespace="team-a", queues=QUEUES)
 QUEUE = "scheduling.volcano.sh/queue-name"
@@ -28,7 +28,7 @@ def _group(obj: dict[str, Any], ctx: base.Context = CTX) -> dict[str, Any]:
 
 
 def test_the_registry_routes_jobsets_to_it() -> None:
-    assert [type(a) for a in registry.for_object(js.jobset("x", js.rjob("a")))] == [adapter.JobSetAdapter]
+    assert [type(a) for a in registry.for_object(js.jobset("x", js.rjob("a")))] == [jobset_adapter.JobSetAdapter]
     assert registry.by_path("/mutate/jobset-x-k8s-io-jobset") is not None
 
 
