@@ -7,8 +7,10 @@ __all__ = [
     "GROUP_NAME",
     "HIERARCHY",
     "HIERARCHY_WEIGHTS",
+    "JOBSET_CONTROLLER",
     "KF_JOB_NAME",
     "KF_REPLICA_TYPE",
+    "KUEUE_QUEUE",
     "MANAGED_BY",
     "NATIVE_SYNCED",
     "OPT_IN_LABEL",
@@ -20,6 +22,7 @@ __all__ = [
     "SPARK_OPERATOR_APP",
     "SPARK_OPERATOR_LAUNCHED",
     "SPARK_ROLE",
+    "STAGES",
     "TASK_SPEC",
     "TEMPLATE_ANNOTATION",
 ]
@@ -51,6 +54,9 @@ GROUPED_LABEL = "vbridge.io/grouped"
 # On a bus.volcano.sh Command: who made it (the request's userInfo as JSON), written by our admission
 # on CREATE and never changed after; the Command controller acts only for what that author may do.
 COMMAND_AUTHOR = "vbridge.io/command-author"
+# On a PodGroup of a workload whose pods arrive in stages (a JobSet): the stages as JSON, each its
+# tasks' pod counts and what releases it (``bridge.adapters.jobset.stages``). The first is the gang.
+STAGES = "vbridge.io/stages"
 
 # Spark (spark-submit) and the spark-operator.
 SPARK_APP_SELECTOR = "spark-app-selector"
@@ -61,3 +67,7 @@ SPARK_OPERATOR_LAUNCHED = "sparkoperator.k8s.io/launched-by-spark-operator"
 # Kubeflow operators.
 KF_JOB_NAME = "training.kubeflow.org/job-name"
 KF_REPLICA_TYPE = "training.kubeflow.org/replica-type"
+
+# JobSet's and Kueue's.
+JOBSET_CONTROLLER = "jobset.sigs.k8s.io/jobset-controller"  # spec.managedBy of the JobSets its controller runs
+KUEUE_QUEUE = "kueue.x-k8s.io/queue-name"  # a Kueue LocalQueue, never read as a Volcano queue

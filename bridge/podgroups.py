@@ -61,6 +61,7 @@ def build(
     min_task_member: Mapping[str, int] | None = None,
     priority_class: str | None = None,
     labels: Mapping[str, str] | None = None,
+    annotations: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {"minMember": min_member, "queue": queue}
     if min_task_member:
@@ -69,16 +70,14 @@ def build(
         spec["minResources"] = dict(min_resources)
     if priority_class:
         spec["priorityClassName"] = priority_class
-    return {
-        "apiVersion": API_VERSION,
-        "kind": "PodGroup",
-        "metadata": {
-            "name": name,
-            "namespace": namespace,
-            "labels": {keys.MANAGED_BY: "volcano-bridge", **(labels or {})},
-        },
-        "spec": spec,
+    meta: dict[str, Any] = {
+        "name": name,
+        "namespace": namespace,
+        "labels": {keys.MANAGED_BY: "volcano-bridge", **(labels or {})},
     }
+    if annotations:
+        meta["annotations"] = dict(annotations)
+    return {"apiVersion": API_VERSION, "kind": "PodGroup", "metadata": meta, "spec": spec}
 
 
 def _merge_value(current: Any, want: Any) -> Any:

@@ -10,6 +10,7 @@ import dataclasses
 import functools
 
 from bridge.adapters import base
+from bridge.adapters.jobset import adapter as jobset_adapter
 from bridge.adapters.kubeflow import jaxjob as jax_job
 from bridge.adapters.kubeflow import mpijob as mpi_job
 from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
@@ -39,6 +40,7 @@ ADAPTERS: tuple[base.Adapter, ...] = (
     paddle_job.PaddleJobAdapter(),
     jax_job.JAXJobAdapter(),
     vcjob_adapter.VolcanoJobAdapter(),
+    jobset_adapter.JobSetAdapter(),
     spark_pod.SparkPodAdapter(),
     kubeflow_pod.KubeflowPodAdapter(),
     podgroup_kind.PodGroupAdapter(),

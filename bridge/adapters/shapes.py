@@ -19,9 +19,13 @@ from typing import Any, Generic, TypedDict, TypeVar
 import msgspec
 
 __all__ = [
+    "BatchJobSpec",
     "Command",
     "Container",
     "DependsOn",
+    "JobSet",
+    "JobSetDependsOn",
+    "JobSetSpec",
     "JobSpec",
     "KubeflowJob",
     "KubeflowSpec",
@@ -34,6 +38,7 @@ __all__ = [
     "Policy",
     "Queue",
     "Replica",
+    "ReplicatedJob",
     "Resources",
     "RunPolicy",
     "SparkApplication",
@@ -42,6 +47,7 @@ __all__ = [
     "SparkConnectSpec",
     "SparkRole",
     "SparkSpec",
+    "StartupPolicy",
     "Strings",
     "Task",
     "Template",
@@ -136,6 +142,41 @@ class KubeflowSpec(TypedDict, total=False):
 
 
 KubeflowJob = Object[KubeflowSpec]
+
+
+# -- JobSet ----------------------------------------------------------------------------------
+
+
+class JobSetDependsOn(TypedDict, total=False):
+    name: str | None
+    status: str | None
+
+
+class BatchJobSpec(TypedDict, total=False):
+    parallelism: Any
+    completions: Any
+    template: Template | None
+
+
+class ReplicatedJob(TypedDict, total=False):
+    name: str | None
+    replicas: Any
+    dependsOn: list[JobSetDependsOn] | None
+    template: Object[BatchJobSpec] | None
+
+
+class StartupPolicy(TypedDict, total=False):
+    startupPolicyOrder: str | None
+
+
+class JobSetSpec(TypedDict, total=False):
+    replicatedJobs: list[ReplicatedJob] | None
+    startupPolicy: StartupPolicy | None
+    suspend: bool | None
+    managedBy: str | None
+
+
+JobSet = Object[JobSetSpec]
 
 
 # -- Spark ------------------------------------------------------------------------------------

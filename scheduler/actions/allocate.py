@@ -363,6 +363,10 @@ def blocked(ssn: session.Session, plugins: tiers.Tiers, queue: str, task: snapsh
         req = ssn.vector(task.request)
         asked = (req > 0) & (held > 0)
         if np.any(ssn.nodes.free_total[asked] - req[asked] < held[asked]):
-            holders = ", ".join(sorted(j for j in ssn.holds.owed if j != task.job))
-            return f"capacity is held for the executors of Spark application(s) {holders}"
+            holders = sorted(j for j in ssn.holds.owed if j != task.job)
+            spark = ", ".join(j for j in holders if ssn.snapshot.jobs[j].spark)
+            staged = ", ".join(j for j in holders if not ssn.snapshot.jobs[j].spark)
+            why = [f"the executors of Spark application(s) {spark}"] if spark else []
+            why += [f"the later stages of group(s) {staged}"] if staged else []
+            return f"capacity is held for {' and '.join(why)}"
     return ""

@@ -108,6 +108,16 @@ class Job:
     # (reason, message) when the group must not be scheduled at all: its spec is unsound, its
     # queue is, or its queue does not admit its namespace (``building``). Its verdict says why.
     held: tuple[str, str] | None = None
+    # Its stages, first to last, each its pods per task name (the group's ``vbridge.io/stages``, a
+    # JobSet's); empty for a group that is one stage. The first stage is the gang (minMember); each
+    # later one is placed whole once its pods begin to arrive (``plugins.gang``), and its room is
+    # held from the moment the first runs (``plugins.stages``).
+    stages: tuple[tuple[tuple[str, int], ...], ...] = ()
+
+    @property
+    def later(self) -> int:
+        """How many pods the stages after the first bring."""
+        return sum(n for stage in self.stages[1:] for _, n in stage)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ A plugin is built per cycle from its conf arguments and reads the session; it ne
 status or changes session state (but for ``on_session_open`` set-up). ``registry`` lists the
 available plugins explicitly, by conf name, plus those every session has (``ALWAYS``); the
 framework's ``tiers`` is handed it and combines their answers the way Volcano does. ``spark``
-is the Spark hold, a plugin every session opens. ``interpod`` (pod affinity and anti-affinity)
+is the Spark hold, a plugin every session opens; it holds for ``stages`` too (the room of a
+staged group's later stages, once its first runs). ``interpod`` (pod affinity and anti-affinity)
 and ``spread`` (topology spread constraints) are not plugins: ``predicates`` and ``nodeorder``
 ask them, as Volcano's plugins embed kube-scheduler's.
 """
@@ -29,4 +30,5 @@ __all__ = [
     "registry",
     "spark",
     "spread",
+    "stages",
 ]

@@ -3,7 +3,11 @@
 Task names come from the pod annotation ``volcano.sh/task-spec``. Ready counts Bound,
 Running, Allocated and Succeeded tasks plus pending BestEffort tasks (backfill places those),
 per job and per task name, as Volcano's ``IsReady`` and ``CheckTaskReady``;
-pipelined counts Pipelined too. A job gives up victims only above its ``minMember``, so an
+pipelined counts Pipelined too. A staged group (``snapshot.Job.stages``, a JobSet's) is a gang
+per stage: its first stage is minMember; a later stage whose pods have begun to arrive is ready
+only once all of its pods are (a task that more than one stage brings pods of, as exclusive
+placement's leaders then followers, counts them cumulatively), so a later stage is placed whole
+or not at all, and waits until every pod of it exists. A job gives up victims only above its ``minMember``, so an
 eviction never leaves a running gang short; for the gang-level actions (gangpreempt,
 gangreclaim) every candidate is permitted, as in Volcano, because those choose victims per job
 (``actions.bundles``: surplus replicas, or the whole job).
@@ -48,7 +52,25 @@ class Gang(plugin.Plugin):
         count = ssn.counts.ready[job] + ssn.counts.pending_best_effort[job]
         if pipelined:
             count += ssn.counts.pipelined[job]
-        return count >= info.min_member
+        return count >= info.min_member and self._later_stages_whole(job, pipelined=pipelined)
+
+    def _later_stages_whole(self, job: str, *, pipelined: bool) -> bool:
+        """Every later stage that has begun (more pods of its tasks exist than the stages before it
+        bring) has all of its pods ready, counted through it."""
+        ssn, stages = self.session, self.session.job(job).stages
+        through: collections.Counter[str] = collections.Counter(dict(stages[0])) if stages else collections.Counter()
+        for stage in stages[1:]:
+            before = through.copy()
+            through.update(dict(stage))
+            if not any(ssn.counts.valid[(job, task)] > before[task] for task, _ in stage):
+                continue
+            for task, _ in stage:
+                count = ssn.counts.task_ready[(job, task)] + ssn.counts.task_pending_best_effort[(job, task)]
+                if pipelined:
+                    count += ssn.counts.task_pipelined[(job, task)]
+                if count < through[task]:
+                    return False
+        return True
 
     def job_ready(self, job: str) -> bool:
         return self._enough(job, pipelined=False)

@@ -10,7 +10,8 @@ driver the spark-operator makes). Once the driver runs, what is still owed,
 ``Session.held_against``) and enqueue counts it as taken; the group's own executors consume it.
 
 ``SparkHold`` is the plugin every session opens (``plugins.registry.ALWAYS``): once the
-session is built, its ``on_session_open`` hands ``holds`` to ``Session.hold``.
+session is built, its ``on_session_open`` hands ``holds``, with the staged groups' holds
+(``plugins.stages``), to ``Session.hold``.
 
 The hold is cluster-wide per resource dimension, not pinned to nodes: executors are usually
 created by the driver after it starts, so their shape is not known when the hold begins.
@@ -25,6 +26,7 @@ import numpy.typing as npt
 
 from scheduler.api import snapshot
 from scheduler.framework import plugin, session
+from scheduler.plugins import stages as stages_plugin
 
 __all__ = ["DRIVER_ROLES", "SparkHold", "Vector", "driver_started", "holds", "in_reservation"]
 
@@ -65,9 +67,10 @@ def holds(ssn: session.Session) -> dict[str, Vector]:
 
 
 class SparkHold(plugin.Plugin):
-    """Holds what running Spark drivers' executors are owed, for the whole cycle."""
+    """Holds what running Spark drivers' executors are owed, and staged groups' later stages
+    (``plugins.stages``), for the whole cycle."""
 
     name = "spark"
 
     def on_session_open(self) -> None:
-        self.session.hold(holds(self.session))
+        self.session.hold({**stages_plugin.holds(self.session), **holds(self.session)})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.builders import jobset as js
 from tests.builders import kubeflow as kf
 from tests.builders import spark, vcjob
 from tests.support import admission as support
@@ -40,6 +41,7 @@ SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
     "/mutate/kubeflow-org-paddlejob": (("kubeflow.org", "v1", "PaddleJob"), kf.paddlejob("p", Worker=kf.replica(2))),
     "/mutate/kubeflow-org-jaxjob": (("kubeflow.org", "v1", "JAXJob"), kf.jaxjob("j", Worker=kf.replica(2))),
     "/mutate/batch-volcano-sh-job": (("batch.volcano.sh", "v1alpha1", "Job"), vcjob.simple("v")),
+    "/mutate/jobset-x-k8s-io-jobset": (("jobset.x-k8s.io", "v1alpha2", "JobSet"), js.deepspeed("ds")),
     "/mutate/spark-apache-org-pod": (support.POD, spark.submit_pod("driver")),
     "/mutate/kubeflow-org-pod": (support.POD, kf.operator_pod("t", "worker")),
     "/mutate/scheduling-volcano-sh-podgroup": (
@@ -139,6 +141,7 @@ RICH: dict[str, list[dict[str, Any]]] = {
         _kubeflow(kf.paddlejob("p", Master=kf.replica(1), Worker=_SIZED), elasticPolicy={"minReplicas": 1})
     ],
     "/mutate/kubeflow-org-jaxjob": [_kubeflow(kf.jaxjob("j", Worker=_SIZED))],
+    "/mutate/jobset-x-k8s-io-jobset": [js.torchtune("tune"), js.everything("tpu")],
     "/mutate/batch-volcano-sh-job": [
         {
             "apiVersion": "batch.volcano.sh/v1alpha1",

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from bridge.adapters import base, registry
+from tests.builders import jobset as js
 from tests.builders import kubeflow as kf
 from tests.builders import spark, vcjob
 from tests.support import admission as support
@@ -35,6 +36,14 @@ def _vcjob_volume(value: str) -> dict[str, Any]:
 
 def _tfjob(value: str) -> dict[str, Any]:
     return kf.tfjob(Worker=kf.replica(1, kf.container(cpu=value)))
+
+
+def _jobset_launcher(value: str) -> dict[str, Any]:
+    job = js.deepspeed("ds")
+    job["spec"]["replicatedJobs"][1]["template"]["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": value}
+    }
+    return job
 
 
 def _pytorchjob_init(value: str) -> dict[str, Any]:
@@ -132,6 +141,11 @@ CASES: list[tuple[str, Callable[[str], dict[str, Any]], str]] = [
         "kubeflow.org/pytorchjob",
         _pytorchjob_init,
         "spec.pytorchReplicaSpecs.Master.template.spec.initContainers[0].resources.limits.memory",
+    ),
+    (
+        "jobset.x-k8s.io/jobset",
+        _jobset_launcher,
+        "spec.replicatedJobs[1].template.spec.template.spec.containers[0].resources.requests.cpu",
     ),
     ("kubeflow.org/mpijob", _mpijob_overhead, "spec.mpiReplicaSpecs.Worker.template.spec.overhead.cpu"),
     (

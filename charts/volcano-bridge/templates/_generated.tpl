@@ -20,6 +20,13 @@
   verbs:
   - list
   - watch
+- apiGroups:
+  - jobset.x-k8s.io
+  resources:
+  - jobsets
+  verbs:
+  - list
+  - watch
 {{- end }}
 {{- define "vbridge.liftGatesRule" -}}
 - apiGroups:

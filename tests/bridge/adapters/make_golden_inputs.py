@@ -7,6 +7,7 @@ from typing import Any
 
 import yaml
 
+from tests.builders import jobset as js
 from tests.builders import kubeflow as kf
 from tests.builders import spark
 
@@ -210,6 +211,41 @@ def main() -> None:
     stamped = kf.operator_pod("mnist", "ps")
     stamped["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": "mnist"}
     case("kubeflow-pod-already-stamped", stamped, adapter="kubeflow.org/pod")
+    jobsets()
+
+
+def jobsets() -> None:
+    """JobSet cases: the Trainer's renderings and each stage rule; the DeepSpeed one on native too."""
+    case("jobset-deepspeed-launcher-after-nodes-ready", js.deepspeed(nodes=3))
+    case("jobset-torchtune-initializers-then-trainer", js.torchtune(nodes=2))
+    case(
+        "jobset-all-at-once-queue-label-and-kueue",
+        js.jobset(
+            "sweep",
+            js.rjob("leader", spec=js.pod("1", "1Gi", priority_class="high")),
+            js.rjob("workers", replicas=2, parallelism=2),
+            labels={"scheduling.volcano.sh/queue-name": "research", "kueue.x-k8s.io/queue-name": "lq"},
+        ),
+        {"queues": {"default": {}, "research": {}}, "priorities": {"high": 1000}},
+    )
+    case(
+        "jobset-in-order-exclusive-topology",
+        js.jobset(
+            "tpu",
+            js.rjob("coordinator"),
+            js.rjob("slices", replicas=2, parallelism=4, completions=4),
+            in_order=True,
+            annotations={"alpha.jobset.sigs.k8s.io/exclusive-topology": "cloud.google.com/gke-nodepool"},
+        ),
+    )
+    later = js.jobset("bad", js.rjob("a"), js.rjob("b", depends={"c": "Ready"}), js.rjob("c"))
+    case("jobset-depends-on-a-later-job-denied", later)
+    case("jobset-managed-elsewhere-not-ours", js.jobset("mk", js.rjob("a"), managedBy="kueue.x-k8s.io/multikueue"))
+    native = js.deepspeed(nodes=3)
+    GOLDEN.joinpath("native").mkdir(exist_ok=True)
+    body = {"input": native, "context": {**TEAM, "backend": "native"}, "expected": None}
+    path = GOLDEN / "native" / "jobset-deepspeed-launcher-after-nodes-ready.yaml"
+    path.write_text(yaml.safe_dump(body, sort_keys=False, width=120))
 
 
 def training_operator_kinds() -> None:

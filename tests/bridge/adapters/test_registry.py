@@ -126,7 +126,7 @@ def test_a_kinds_records_are_merged_with_every_version() -> None:
     assert mpi.api_versions == ("kubeflow.org/v1", "kubeflow.org/v2beta1") and mpi.plural == "mpijobs"
     assert [k.kind for k in registry.kinds()] == [
         *("SparkApplication", "SparkConnect", "TFJob", "PyTorchJob", "MPIJob"),
-        *("XGBoostJob", "PaddleJob", "JAXJob", "Job"),
+        *("XGBoostJob", "PaddleJob", "JAXJob", "Job", "JobSet"),
     ]
     assert not any(k.kind in ("Pod", "PodGroup", "Queue", "Command") for k in registry.kinds())
 

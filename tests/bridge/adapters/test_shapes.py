@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bridge.adapters import shapes
+from tests.builders import jobset as js
 from tests.builders import kubeflow as kf
 from tests.builders import spark, vcjob
 
@@ -36,6 +37,18 @@ def test_list_indexes_and_keys_that_are_not_names_are_spelled_out() -> None:
     job["spec"]["tasks"][0]["template"]["metadata"]["annotations"] = {"a.b/c d": 1}
     assert shapes.misfit(job, shapes.VolcanoJob) == (
         '$.spec.tasks[0].template.metadata.annotations["a.b/c d"]: expected str, got int'
+    )
+
+
+def test_a_jobsets_nested_job_and_pod_templates_are_shaped() -> None:
+    job = js.deepspeed("ds")
+    assert shapes.misfit(job, shapes.JobSet) is None
+    job["spec"]["replicatedJobs"][1]["dependsOn"] = {"name": "node"}
+    assert shapes.misfit(job, shapes.JobSet) == "$.spec.replicatedJobs[1].dependsOn: expected array, got object"
+    job = js.deepspeed("ds")
+    job["spec"]["replicatedJobs"][0]["template"]["spec"]["template"] = "node"
+    assert shapes.misfit(job, shapes.JobSet) == (
+        "$.spec.replicatedJobs[0].template.spec.template: expected object, got str"
     )
 
 
