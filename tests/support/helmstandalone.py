@@ -2,11 +2,12 @@
 
 ``running(bins, work)``: ``helminstall.BareCluster`` (no CRDs, no Queues, an audit log of the
 release namespace's ServiceAccounts) with the operators' CRDs a user's cluster has (TFJob and
-PyTorchJob, MPIJob v2, SparkApplication), the runtime nodes (``helmbed.RUNTIME_NODES``, tainted
-for the chart's pods, each with a network namespace: the chart's pods run there as real
-``vbridge`` processes), the plain simulated nodes for the workloads, the built kube-scheduler for
-the chart's own pods and a ``LogKeeper`` of their output; the ``helmbed.Bed`` the tests use, its
-values file written from ``helmbed.values()``, with a serving certificate of ``CERT_SECONDS``.
+PyTorchJob, MPIJob v2, SparkApplication, JobSet: the controllers' grants on each are used), the
+runtime nodes (``helmbed.RUNTIME_NODES``, tainted for the chart's pods, each with a network
+namespace: the chart's pods run there as real ``vbridge`` processes), the plain simulated nodes
+for the workloads, the built kube-scheduler for the chart's own pods and a ``LogKeeper`` of their
+output; the ``helmbed.Bed`` the tests use, its values file written from ``helmbed.values()``,
+with a serving certificate of ``CERT_SECONDS``.
 Skips without root or without a built helm. ``native=True``: the control plane serves the
 Workload API (``native_gangs``, kube-scheduler with its gate) and the values choose
 ``backend: native``; ``native_bed`` is that bed as a module-scoped fixture.
@@ -42,7 +43,7 @@ def running(bins: binaries.Binaries, work: pathlib.Path, *, native: bool = False
     lc = helminstall.BareCluster(work / "cluster", bins=bins, audited=(helmbed.NS,), native_gangs=native)
     with contextlib.ExitStack() as stack:
         stack.enter_context(apiserver.started(lc))
-        upstream.install(lc, "training-operator", "mpi-operator", "spark-operator")
+        upstream.install(lc, "training-operator", "mpi-operator", "spark-operator", "jobset")
         nets = []
         for i in range(len(helmbed.RUNTIME_NODES)):
             nets.append(netns.NodeNetwork.create(str(i)))

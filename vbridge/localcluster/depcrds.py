@@ -1,4 +1,4 @@
-"""Third-party CRDs (Spark operator, Kubeflow training-operator, mpi-operator) from pinned Go modules.
+"""Third-party CRDs (Spark operator, Kubeflow training-operator, mpi-operator, JobSet) from pinned Go modules.
 
 As Kueue's ``dep-crds``: ``go mod download -json MODULE@VERSION`` gives the module's folder in
 the module cache; the CRD files are copied from there into ``.cache/dep-crds/<set>/``. Nothing is
@@ -46,6 +46,11 @@ SETS: dict[str, tuple[str, str, tuple[str, ...]]] = {
         "github.com/kubeflow/mpi-operator",
         "v0.8.2",
         ("manifests/base/kubeflow.org_mpijobs.yaml",),
+    ),
+    "jobset": (
+        "sigs.k8s.io/jobset",
+        "v0.12.0",
+        ("config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml",),
     ),
 }
 
