@@ -7,8 +7,8 @@
   group, ``volcano.sh/task-spec`` = the replicatedJob's name) and makes the one PodGroup from the
   stages: the first stage is the gang, ``minResources`` the room of the whole; on the native
   backend each stage's templates join that stage's native PodGroup;
-- ``pod``: on the native backend, a JobSet's pod whose ``schedulingGroup`` the controller
-  dropped (it copies templates through an older ``k8s.io/api``) gets it back at admission.
+- ``pod``: on the native backend, a JobSet's pod whose ``schedulingGroup`` its controller
+  dropped (one built on a ``k8s.io/api`` before v0.36 copies templates without it) gets it back.
 
 All pure.
 """

@@ -1,9 +1,11 @@
 """Pods of JobSets on the native backend, completed with the native group they join.
 
 A JobSet's templates are stamped at admission (``adapter``), ``spec.schedulingGroup`` included
-on the native backend. The JobSet controller copies each template into a batch Job through a
-``k8s.io/api`` older than the Workload API, which drops that field, and the pods come without
-it. A pod of a stamped template still carries the group annotation, and, for a later stage's
+on the native backend. The JobSet controller copies each template into a batch Job through its
+own ``k8s.io/api``: v0.12 (k8s.io/api v0.36) keeps the field, but a controller built on an older
+one drops it, and the pods come without it (the apiserver then skips this webhook for every pod
+that kept it: ``webhooks.configuration``'s native condition). A pod of a stamped template still
+carries the group annotation, and, for a later stage's
 template, ``keys.NATIVE_GROUP``: it gets the native stamp (``bridge.native.pods``) for that
 group at admission, the only time it can be set. On the Volcano backend there is nothing to
 complete (the pod's template carried everything), and a pod of a JobSet made before the bridge
