@@ -26,7 +26,8 @@ where asked. Every other module is pure: no client, clock or environment.
   ``bridge.bus`` (bus.volcano.sh Commands and the queue state machine), ``bridge.ratelimit``
   (client-go's token bucket, the time an argument), ``bridge.gates`` (the
   ValidatingAdmissionPolicy that lets only us lift our scheduling gates), ``bridge.certs``
-  (the webhook's X.509, the clock an argument).
+  (the webhook's X.509, the clock an argument), ``bridge.staging`` (a staged group's stages
+  annotation, written by its adapter, read by the scheduler and the native backend).
 - ``bridge.inputs``: a user's files (and stdin) read within bounds, YAML with bounded aliases;
   ``bridge.probes``: the plain-HTTP probe and metrics server.
 
@@ -58,6 +59,7 @@ __all__ = [
     "quantity",
     "queues",
     "ratelimit",
+    "staging",
     "translating",
     "validation",
     "vcjobcontrol",

@@ -12,6 +12,7 @@ __all__ = [
     "KF_REPLICA_TYPE",
     "KUEUE_QUEUE",
     "MANAGED_BY",
+    "NATIVE_GROUP",
     "NATIVE_SYNCED",
     "OPT_IN_LABEL",
     "PREEMPTABLE",
@@ -57,6 +58,10 @@ COMMAND_AUTHOR = "vbridge.io/command-author"
 # On a PodGroup of a workload whose pods arrive in stages (a JobSet): the stages as JSON, each its
 # tasks' pod counts and what releases it (``bridge.adapters.jobset.stages``). The first is the gang.
 STAGES = "vbridge.io/stages"
+# On the native backend, the native PodGroup a template's pods join when it is not named as their
+# Volcano group (a later stage's, ``bridge.native.workloads.stage_group``): the pod webhook reads
+# it when an operator dropped ``spec.schedulingGroup`` copying the template.
+NATIVE_GROUP = "vbridge.io/native-group"
 
 # Spark (spark-submit) and the spark-operator.
 SPARK_APP_SELECTOR = "spark-app-selector"

@@ -37,7 +37,17 @@ from typing import Any, Literal, Protocol
 from bridge import defaults, keys, queues
 from bridge.adapters import podview
 
-__all__ = ["HAS_GROUP", "Adapter", "Admission", "Context", "Obj", "Registration", "Workload", "pod_registration"]
+__all__ = [
+    "HAS_GROUP",
+    "Adapter",
+    "Admission",
+    "Context",
+    "Obj",
+    "PodAdapter",
+    "Registration",
+    "Workload",
+    "pod_registration",
+]
 
 Obj = dict[str, Any]
 
@@ -178,6 +188,21 @@ class Context:
 class Admission:
     desired: Obj  # the object as it should be admitted
     warnings: tuple[str, ...] = ()
+
+
+class PodAdapter:
+    """What every pod adapter answers alike (a base for them): its pods' PodGroup is made from
+    their job, not from a pod; a pod is not reconciled as a job (``generic_reconciler`` is
+    False); a pod is admitted on CREATE only and names its group, not a queue."""
+
+    def podgroup(self, obj: Obj, ctx: Context) -> Obj | None:
+        return None
+
+    def finished(self, obj: Obj) -> bool:
+        return False
+
+    def queue_of(self, obj: Obj, ctx: Context) -> str | None:
+        return None
 
 
 class Adapter(Protocol):

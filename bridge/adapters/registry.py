@@ -11,6 +11,7 @@ import functools
 
 from bridge.adapters import base
 from bridge.adapters.jobset import adapter as jobset_adapter
+from bridge.adapters.jobset import pod as jobset_pod
 from bridge.adapters.kubeflow import jaxjob as jax_job
 from bridge.adapters.kubeflow import mpijob as mpi_job
 from bridge.adapters.kubeflow import mpijob_v1 as mpi_job_v1
@@ -43,6 +44,7 @@ ADAPTERS: tuple[base.Adapter, ...] = (
     jobset_adapter.JobSetAdapter(),
     spark_pod.SparkPodAdapter(),
     kubeflow_pod.KubeflowPodAdapter(),
+    jobset_pod.JobSetPodAdapter(),
     podgroup_kind.PodGroupAdapter(),
     queue_kind.QueueAdapter(),
     command_kind.CommandAdapter(),

@@ -26,13 +26,12 @@ cycle.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 
-from bridge import defaults, errors, keys, queues, validation
+from bridge import defaults, errors, keys, queues, staging, validation
 from bridge.models import queue as queue_model
 from scheduler.api import podfacts, podspec, resources, snapshot, tally
 
@@ -203,19 +202,8 @@ def _job(
         spark=any(tasks[k].spark_role for k in members),
         owner=_owner(meta.get("ownerReferences") or []),
         held=held,
-        stages=_stages((meta.get("annotations") or {}).get(keys.STAGES)),
+        stages=tuple(stage.tasks for stage in staging.decode((meta.get("annotations") or {}).get(keys.STAGES))),
     )
-
-
-def _stages(raw: Any) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """The stages of ``keys.STAGES``, each its pods per task name; none when unreadable (the
-    group is then one stage: its minMember, nothing held, nothing placed per stage)."""
-    try:
-        stages = json.loads(raw) if isinstance(raw, str) else []
-        out = tuple(tuple((str(t), int(n)) for t, n in sorted(stage["tasks"].items())) for stage in stages)
-    except (ValueError, TypeError, KeyError, AttributeError):
-        return ()
-    return () if any(n < 0 for stage in out for _, n in stage) else out
 
 
 def _owner(refs: list[Mapping[str, Any]]) -> tuple[str, str] | None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bridge import keys
+
 
 def pod(cpu: str = "1", memory: str = "1Gi", *, gpu: int = 0, priority_class: str | None = None) -> dict[str, Any]:
     """A pod template's spec with one container asking for ``cpu``, ``memory`` (and GPUs)."""
@@ -98,3 +100,24 @@ def everything(name: str = "tpu") -> dict[str, Any]:
         suspend=True,
         failurePolicy={"maxRestarts": 2, "rules": [{"name": "r", "action": "RestartJobSet"}]},
     )
+
+
+def operator_pod(jobset_name: str, rjob_name: str, *, native_group: str | None = None) -> dict[str, Any]:
+    """A pod as the JobSet controller's Job makes it from a stamped template (``native_group``:
+    the template was a later stage's, on the native backend)."""
+    annotations = {keys.GROUP_NAME: jobset_name, keys.TASK_SPEC: rjob_name}
+    if native_group is not None:
+        annotations[keys.NATIVE_GROUP] = native_group
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": f"{jobset_name}-{rjob_name}-0-0",
+            "labels": {
+                "jobset.sigs.k8s.io/jobset-name": jobset_name,
+                "jobset.sigs.k8s.io/replicatedjob-name": rjob_name,
+            },
+            "annotations": annotations,
+        },
+        "spec": pod(),
+    }

@@ -44,6 +44,7 @@ SEEDS: dict[str, tuple[tuple[str, str, str], dict[str, Any]]] = {
     "/mutate/jobset-x-k8s-io-jobset": (("jobset.x-k8s.io", "v1alpha2", "JobSet"), js.deepspeed("ds")),
     "/mutate/spark-apache-org-pod": (support.POD, spark.submit_pod("driver")),
     "/mutate/kubeflow-org-pod": (support.POD, kf.operator_pod("t", "worker")),
+    "/mutate/jobset-x-k8s-io-pod": (support.POD, js.operator_pod("ds", "launcher", native_group="ds-stage-2")),
     "/mutate/scheduling-volcano-sh-podgroup": (
         ("scheduling.volcano.sh", "v1beta1", "PodGroup"),
         {

@@ -115,6 +115,12 @@ def _kubeflow_pod(value: str) -> dict[str, Any]:
     return pod
 
 
+def _jobset_pod(value: str) -> dict[str, Any]:
+    pod = js.operator_pod("ds", "launcher")
+    pod["spec"]["initContainers"] = [{"name": "i", "image": "x", "resources": {"limits": {"memory": value}}}]
+    return pod
+
+
 def _podgroup(value: str) -> dict[str, Any]:
     spec = {"minMember": 1, "minResources": {"nvidia.com/gpu": value}}
     return {"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "PodGroup", "metadata": {"name": "g"}, "spec": spec}
@@ -182,6 +188,7 @@ CASES: list[tuple[str, Callable[[str], dict[str, Any]], str]] = [
         _kubeflow_pod,
         "spec.volumes[0].ephemeral.volumeClaimTemplate.spec.resources.requests.storage",
     ),
+    ("jobset.x-k8s.io/pod", _jobset_pod, "spec.initContainers[0].resources.limits.memory"),
     ("scheduling.volcano.sh/podgroup", _podgroup, "spec.minResources.nvidia.com/gpu"),
     ("scheduling.volcano.sh/queue", _queue("capability"), "spec.capability.memory"),
     ("scheduling.volcano.sh/queue", _queue("deserved"), "spec.deserved.memory"),

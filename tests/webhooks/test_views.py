@@ -51,7 +51,7 @@ def both(raw: bytes, adapter: base.Adapter) -> tuple[dict[str, Any], dict[str, A
 
 
 def test_only_pod_adapters_have_views() -> None:
-    assert {a.registration.name for a in VIEWED} == {"spark.apache.org/pod", "kubeflow.org/pod"}
+    assert {a.registration.name for a in VIEWED} == {"spark.apache.org/pod", "kubeflow.org/pod", "jobset.x-k8s.io/pod"}
 
 
 def test_the_view_leaves_out_what_the_adapters_do_not_read() -> None:

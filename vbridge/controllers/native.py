@@ -1,5 +1,5 @@
-"""The native backend's objects: a ``Workload`` and a ``PodGroup`` (``scheduling.k8s.io/v1beta1``)
-for every Volcano PodGroup, made by ``bridge.native.workloads`` (pure).
+"""The native backend's objects: a ``Workload`` and a ``PodGroup`` (``scheduling.k8s.io/v1beta1``),
+or one per stage of a staged group, for every Volcano PodGroup, made by ``bridge.native.workloads`` (pure).
 
 The Volcano PodGroup stays the record of the gang (queue, minResources, ``vbridge list``); this
 reconciler follows every Volcano PodGroup and keeps its two native twins:
@@ -175,7 +175,7 @@ class NativeReconciler:
         waiting = refusal is not None and asyncio.get_running_loop().time() < refusal.until
         if refusal is not None and waiting and refusal.spec == (pg.get("spec") or {}):
             return  # the same create, refused: its timer tries again
-        for desired in (native_workloads.workload(pg), native_workloads.podgroup(pg)):
+        for desired in (native_workloads.workload(pg), *native_workloads.podgroups(pg)):
             try:
                 created = await self._create(desired)
             except errors.ApiError as exc:
@@ -247,7 +247,7 @@ class NativeReconciler:
 
     async def release(self, pg: dict[str, Any]) -> None:
         """Delete both twins of a Volcano PodGroup that is gone (absent ones are fine)."""
-        for twin in (native_workloads.podgroup(pg), native_workloads.workload(pg)):
+        for twin in (*native_workloads.podgroups(pg), native_workloads.workload(pg)):
             try:
                 await self.api.request("DELETE", _path(twin))
             except errors.ApiError as exc:

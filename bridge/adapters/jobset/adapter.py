@@ -35,6 +35,7 @@ from typing import Any
 from bridge import keys, patching, podgroups, podresources, validation
 from bridge.adapters import base, shapes, stamping
 from bridge.adapters.jobset import stages
+from bridge.native import workloads as native_workloads
 
 __all__ = ["JobSetAdapter"]
 
@@ -119,11 +120,15 @@ class JobSetAdapter:
         meta = obj.get("metadata") or {}
         queue = ctx.queue(field=None, annotations=_queue_annotations(meta))
         name = meta.get("name") or ""
+        staged = [set(stage.tasks) for stage in stages.plan(_checked(obj)).stages]
         stamped = []
         for rj in obj["spec"]["replicatedJobs"]:
             job = rj.get("template") or {}
             job_spec = job.get("spec") or {}
-            template = stamping.template(job_spec.get("template"), name, ctx, task=rj["name"])
+            native_group = native_workloads.stage_group(name, native_workloads.stage_of(staged, rj["name"]))
+            template = stamping.template(
+                job_spec.get("template"), name, ctx, task=rj["name"], native_group=native_group
+            )
             stamped.append({**rj, "template": {**job, "spec": {**job_spec, "template": template}}})
         warnings = []
         kueue = (meta.get("labels") or {}).get(keys.KUEUE_QUEUE)

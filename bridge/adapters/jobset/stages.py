@@ -34,11 +34,10 @@ from __future__ import annotations
 
 import dataclasses
 import fractions
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from bridge import errors, podresources
+from bridge import errors, podresources, staging
 
 __all__ = ["EXCLUSIVE", "NODE_SELECTOR", "STATUSES", "Part", "Plan", "Stage", "parts", "plan"]
 
@@ -81,8 +80,8 @@ class Plan:
     room: podresources.Amounts  # the most its pods may ask for at once
 
     def describe(self) -> str:
-        """The stages as JSON: ``[{"tasks": {"node": 3}, "after": ""}, ...]``."""
-        return json.dumps([{"tasks": dict(s.tasks), "after": s.after} for s in self.stages], separators=(",", ":"))
+        """The stages as the group's ``keys.STAGES`` carries them (``bridge.staging``)."""
+        return staging.encode((s.tasks, s.after) for s in self.stages)
 
 
 def _count(value: Any, what: str, default: int) -> int:

@@ -26,7 +26,7 @@ from bridge.native import pods as native_pods
 __all__ = ["KubeflowPodAdapter"]
 
 
-class KubeflowPodAdapter:
+class KubeflowPodAdapter(base.PodAdapter):
     registration = base.pod_registration(
         "kubeflow.org/pod",
         why="stamped job templates already carry the same result",
@@ -56,13 +56,3 @@ class KubeflowPodAdapter:
             )
         desired = patching.assoc(desired, ("spec", "schedulerName"), ctx.scheduler_name)
         return base.Admission(desired=desired)
-
-    def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
-        """None: the job's PodGroup is made from the job, by the job reconciler."""
-        return None
-
-    def finished(self, obj: dict[str, Any]) -> bool:
-        return False  # not reconciled (``registration.generic_reconciler`` is False)
-
-    def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
-        return None  # admitted on CREATE only; a pod names its group, not a queue

@@ -78,7 +78,10 @@ def executor_stamps(name: str, ctx: base.Context) -> dict[str, str]:
     return out
 
 
-class SparkPodAdapter:
+class SparkPodAdapter(base.PodAdapter):
+    """A driver's group is made by the Spark reconciler from its conf (``driver.podgroup``); an
+    executor joins its driver's."""
+
     registration = base.pod_registration(
         "spark.apache.org/pod",
         why="an unstamped Spark pod still runs, only without its gang",
@@ -120,13 +123,3 @@ class SparkPodAdapter:
                 desired, ("spec",), native_pods.stamp(desired["spec"], name, ours=ctx.scheduler_name)
             )
         return base.Admission(desired=desired)
-
-    def podgroup(self, obj: dict[str, Any], ctx: base.Context) -> dict[str, Any] | None:
-        """None: a driver's group needs its conf (``driver.podgroup``); an executor joins its driver's."""
-        return None
-
-    def finished(self, obj: dict[str, Any]) -> bool:
-        return False  # not reconciled as a job (``registration.generic_reconciler`` is False)
-
-    def queue_of(self, obj: dict[str, Any], ctx: base.Context) -> str | None:
-        return None  # admitted on CREATE only; a pod names its group, not a queue

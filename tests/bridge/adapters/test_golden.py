@@ -11,7 +11,8 @@ and ``patch`` is the driver as it ends up once its group is complete (admitted, 
 Cases under ``golden/native/`` run with ``context.backend: native`` (the same inputs as their
 namesakes here): ``patch`` adds the native stamps (``bridge.native.pods``), and ``native`` holds
 the ``Workload`` and ``PodGroup`` (``scheduling.k8s.io/v1beta1``) made from ``podgroup``
-(``bridge.native.workloads``); for a Volcano Job, whose pods our controller makes, ``pod`` is the
+(``bridge.native.workloads``; a staged group's other stages' PodGroups as ``later_podgroups``);
+for a Volcano Job, whose pods our controller makes, ``pod`` is the
 first pod's spec (``vcjob.pods.build``).
 
 Regenerate after an intended change with ``VBRIDGE_UPDATE_GOLDEN=1 pytest tests/bridge/adapters``
@@ -94,6 +95,8 @@ def run(case: dict[str, Any]) -> Any:
     out = {"podgroup": group, "patch": patching.diff(obj, final)}
     if ctx.native and group is not None:
         out["native"] = {"workload": native_workloads.workload(group), "podgroup": native_workloads.podgroup(group)}
+        if later := native_workloads.podgroups(group)[1:]:  # a staged group's later stages
+            out["native"]["later_podgroups"] = later
         if obj.get("apiVersion") == defaults.BATCH_API:
             job = spec.defaulted(final, scheduler_name=ctx.scheduler_name)
             first = spec.tasks(job)[0].name

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bridge import keys, staging
 from bridge.native import workloads as native_workloads
 
 OWNER = {"apiVersion": "kubeflow.org/v1", "kind": "TFJob", "name": "mnist", "uid": "u-1", "controller": True}
@@ -66,3 +67,47 @@ def test_stamp_sets_the_scheduling_group_and_leaves_the_input_alone() -> None:
     spec = {"containers": [{"name": "c"}]}
     assert native_workloads.stamp(spec, "mnist") == {**spec, "schedulingGroup": {"podGroupName": "mnist"}}
     assert "schedulingGroup" not in spec
+
+
+def staged(*stages: dict[str, int]) -> dict[str, Any]:
+    """A JobSet's group: the first stage its gang, the stages on its annotation."""
+    pg = group(sum(stages[0].values()))
+    pg["metadata"]["annotations"] = {keys.STAGES: staging.encode((s, "") for s in stages)}
+    return pg
+
+
+def test_a_staged_group_is_one_template_and_one_native_group_per_stage() -> None:
+    pg = staged({"node": 3}, {"launcher": 1})
+    templates = native_workloads.workload(pg)["spec"]["podGroupTemplates"]
+    assert [(t["name"], t["schedulingPolicy"]) for t in templates] == [
+        ("stage-1", {"gang": {"minCount": 3}}),
+        ("stage-2", {"basic": {}}),
+    ]
+    groups = native_workloads.podgroups(pg)
+    assert [(g["metadata"]["name"], g["spec"]["workloadRef"]) for g in groups] == [
+        ("mnist", {"workloadName": "mnist", "templateName": "stage-1"}),
+        ("mnist-stage-2", {"workloadName": "mnist", "templateName": "stage-2"}),
+    ]
+    assert native_workloads.podgroup(pg) == groups[0]
+    assert all(g["metadata"]["ownerReferences"] == [OWNER] for g in groups)
+
+
+def test_stages_past_a_workloads_eight_templates_share_the_last() -> None:
+    pg = staged(*({f"t{i}": 2} for i in range(10)))
+    templates = native_workloads.workload(pg)["spec"]["podGroupTemplates"]
+    assert len(templates) == native_workloads.MOST_TEMPLATES
+    assert templates[-1]["schedulingPolicy"] == {"gang": {"minCount": 6}}  # stages 8, 9 and 10
+    assert native_workloads.stage_group("mnist", 9) == native_workloads.stage_group("mnist", 7) == "mnist-stage-8"
+
+
+def test_a_group_of_one_stage_or_an_unreadable_annotation_keeps_the_one_template() -> None:
+    for raw in (staging.encode([({"node": 4}, "")]), "not json"):
+        pg = group(4)
+        pg["metadata"]["annotations"] = {keys.STAGES: raw}
+        assert [t["name"] for t in native_workloads.workload(pg)["spec"]["podGroupTemplates"]] == ["gang"]
+        assert [g["metadata"]["name"] for g in native_workloads.podgroups(pg)] == ["mnist"]
+
+
+def test_a_tasks_pods_join_the_first_stage_that_brings_any() -> None:
+    stages = [{"leader"}, {"leader", "worker"}, {"launcher"}]
+    assert [native_workloads.stage_of(stages, t) for t in ("leader", "worker", "launcher", "none")] == [0, 1, 2, 0]

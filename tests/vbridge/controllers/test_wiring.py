@@ -36,6 +36,7 @@ def test_volcano_jobs_pods_and_the_scheduling_kinds_have_no_generic_reconciler()
         "batch.volcano.sh/job",
         "spark.apache.org/pod",
         "kubeflow.org/pod",
+        "jobset.x-k8s.io/pod",
         "scheduling.volcano.sh/podgroup",  # judged at admission, held by the scheduler: nothing to reconcile
         "scheduling.volcano.sh/queue",
         "bus.volcano.sh/command",  # carried out by commands.CommandController, not a generic reconciler
