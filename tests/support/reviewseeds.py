@@ -171,6 +171,7 @@ RICH: dict[str, list[dict[str, Any]]] = {
         spark.submit_pod("driver", operator_app="pi", annotations={"scheduling.k8s.io/group-name": "spark-pi-pg"}),
     ],
     "/mutate/kubeflow-org-pod": [kf.operator_pod("t", "ps", 1, operator="pytorchjob-controller")],
+    "/mutate/jobset-x-k8s-io-pod": [js.operator_pod("ds", "node")],  # a first stage's: the group named as ours
     "/mutate/scheduling-volcano-sh-podgroup": [
         {
             "apiVersion": "scheduling.volcano.sh/v1beta1",
