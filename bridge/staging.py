@@ -14,6 +14,7 @@ one stage, as if it had no annotation.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -25,7 +26,7 @@ __all__ = ["Stage", "decode", "encode"]
 class Stage:
     """Pods that exist together: per task (``volcano.sh/task-spec``) how many, and what releases them."""
 
-    tasks: tuple[tuple[str, int], ...]  # sorted by task name
+    tasks: tuple[tuple[str, int], ...]  # (task, pods); ``decode`` gives them sorted by task name
     after: str = ""  # "" for the first stage; else e.g. "node Ready"
 
     @property
@@ -53,8 +54,12 @@ def _stage(raw: Any) -> Stage:
 
 def decode(raw: object) -> tuple[Stage, ...]:
     """The stages of an annotation value; none when it cannot be read."""
-    if not isinstance(raw, str):
-        return ()
+    return _decoded(raw) if isinstance(raw, str) else ()
+
+
+@functools.lru_cache(maxsize=4096)
+def _decoded(raw: str) -> tuple[Stage, ...]:
+    """``decode`` of one value, once: the scheduler reads every staged group's annotation each cycle."""
     try:
         parsed = json.loads(raw)
         if not isinstance(parsed, list):

@@ -58,7 +58,9 @@ class Gang(plugin.Plugin):
         """Every later stage that has begun (more pods of its tasks exist than the stages before it
         bring) has all of its pods ready, counted through it."""
         ssn, stages = self.session, self.session.job(job).stages
-        through: collections.Counter[str] = collections.Counter(dict(stages[0])) if stages else collections.Counter()
+        if len(stages) < 2:
+            return True  # one stage: minMember and minTaskMember say it all
+        through: collections.Counter[str] = collections.Counter(dict(stages[0]))
         for stage in stages[1:]:
             before = through.copy()
             through.update(dict(stage))

@@ -114,13 +114,14 @@ class JobSetAdapter:
     def admit(self, obj: dict[str, Any], ctx: base.Context) -> base.Admission | None:
         if not _ours(obj):
             return None
-        _checked(obj)  # bad input is denied even where we change nothing
+        parts = _checked(obj)  # bad input is denied even where we change nothing
         if _frozen(obj, ctx.previous):
             return None
         meta = obj.get("metadata") or {}
         queue = ctx.queue(field=None, annotations=_queue_annotations(meta))
         name = meta.get("name") or ""
-        staged = [set(stage.tasks) for stage in stages.plan(_checked(obj)).stages]
+        # On native, each replicatedJob's pods join their stage's native PodGroup.
+        staged = [{task for task, _ in stage.tasks} for stage in stages.plan(parts).stages] if ctx.native else []
         stamped = []
         for rj in obj["spec"]["replicatedJobs"]:
             job = rj.get("template") or {}
@@ -151,7 +152,7 @@ class JobSetAdapter:
             rj["name"]: (((rj.get("template") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
             for rj in obj["spec"]["replicatedJobs"]
         }
-        priority = next((pc for task in first.tasks if (pc := templates[task].get("priorityClassName"))), None)
+        priority = next((pc for task, _ in first.tasks if (pc := templates[task].get("priorityClassName"))), None)
         return podgroups.build(
             name=meta.get("name") or "",
             namespace=meta.get("namespace") or ctx.namespace,

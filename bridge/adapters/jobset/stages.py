@@ -39,7 +39,7 @@ from typing import Any
 
 from bridge import errors, podresources, staging
 
-__all__ = ["EXCLUSIVE", "NODE_SELECTOR", "STATUSES", "Part", "Plan", "Stage", "parts", "plan"]
+__all__ = ["EXCLUSIVE", "NODE_SELECTOR", "STATUSES", "Part", "Plan", "parts", "plan"]
 
 EXCLUSIVE = "alpha.jobset.sigs.k8s.io/exclusive-topology"
 NODE_SELECTOR = "alpha.jobset.sigs.k8s.io/node-selector"
@@ -63,25 +63,15 @@ class Part:
 
 
 @dataclasses.dataclass(frozen=True)
-class Stage:
-    """Pods that exist together: per task (replicatedJob name) how many, and what releases them."""
-
-    tasks: Mapping[str, int]
-    after: str  # "" for the first stage; else e.g. "node Ready", "leaders of node scheduled"
-
-    @property
-    def pods(self) -> int:
-        return sum(self.tasks.values())
-
-
-@dataclasses.dataclass(frozen=True)
 class Plan:
-    stages: tuple[Stage, ...]  # in the order they can start; empty when the JobSet makes no pods
+    # In the order they can start (each its (replicatedJob, pods) in replicatedJob order, and what
+    # releases it); empty when the JobSet makes no pods.
+    stages: tuple[staging.Stage, ...]
     room: podresources.Amounts  # the most its pods may ask for at once
 
     def describe(self) -> str:
         """The stages as the group's ``keys.STAGES`` carries them (``bridge.staging``)."""
-        return staging.encode((s.tasks, s.after) for s in self.stages)
+        return staging.encode((dict(s.tasks), s.after) for s in self.stages)
 
 
 def _count(value: Any, what: str, default: int) -> int:
@@ -217,5 +207,5 @@ def plan(found: list[Part]) -> Plan:
         if _split(p):
             keyed.setdefault((depth + 1, f"leaders of {p.name} scheduled"), {})[p.name] = p.pods - first
     ordered = sorted(keyed.items(), key=lambda item: item[0][0])
-    stages = tuple(Stage(tasks=tasks, after=release) for (_, release), tasks in ordered)
+    stages = tuple(staging.Stage(tasks=tuple(tasks.items()), after=release) for (_, release), tasks in ordered)
     return Plan(stages=stages, room=_room([p for p in found if p.pods], by_name))
